@@ -1,0 +1,185 @@
+/* clu.h - the workbook's one host library ("CL utilities").
+ *
+ * Every host program of the workbook (exercises, solutions, grader) uses these helpers and nothing
+ * here is copied into an exercise. Sections: errors, devices, programs, timing, matrices,
+ * options, the matmul driver and result lines. Matrices are row-major N x N: C(i,j) = C[i*N+j].
+ */
+#ifndef CLU_H
+#define CLU_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120 /* the lecture's API level; every driver we target has it */
+#endif
+#include <CL/cl.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- errors (clu_error.c) */
+
+/* Name of an OpenCL status code, e.g. "CL_INVALID_WORK_GROUP_SIZE"; "unknown" if not listed. */
+const char *clu_error_name(cl_int err);
+
+/* One line to stderr: "OpenCL error CL_X (-n) in OPERATION at FILE:LINE", plus a hint for the
+ * codes students meet most. Returns err so callers may test it. */
+cl_int clu_report_error(cl_int err, const char *operation, const char *file, int line);
+
+/* The host-code error idiom: on failure print the error name, the operation, file and line, and
+ * exit with status CLU_EXIT_OPENCL. CLU_CHECK wraps a call that returns cl_int; CLU_CHECK_ERR
+ * checks the err out-parameter of a call that returns an object. */
+#define CLU_EXIT_OPENCL 3
+#define CLU_CHECK(call) clu_check_((call), #call, __FILE__, __LINE__)
+#define CLU_CHECK_ERR(err, operation) clu_check_((err), (operation), __FILE__, __LINE__)
+void clu_check_(cl_int err, const char *operation, const char *file, int line);
+
+/* ---------------------------------------------------------------- devices (clu_device.c) */
+
+struct clu_env {
+    cl_platform_id platform; /* platform of the chosen device */
+    cl_device_id device;     /* the chosen device */
+    cl_context context;      /* context holding only that device */
+    cl_command_queue queue;  /* in-order queue with profiling enabled */
+    char device_name[256];   /* CL_DEVICE_NAME, for result lines */
+    char platform_name[256]; /* CL_PLATFORM_NAME */
+};
+
+/* Print every device of every platform with its index, as `--list` shows them. Returns the
+ * number of devices, or -1 (after a one-line explanation) if there is no platform or device. */
+int clu_list_devices(void);
+
+/* Choose a device by spec and create its context and profiling queue. spec is NULL or "" (the
+ * first device), a decimal index from clu_list_devices, or a case-insensitive substring of
+ * "platform / device / vendor" (e.g. "pocl", "nvidia"). On failure prints one line saying
+ * what is wrong and what to check, and returns -1. */
+int clu_env_open(struct clu_env *env, const char *spec);
+void clu_env_close(struct clu_env *env);
+
+/* Largest work-group size the device accepts (CL_DEVICE_MAX_WORK_GROUP_SIZE). */
+size_t clu_device_max_group(const struct clu_env *env);
+
+/* ---------------------------------------------------------------- programs (clu_program.c) */
+
+/* Directory holding the running executable (no trailing slash), so kernel sources are found
+ * next to the program whatever the current directory is. */
+const char *clu_exe_dir(void);
+
+/* Whole file into a NUL-terminated malloc'd buffer; NULL (with errno set) on failure. */
+char *clu_read_file(const char *path, size_t *length);
+
+/* Build the OpenCL C file at path for env's device with the given options. On a build failure
+ * the whole build log is printed to stderr and NULL is returned; *err gets the status. */
+cl_program clu_build_file(const struct clu_env *env, const char *path, const char *options,
+                          cl_int *err);
+
+/* clu_build_file on "<exe dir>/kernel.cl", then clCreateKernel(name). Exits on failure. */
+cl_kernel clu_kernel_next_to_exe(const struct clu_env *env, const char *name, const char *options,
+                                 cl_program *program);
+
+/* ---------------------------------------------------------------- timing (clu_timing.c) */
+
+/* Seconds a finished kernel ran, from its profiling event (COMMAND_START to COMMAND_END). */
+double clu_event_seconds(cl_event event);
+
+struct clu_stats {
+    double min, median, max; /* seconds */
+    int count;               /* timed repeats behind the figures */
+};
+
+/* Summary of n samples (sorted in place). */
+struct clu_stats clu_stats_of(double *samples, int n);
+
+/* Enqueues one launch and returns its event in *done (or NULL in *done if nothing was launched). */
+typedef cl_int (*clu_launch_fn)(void *ctx, cl_command_queue queue, cl_event *done);
+
+/* Run launch `warmup` times untimed (first-launch code generation happens there), then `repeats`
+ * times, each timed by its profiling event. Returns CL_SUCCESS, the first error, or
+ * CLU_NOT_LAUNCHED if a launch produced no event. */
+#define CLU_NOT_LAUNCHED 1
+cl_int clu_time_launches(cl_command_queue queue, clu_launch_fn launch, void *ctx, int warmup,
+                         int repeats, struct clu_stats *stats);
+
+/* ---------------------------------------------------------------- matrices (clu_matrix.c) */
+
+/* Fill n floats with values uniform in [-1, 1) drawn from (seed, stream): distinct streams give
+ * independent data, so A, B and every hidden test case differ. Never constant. */
+void clu_random_fill(float *x, size_t n, uint64_t seed, uint64_t stream);
+
+/* Double-precision reference of C = A*B (N x N, row-major). If abs_ref is not NULL it receives
+ * |A|*|B|, the scale that bounds the rounding error of each float dot product. */
+void clu_ref_matmul(int n, const float *a, const float *b, double *ref, double *abs_ref);
+
+/* Error allowed for one element of a float dot product of length n whose |A|*|B| is abs_scale:
+ * the classic bound gamma_n = n*u/(1-n*u) (Higham, Accuracy and Stability, 3.1) with u = 2^-24,
+ * doubled to leave room for fused multiply-adds and any summation order, plus a tiny floor. */
+double clu_dot_tolerance(int n, double abs_scale);
+
+struct clu_mismatch {
+    size_t wrong;    /* elements outside tolerance (NaN counts as wrong) */
+    size_t first;    /* index of the first wrong element (valid if wrong > 0) */
+    double expected; /* reference value there */
+    float got;       /* value found there */
+    double max_err;  /* largest |got - expected| over all elements (inf if a NaN was found) */
+};
+
+/* Compare count floats against a reference with per-element tolerance tol[i] (or one tolerance
+ * for all when tol is NULL, using tol_all). */
+struct clu_mismatch clu_compare(const float *got, const double *expected, const double *tol,
+                                double tol_all, size_t count);
+
+/* ---------------------------------------------------------------- options (clu_options.c) */
+
+struct clu_options {
+    int n;              /* matrix order N (or vector length for vadd) */
+    uint64_t seed;      /* seed of the random inputs */
+    const char *device; /* device spec, see clu_env_open; default from $DEVICE */
+    int repeats;        /* timed repeats after one warm-up */
+    int block;          /* BLOCK passed to the kernel as -DBLOCK (blocked exercise) */
+    int list;           /* --list: print devices and exit */
+};
+
+/* Parse the flags every host program shares: --n N, --seed S, --device SPEC, --repeats R,
+ * --block B, --list, --help. Defaults: n = default_n, seed 42, device $DEVICE, repeats 5,
+ * block 16. Prints usage and exits on --help or a bad flag. */
+void clu_parse_options(struct clu_options *opt, int argc, char **argv, int default_n,
+                       const char *summary);
+
+/* ---------------------------------------------------------------- matmul driver (clu_mm.c) */
+
+/* What a matmul host program hands the driver: how to set its kernel's arguments and how to
+ * launch it. The student writes these two functions; the driver does everything else. */
+struct clu_mm {
+    struct clu_env env;      /* device, context, queue */
+    struct clu_options opt;  /* parsed flags (opt.n is N) */
+    cl_kernel kernel;        /* the exercise's kernel, built from kernel.cl */
+    cl_mem a, b, c;          /* device buffers of N*N floats: inputs A, B and output C */
+};
+
+struct clu_mm_exercise {
+    const char *title;       /* the lecture's case name, printed in the result line */
+    const char *kernel_name; /* __kernel function in kernel.cl */
+    int default_n;           /* N when --n is not given */
+    int max_n;               /* largest N the exercise supports (0: no limit) */
+    int n_multiple_of_block; /* non-zero: N must be a multiple of --block */
+    cl_int (*set_args)(struct clu_mm *mm);
+    cl_int (*launch)(struct clu_mm *mm, cl_event *done);
+};
+
+/* The whole host program of a matmul exercise: options, device, kernel build, random A and B,
+ * warm-up and timed launches, read back, verification against the double reference, result
+ * line. Returns the process exit status: 0 verified, 1 wrong result, 2 usage, 3 OpenCL error. */
+int clu_mm_main(int argc, char **argv, const struct clu_mm_exercise *ex);
+
+/* ---------------------------------------------------------------- result lines (clu_report.c) */
+
+/* The figures every host program prints, in the same words everywhere:
+ *   device: <name>  N: <n>
+ *   kernel: median 12.345 ms (min 12.1, max 13.0 over 5 runs)  5.43 GFLOP/s
+ *   verification: PASS (max error 2.1e-05, all 1048576 elements within tolerance)
+ * flops is the work of one launch. */
+void clu_print_timing(const struct clu_env *env, int n, const struct clu_stats *stats,
+                      double flops);
+/* Prints the verification line and returns 0 on PASS, 1 on FAIL. width is the row length used
+ * to print the first wrong element as C(i,j) (0 for vectors). */
+int clu_print_verification(const struct clu_mismatch *m, size_t count, int width);
+
+#endif

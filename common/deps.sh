@@ -1,0 +1,49 @@
+#!/bin/sh
+# common/deps.sh PURPOSE - make sure the Debian packages PURPOSE needs are installed.
+# PURPOSE: build (compile and run exercises), grade (make grade), test (make test).
+# As root, missing packages are installed with apt-get; otherwise one line says what to run.
+set -u
+build="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
+grade="$build oclgrind"
+test="$grade libcmocka-dev jq clang-format"
+case "${1:-build}" in
+build) want=$build ;;
+grade) want=$grade ;;
+test) want=$test ;;
+*) echo "usage: $0 build|grade|test" >&2; exit 2 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    # not Debian: we cannot check, so trust the user and let the compiler speak if it fails
+    exit 0
+fi
+missing=""
+for p in $want; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "missing packages:$missing - run: sudo apt-get install -y$missing" >&2
+    exit 1
+fi
+echo "installing missing packages:$missing"
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp)
+# an empty or stale package list is the usual reason a first install fails: update, then retry
+if ! ls /var/lib/apt/lists/*_Packages >/dev/null 2>&1; then
+    apt-get update -q >"$log" 2>&1
+fi
+# shellcheck disable=SC2086 # the package list is meant to split
+if ! apt-get install -y -q --no-install-recommends $missing >>"$log" 2>&1; then
+    apt-get update -q >>"$log" 2>&1
+    if ! apt-get install -y -q --no-install-recommends $missing >>"$log" 2>&1; then
+        tail -n 20 "$log" >&2
+        echo "could not install:$missing (log above); try: apt-get update && apt-get install -y$missing" >&2
+        rm -f "$log"
+        exit 1
+    fi
+fi
+rm -f "$log"
+echo "installed:$missing"

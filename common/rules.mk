@@ -1,0 +1,29 @@
+# common/rules.mk - build rules shared by every exercise and solution folder.
+# An exercise Makefile sets ROOT (the repository root) and includes this file. It builds
+# ./<folder name> from main.c and the host library in common/; kernel.cl is read at run time.
+EXERCISE := $(notdir $(CURDIR))
+CLU_DIR  := $(ROOT)/common
+CLU_SRC  := $(wildcard $(CLU_DIR)/clu_*.c)
+# students' code gets warnings but not -Werror; our own code is held to -Werror by `make test`
+CFLAGS   ?= -std=c11 -O2 -g -Wall -Wextra
+LDLIBS   := -lOpenCL -lm
+ARGS     ?=
+
+.PHONY: all run grade clean
+all: $(EXERCISE)
+
+$(EXERCISE): main.c $(CLU_SRC) $(CLU_DIR)/clu.h | deps
+	$(CC) $(CFLAGS) -I$(CLU_DIR) -o $@ main.c $(CLU_SRC) $(LDLIBS)
+
+run: $(EXERCISE)
+	./$(EXERCISE) $(ARGS)
+
+# grade this folder's main.c and kernel.cl (exercises/ or solutions/) with the pristine grader
+grade:
+	$(MAKE) --no-print-directory -C $(ROOT) grade EX=$(EXERCISE) SUBMISSION=$(abspath ..)
+
+deps:
+	@$(CLU_DIR)/deps.sh build
+
+clean:
+	rm -f $(EXERCISE)
