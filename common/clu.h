@@ -126,6 +126,21 @@ struct clu_mismatch {
 struct clu_mismatch clu_compare(const float *got, const double *expected, const double *tol,
                                 double tol_all, size_t count);
 
+/* Largest divisor of n that is at most limit (at least 1): a local size that divides the global
+ * size, as OpenCL 1.2 requires. */
+size_t clu_divisor_at_most(size_t n, size_t limit);
+
+/* ---------------------------------------------------------------- result files (clu_result.c) */
+
+/* A host program's result as the grader reads it: an 8-byte magic "CLURES1\n", the element count
+ * as a little-endian uint64, then the floats. The grader checks these numbers itself; it never
+ * reads a verdict from what a program prints. clu_save_result returns 0, or -1 with a message. */
+int clu_save_result(const char *path, const float *x, size_t count);
+
+/* The floats of a result file in a malloc'd array, *count set; NULL with a message in why (a
+ * buffer of why_size bytes) if the file is missing, truncated, or not a result file. */
+float *clu_load_result(const char *path, size_t *count, char *why, size_t why_size);
+
 /* ---------------------------------------------------------------- options (clu_options.c) */
 
 struct clu_options {
@@ -135,10 +150,11 @@ struct clu_options {
     int repeats;        /* timed repeats after one warm-up */
     int block;          /* BLOCK passed to the kernel as -DBLOCK (blocked exercise) */
     int list;           /* --list: print devices and exit */
+    const char *output; /* --output FILE: save the result (C or c) there for the grader */
 };
 
 /* Parse the flags every host program shares: --n N, --seed S, --device SPEC, --repeats R,
- * --block B, --list, --help. Defaults: n = default_n, seed 42, device $DEVICE, repeats 5,
+ * --block B, --output FILE, --list, --help. Defaults: n = default_n, seed 42, device $DEVICE, repeats 5,
  * block 16. Prints usage and exits on --help or a bad flag. */
 void clu_parse_options(struct clu_options *opt, int argc, char **argv, int default_n,
                        const char *summary);

@@ -94,6 +94,8 @@ int clu_mm_main(int argc, char **argv, const struct clu_mm_exercise *ex) {
         tol[i] = clu_dot_tolerance(n, tol[i]);
     struct clu_mismatch m = clu_compare(c, ref, tol, 0.0, nn);
     int status = clu_print_verification(&m, nn, n);
+    if (mm.opt.output && clu_save_result(mm.opt.output, c, nn) != 0)
+        status = 2;
 
     free(ref);
     free(tol);

