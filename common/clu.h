@@ -27,8 +27,8 @@ cl_int clu_report_error(cl_int err, const char *operation, const char *file, int
 /* The host-code error idiom: on failure print the error name, the operation, file and line, and
  * exit with status CLU_EXIT_OPENCL. CLU_CHECK wraps a call that returns cl_int; CLU_CHECK_ERR
  * checks the err out-parameter of a call that returns an object. */
-#define CLU_EXIT_OPENCL 3
-#define CLU_CHECK(call) clu_check_((call), #call, __FILE__, __LINE__)
+#define CLU_EXIT_OPENCL               3
+#define CLU_CHECK(call)               clu_check_((call), #call, __FILE__, __LINE__)
 #define CLU_CHECK_ERR(err, operation) clu_check_((err), (operation), __FILE__, __LINE__)
 void clu_check_(cl_int err, const char *operation, const char *file, int line);
 
@@ -154,8 +154,8 @@ struct clu_options {
 };
 
 /* Parse the flags every host program shares: --n N, --seed S, --device SPEC, --repeats R,
- * --block B, --output FILE, --list, --help. Defaults: n = default_n, seed 42, device $DEVICE, repeats 5,
- * block 16. Prints usage and exits on --help or a bad flag. */
+ * --block B, --output FILE, --list, --help. Defaults: n = default_n, seed 42, device $DEVICE,
+ * repeats 5, block 16. Prints usage and exits on --help or a bad flag. */
 void clu_parse_options(struct clu_options *opt, int argc, char **argv, int default_n,
                        const char *summary);
 
@@ -164,10 +164,10 @@ void clu_parse_options(struct clu_options *opt, int argc, char **argv, int defau
 /* What a matmul host program hands the driver: how to set its kernel's arguments and how to
  * launch it. The student writes these two functions; the driver does everything else. */
 struct clu_mm {
-    struct clu_env env;      /* device, context, queue */
-    struct clu_options opt;  /* parsed flags (opt.n is N) */
-    cl_kernel kernel;        /* the exercise's kernel, built from kernel.cl */
-    cl_mem a, b, c;          /* device buffers of N*N floats: inputs A, B and output C */
+    struct clu_env env;     /* device, context, queue */
+    struct clu_options opt; /* parsed flags (opt.n is N) */
+    cl_kernel kernel;       /* the exercise's kernel, built from kernel.cl */
+    cl_mem a, b, c;         /* device buffers of N*N floats: inputs A, B and output C */
 };
 
 struct clu_mm_exercise {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define MAX_PLATFORMS 16
-#define MAX_DEVICES 64
+#define MAX_DEVICES   64
 
 struct found {
     cl_platform_id platform;
@@ -45,7 +45,8 @@ static int enumerate(struct found *out, int max) {
         }
     }
     if (n == 0) {
-        fprintf(stderr, "OpenCL platforms found but no device: check the driver with `clinfo -l`\n");
+        fprintf(stderr,
+                "OpenCL platforms found but no device: check the driver with `clinfo -l`\n");
         return -1;
     }
     return n;
@@ -57,6 +58,16 @@ static void describe(const struct found *f, char *buf, size_t size) {
     clGetDeviceInfo(f->device, CL_DEVICE_NAME, sizeof device, device, NULL);
     clGetDeviceInfo(f->device, CL_DEVICE_VENDOR, sizeof vendor, vendor, NULL);
     snprintf(buf, size, "%s / %s / %s", platform, device, vendor);
+}
+
+/* What a device spec is matched against: the listed text plus the platform's version, which
+ * names the implementation ("OpenCL 3.0 PoCL 3.1 ...") where its name does not. */
+static void match_text(const struct found *f, char *buf, size_t size) {
+    char version[128] = "";
+    clGetPlatformInfo(f->platform, CL_PLATFORM_VERSION, sizeof version, version, NULL);
+    describe(f, buf, size);
+    size_t used = strlen(buf);
+    snprintf(buf + used, size - used, " / %s", version);
 }
 
 int clu_list_devices(void) {
@@ -96,8 +107,8 @@ static int pick(const struct found *all, int n, const char *spec) {
         return (int)index;
     }
     for (int i = 0; i < n; i++) {
-        char text[400];
-        describe(&all[i], text, sizeof text);
+        char text[600];
+        match_text(&all[i], text, sizeof text);
         if (contains(text, spec))
             return i;
     }

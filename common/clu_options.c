@@ -6,18 +6,20 @@
 #include <string.h>
 
 static void usage(FILE *out, const char *prog, const char *summary, int default_n) {
-    fprintf(out,
-            "%s\n"
-            "usage: %s [--n N] [--seed S] [--device SPEC] [--repeats R] [--block B] [--output FILE] [--list]\n"
-            "  --n N          problem size (default %d)\n"
-            "  --seed S       seed of the random inputs (default 42)\n"
-            "  --device SPEC  device index from --list, or part of its name (\"pocl\", \"nvidia\");\n"
-            "                 default: $DEVICE, else the first device\n"
-            "  --repeats R    timed runs after one warm-up; the median is reported (default 5)\n"
-            "  --block B      BLOCK for the blocked kernel, passed as -DBLOCK=B (default 16)\n"
-            "  --output FILE  save the result matrix there (the grader checks it)\n"
-            "  --list         list the OpenCL devices and exit\n",
-            summary, prog, default_n);
+    fprintf(
+        out,
+        "%s\n"
+        "usage: %s [--n N] [--seed S] [--device SPEC] [--repeats R] [--block B] [--output FILE] "
+        "[--list]\n"
+        "  --n N          problem size (default %d)\n"
+        "  --seed S       seed of the random inputs (default 42)\n"
+        "  --device SPEC  device index from --list, or part of its name (\"pocl\", \"nvidia\");\n"
+        "                 default: $DEVICE, else the first device\n"
+        "  --repeats R    timed runs after one warm-up; the median is reported (default 5)\n"
+        "  --block B      BLOCK for the blocked kernel, passed as -DBLOCK=B (default 16)\n"
+        "  --output FILE  save the result matrix there (the grader checks it)\n"
+        "  --list         list the OpenCL devices and exit\n",
+        summary, prog, default_n);
 }
 
 /* Integer flag value in [min, max], or exit with a message naming the flag. */

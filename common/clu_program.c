@@ -63,8 +63,8 @@ static void print_build_log(const struct clu_env *env, cl_program program, const
     log[0] = '\0';
     clGetProgramBuildInfo(program, env->device, CL_PROGRAM_BUILD_LOG, size, log, NULL);
     log[size] = '\0';
-    fprintf(stderr, "---- OpenCL build log of %s (%s) ----\n%s\n---- end of build log ----\n",
-            path, env->device_name, log);
+    fprintf(stderr, "---- OpenCL build log of %s (%s) ----\n%s\n---- end of build log ----\n", path,
+            env->device_name, log);
     free(log);
 }
 

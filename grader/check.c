@@ -82,14 +82,19 @@ static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, 
     size_t nn = (size_t)n * n;
     int block = ex->block > 0 ? ex->block : 16;
     size_t zero = 0, wrong_in_first_block = 0, wrong_outside_first_block = 0;
+    size_t wrong_on_diagonal = 0, wrong_off_diagonal = 0, off_diagonal = 0;
     int lowest_wrong_row = n, lowest_wrong_col = n;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             size_t k = (size_t)i * n + j;
             float g = got[k];
             zero += g == 0.0f;
+            int diagonal = i / block == j / block;
+            off_diagonal += !diagonal;
             if (close_to(g, expected[k], tol[k]))
                 continue;
+            wrong_on_diagonal += diagonal;
+            wrong_off_diagonal += !diagonal;
             if (i < block && j < block)
                 wrong_in_first_block++;
             else
@@ -112,8 +117,13 @@ static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, 
         snprintf(d->hint, sizeof d->hint,
                  "C holds B*A, not A*B: A's index walks a row (A[i*N + k]), B's a column "
                  "(B[k*N + j])");
-    } else if (n > block && wrong_in_first_block == 0 &&
-               wrong_outside_first_block > nn / 2) {
+    } else if (n > block && wrong_on_diagonal == 0 && wrong_off_diagonal > off_diagonal / 2) {
+        snprintf(d->hint, sizeof d->hint,
+                 "only the diagonal %dx%d blocks are right: A's block row and C's row come from "
+                 "different group ids (the lecture's printed kernel has this bug: C's row is "
+                 "dimension 0, so A's block must be too)",
+                 block, block);
+    } else if (n > block && wrong_in_first_block == 0 && wrong_outside_first_block > nn / 2) {
         snprintf(d->hint, sizeof d->hint,
                  "only the first %dx%d block is right: the tiles of A or B are taken from the "
                  "wrong block (which group id picks A's block row, which B's block column?)",
@@ -122,8 +132,8 @@ static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, 
         snprintf(d->hint, sizeof d->hint,
                  "only the last %s is wrong: look at a loop bound or an index off by one",
                  wrong_rows_tail == 1 && wrong_cols_tail == 1 ? "element"
-                 : wrong_rows_tail == 1                      ? "row"
-                                                             : "column");
+                 : wrong_rows_tail == 1                       ? "row"
+                                                              : "column");
     } else if (tail != 0 && (wrong_rows_tail <= tail || wrong_cols_tail <= tail)) {
         snprintf(d->hint, sizeof d->hint,
                  "only the last %d rows or columns are wrong, and N = %d is not a multiple of 16: "

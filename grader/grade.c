@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LOG_CAP 6000      /* bytes of a child's output shown in a report */
-#define BUILD_TIMEOUT 120 /* seconds for compiling a student's main.c */
+#define LOG_CAP       6000 /* bytes of a child's output shown in a report */
+#define BUILD_TIMEOUT 120  /* seconds for compiling a student's main.c */
 
 static void make_dirs(const char *path) {
     char tmp[PATH_MAX];
@@ -30,8 +30,7 @@ static int exists(const char *path) {
 }
 
 /* A seed for each run, derived from the hidden seed so that every size gets different data. */
-static uint64_t seed_for(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         int n) {
+static uint64_t seed_for(const struct grader_config *cfg, const struct grader_exercise *ex, int n) {
     uint64_t s = cfg->seed ^ ((uint64_t)(ex - grader_exercises) << 40) ^ (uint64_t)n;
     return s & 0x7fffffffffffffffull; /* host programs take seeds up to INT64_MAX */
 }
@@ -86,19 +85,21 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     if (wrapper_log) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         find_program("oclgrind", oclgrind, sizeof oclgrind);
-        const char *checks[] = {oclgrind, "--data-races", "--uninitialized", "--max-errors",
-                                "20",     "--log",        wrapper_log};
+        const char *checks[] = {oclgrind, "--data-races", "--max-errors",
+                                "50",     "--log",        wrapper_log};
         for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
             argv[k++] = checks[i];
     }
-    const char *args[] = {cfg->self, "--harness", "--ex", ex->id, "--kernel", kernel,
-                          "--n",     n_text,      "--seed", seed_text, "--out", h->dir};
+    const char *args[] = {cfg->self, "--harness", "--ex",   ex->id,    "--kernel", kernel,
+                          "--n",     n_text,      "--seed", seed_text, "--out",    h->dir};
     for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
         argv[k++] = args[i];
     if (cfg->device && !wrapper_log) { /* under oclgrind its device is the only one */
         argv[k++] = "--device";
         argv[k++] = cfg->device;
     }
+    if (wrapper_log)
+        argv[k++] = "--exact"; /* no guard zone: oclgrind must see C's true end */
     if (reference) {
         argv[k++] = "--reference";
         argv[k++] = reference;
@@ -168,8 +169,9 @@ static void describe_wrong(const struct grader_exercise *ex, int n,
     size_t count = grader_output_count(ex, n);
     int used;
     if (ex->is_vector)
-        used = snprintf(buf, size, "%zu of %zu elements wrong; first c[%zu]: expected %.7g, got "
-                                   "%.7g",
+        used = snprintf(buf, size,
+                        "%zu of %zu elements wrong; first c[%zu]: expected %.7g, got "
+                        "%.7g",
                         d->m.wrong, count, d->m.first, d->m.expected, (double)d->m.got);
     else
         used = snprintf(buf, size,
@@ -213,8 +215,7 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
     double *expected = NULL, *tol = NULL;
     int ok = 0;
     if (!b) {
-        grader_add_test(r, name, 0, pts, "the harness saved no usable output (%s)\n%s", why,
-                        h.log);
+        grader_add_test(r, name, 0, pts, "the harness saved no usable output (%s)\n%s", why, h.log);
     } else if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
         grader_add_test(r, name, 0, pts, "grader out of memory at N = %d", n);
     } else {
@@ -278,8 +279,8 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
     char cc[PATH_MAX];
     if (find_program("cc", cc, sizeof cc) != 0)
         snprintf(cc, sizeof cc, "/usr/bin/cc");
-    const char *build[] = {cc,       "-std=c11", "-O2", "-Wall", "-Wextra", inc,   "-o",
-                           prog,     main_copy,  lib,   "-lOpenCL", "-lm",  NULL};
+    const char *build[] = {cc,   "-std=c11", "-O2", "-Wall",    "-Wextra", inc, "-o",
+                           prog, main_copy,  lib,   "-lOpenCL", "-lm",     NULL};
     struct grader_run_result run;
     remove(prog);
     grader_run((char *const *)build, log, BUILD_TIMEOUT, &run);
@@ -302,8 +303,8 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
     snprintf(out, sizeof out, "%s/result.bin", dir);
     snprintf(log, sizeof log, "%s/run.txt", dir);
     remove(out);
-    const char *argv[] = {prog,  "--n",      n_text, "--seed",   seed_text, "--repeats",
-                          "1",   "--output", out,    "--device", cfg->device, NULL};
+    const char *argv[] = {prog, "--n",      n_text, "--seed",   seed_text,   "--repeats",
+                          "1",  "--output", out,    "--device", cfg->device, NULL};
     if (!cfg->device)
         argv[9] = NULL;
     grader_run((char *const *)argv, log, cfg->timeout, &run);
@@ -342,10 +343,76 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
     free(text);
 }
 
-static int has_errors(const char *oclgrind_log) {
-    /* oclgrind's log holds only its diagnostics; any line naming one is a finding */
-    return strstr(oclgrind_log, "Invalid") || strstr(oclgrind_log, "race") ||
-           strstr(oclgrind_log, "ninitiali") || strstr(oclgrind_log, "rror");
+/* oclgrind's log: entries separated by blank lines, each opening with what was found, e.g.
+ * "Invalid write of size 4 at global memory address ..." or "Read-write data race at local ...".
+ * Summarise it as counts by kind, a hint, and the first two entries in full (with source line). */
+static char *summarise_oclgrind(const char *log) {
+    static const char out_of_bounds[] =
+        "an index goes past the end of a buffer (check the loop bounds and i*N + j)";
+    static const struct {
+        const char *needle, *what, *hint;
+    } kinds[] = {
+        {"Invalid read", "out-of-bounds reads", out_of_bounds},
+        {"Invalid write", "out-of-bounds writes", out_of_bounds},
+        {"data race at local", "data races in local memory",
+         "work-items of a group read and write the same local memory with no "
+         "barrier(CLK_LOCAL_MEM_FENCE) between: fill, barrier, use, barrier before refilling"},
+        {"data race at global", "data races in global memory",
+         "two work-items write the same element of C, or one reads what another writes"},
+        {"ninitiali", "uses of uninitialised values", "something is read before it is written"},
+    };
+    size_t counts[sizeof kinds / sizeof kinds[0]] = {0}, other = 0;
+    size_t size = strlen(log) + 2000;
+    char *text = malloc(size);
+    if (!text)
+        return NULL;
+    /* count the entries: a line at the start of the log or after a blank line */
+    for (const char *p = log; *p;) {
+        while (*p == '\n')
+            p++;
+        if (!*p)
+            break;
+        int known = 0;
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+            const char *hit = strstr(p, kinds[k].needle);
+            if (hit && hit < p + len) {
+                counts[k]++;
+                known = 1;
+                break;
+            }
+        }
+        other += !known && strncmp(p, "Oclgrind:", 9) != 0;
+        const char *blank = strstr(p, "\n\n");
+        p = blank ? blank + 2 : p + strlen(p);
+    }
+    int used = snprintf(text, size, "oclgrind found:");
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (counts[k])
+            used +=
+                snprintf(text + used, size - (size_t)used, " %zu %s;", counts[k], kinds[k].what);
+    if (other)
+        used += snprintf(text + used, size - (size_t)used, " %zu other messages;", other);
+    const char *last_hint = NULL;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (counts[k] && kinds[k].hint != last_hint) {
+            used += snprintf(text + used, size - (size_t)used, "\nhint: %s", kinds[k].hint);
+            last_hint = kinds[k].hint;
+        }
+    /* the first two entries in full */
+    const char *start = log;
+    while (*start == '\n')
+        start++;
+    const char *cut = start;
+    for (int e = 0; e < 2 && cut; e++) {
+        cut = strstr(cut, "\n\n");
+        if (cut)
+            cut += 2;
+    }
+    size_t keep = cut ? (size_t)(cut - start) : strlen(start);
+    snprintf(text + used, size - (size_t)used, "\nthe first findings:\n%.*s", (int)keep, start);
+    return text;
 }
 
 static void test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,
@@ -369,15 +436,19 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
     remove(log);
     struct harness_run h;
     run_harness(cfg, ex, kernel, ex->memcheck_n, "memcheck", NULL, log, &h);
-    char *found = grader_read_capped(log, LOG_CAP), what[300];
+    char *found = grader_read_capped(log, 1 << 20), what[300]; /* whole, to count findings */
     grader_describe_run(&h.run, what, sizeof what);
-    if (h.run.how == RUN_EXITED && h.run.code == HARNESS_OK && !has_errors(found))
+    int clean = strspn(found, " \t\n") == strlen(found); /* the log holds only findings */
+    if (h.run.how == RUN_EXITED && h.run.code == HARNESS_OK && clean) {
         grader_add_test(r, name, pts, pts, "clean at N = %d", ex->memcheck_n);
-    else if (has_errors(found))
-        grader_add_test(r, name, 0, pts, "oclgrind at N = %d found:\n%s", ex->memcheck_n, found);
-    else
-        grader_add_test(r, name, 0, pts, "the run under oclgrind at N = %d %s\n%s",
-                        ex->memcheck_n, what, h.log);
+    } else if (!clean) {
+        char *summary = summarise_oclgrind(found);
+        grader_add_test(r, name, 0, pts, "at N = %d %s", ex->memcheck_n, summary ? summary : found);
+        free(summary);
+    } else {
+        grader_add_test(r, name, 0, pts, "the run under oclgrind at N = %d %s\n%s", ex->memcheck_n,
+                        what, h.log);
+    }
     free(found);
     free(h.log);
 }
@@ -387,8 +458,9 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
     const char *name = "performance against the reference solution";
     int pts = ex->points.perf;
     if (!all_right) {
-        grader_add_test(r, name, 0, pts, "not timed: the kernel must first be right at every "
-                                         "size");
+        grader_add_test(r, name, 0, pts,
+                        "not timed: the kernel must first be right at every "
+                        "size");
         return;
     }
     char reference[PATH_MAX];
@@ -407,8 +479,10 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
     if (f)
         fclose(f);
     if (!parsed || s[1] <= 0 || ref[1] <= 0) {
-        grader_add_test(r, name, 0, pts, "%s", failure ? failure : "the timing run saved no "
-                                                                   "figures");
+        grader_add_test(r, name, 0, pts, "%s",
+                        failure ? failure
+                                : "the timing run saved no "
+                                  "figures");
     } else {
         double flops = grader_flops(ex, ex->perf_n);
         r->gflops = flops / s[1] * 1e-9;
@@ -451,8 +525,9 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         struct grader_test *last = &r->tests[r->test_count - 1];
         char *more = malloc(strlen(last->output) + 200);
         if (more) {
-            sprintf(more, "%s\nhint: right only at sizes that are multiples of 16: does the "
-                          "kernel assume N is one?",
+            sprintf(more,
+                    "%s\nhint: right only at sizes that are multiples of 16: does the "
+                    "kernel assume N is one?",
                     last->output);
             free(last->output);
             last->output = more;

@@ -36,9 +36,10 @@ enum grader_shape {
     SHAPE_TILES,        /* 2-D {N, N}, local size {BLOCK, BLOCK} */
 };
 
-#define GRADER_GROUP_LIMIT 64 /* work-group size cap of SHAPE_ROWS_GROUPED, as the lecture's N/16 */
+#define GRADER_GROUP_LIMIT 64 /* work-group size cap of SHAPE_ROWS_GROUPED, as the lecture's N/16  \
+                               */
 #define GRADER_MAX_SIZES 6
-#define GRADER_MAX_ARGS 8
+#define GRADER_MAX_ARGS  8
 
 /* Points of one exercise; each correctness size is a test of its own. */
 struct grader_points {
@@ -49,24 +50,25 @@ struct grader_points {
 };
 
 struct grader_exercise {
-    const char *id;                      /* folder name, e.g. "04_local_B" */
-    const char *title;                   /* the lecture's name of the case */
-    const char *kernel;                  /* __kernel function name */
-    int is_vector;                       /* c = a + b over count elements, not C = A * B */
+    const char *id;                        /* folder name, e.g. "04_local_B" */
+    const char *title;                     /* the lecture's name of the case */
+    const char *kernel;                    /* __kernel function name */
+    int is_vector;                         /* c = a + b over count elements, not C = A * B */
     enum grader_arg args[GRADER_MAX_ARGS]; /* kernel arguments, ARG_END-terminated */
-    enum grader_shape shape;             /* NDRange and local size */
-    int block;                           /* BLOCK passed as -DBLOCK (tiles, and the hints) */
-    int sizes[GRADER_MAX_SIZES];         /* hidden correctness sizes, 0-terminated */
-    int host_n;                          /* size of the host program's run */
-    int memcheck_n;                      /* size of the oclgrind run (it interprets: keep small) */
-    int perf_n;                          /* size of the timed comparison */
-    int max_n;                           /* largest valid size (0: no limit) */
-    int multiple;                        /* sizes must be multiples of this (1: any) */
+    enum grader_shape shape;               /* NDRange and local size */
+    int block;                             /* BLOCK passed as -DBLOCK (tiles, and the hints) */
+    int sizes[GRADER_MAX_SIZES];           /* hidden correctness sizes, 0-terminated */
+    int host_n;                            /* size of the host program's run */
+    int memcheck_n; /* size of the oclgrind run (it interprets: keep small) */
+    int perf_n;     /* size of the timed comparison */
+    int max_n;      /* largest valid size (0: no limit) */
+    int multiple;   /* sizes must be multiples of this (1: any) */
     struct grader_points points;
 };
 
-#define GRADER_PERF_RATIO 0.5 /* full performance points at half the reference's speed or better:
-                               * timings on shared machines swing up to 2x */
+#define GRADER_PERF_RATIO                                                                          \
+    0.5 /* full performance points at half the reference's speed or better:                        \
+         * timings on shared machines swing up to 2x */
 
 extern const struct grader_exercise grader_exercises[];
 extern const int grader_exercise_count;
@@ -119,13 +121,13 @@ char *grader_read_capped(const char *path, size_t max);
  */
 
 /* Exit statuses of `grader --harness`, the child that runs a kernel for the grader. */
-#define HARNESS_OK 0
-#define HARNESS_USAGE 2
-#define HARNESS_OPENCL 3      /* an OpenCL call failed (message on stderr) */
-#define HARNESS_BUILD 4       /* the kernel source did not build (build log on stderr) */
-#define HARNESS_NO_KERNEL 5   /* no __kernel of the expected name */
-#define HARNESS_BAD_DEVICE 6  /* no device, or the work-group does not fit it */
-#define HARNESS_GUARD 1024    /* floats of guard zone after C, filled with GUARD_VALUE */
+#define HARNESS_OK          0
+#define HARNESS_USAGE       2
+#define HARNESS_OPENCL      3    /* an OpenCL call failed (message on stderr) */
+#define HARNESS_BUILD       4    /* the kernel source did not build (build log on stderr) */
+#define HARNESS_NO_KERNEL   5    /* no __kernel of the expected name */
+#define HARNESS_BAD_DEVICE  6    /* no device, or the work-group does not fit it */
+#define HARNESS_GUARD       1024 /* floats of guard zone after C, filled with GUARD_VALUE */
 #define HARNESS_GUARD_VALUE 1234567.0f
 
 /* `grader --harness ...`: see harness.c for the flags. Returns the exit status. */
@@ -157,9 +159,9 @@ size_t grader_guard_damage(const float *guard, size_t count);
  */
 
 struct grader_test {
-    char name[96];    /* e.g. "04_local_B: correct at N=100" */
-    int score, max;   /* points */
-    char *output;     /* what the student reads about it (malloc'd) */
+    char name[96];  /* e.g. "04_local_B: correct at N=100" */
+    int score, max; /* points */
+    char *output;   /* what the student reads about it (malloc'd) */
 };
 
 struct grader_exercise_result {

@@ -8,7 +8,8 @@
  * the parent grader checks what it saved.
  *
  *   grader --harness --ex ID --kernel FILE --n N --seed S --out DIR [--device SPEC]
- *                    [--reference FILE --repeats R]
+ *                    [--exact] [--reference FILE --repeats R]
+ * --exact: no guard zone, C has exactly its size (for oclgrind, which checks the true bounds).
  */
 #include "grader.h"
 
@@ -46,8 +47,8 @@ static int plan_launch(const struct grader_exercise *ex, const struct clu_env *e
         break;
     case SHAPE_ROWS_GROUPED:
         l->has_local = 1;
-        l->local[0] = clu_divisor_at_most(
-            un, max_group < GRADER_GROUP_LIMIT ? max_group : GRADER_GROUP_LIMIT);
+        l->local[0] = clu_divisor_at_most(un, max_group < GRADER_GROUP_LIMIT ? max_group
+                                                                             : GRADER_GROUP_LIMIT);
         break;
     case SHAPE_TILES:
         l->dims = 2;
@@ -130,8 +131,8 @@ static cl_mem buffer(const struct clu_env *env, size_t count, float *host) {
 
 static int save_buffer(const struct clu_env *env, cl_mem m, float *host, size_t count,
                        const char *dir, const char *name) {
-    CLU_CHECK(clEnqueueReadBuffer(env->queue, m, CL_TRUE, 0, count * sizeof(float), host, 0, NULL,
-                                  NULL));
+    CLU_CHECK(
+        clEnqueueReadBuffer(env->queue, m, CL_TRUE, 0, count * sizeof(float), host, 0, NULL, NULL));
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return clu_save_result(path, host, count);
@@ -175,9 +176,12 @@ int grader_harness_main(int argc, char **argv) {
     const char *id = NULL, *kernel_path = NULL, *out = NULL, *device = NULL, *ref_path = NULL;
     int n = 0, repeats = 5;
     uint64_t seed = 0;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const char *flag = argv[i], *value = argv[i + 1];
-        if (!strcmp(flag, "--ex"))
+    size_t guard = HARNESS_GUARD;
+    for (int i = 1; i < argc; i += 2) {
+        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(flag, "--exact"))
+            guard = 0, i--;
+        else if (!strcmp(flag, "--ex"))
             id = value;
         else if (!strcmp(flag, "--kernel"))
             kernel_path = value;
@@ -216,7 +220,7 @@ int grader_harness_main(int argc, char **argv) {
     size_t in_count = ex->is_vector ? (size_t)n : (size_t)n * (size_t)n;
     size_t out_count = grader_output_count(ex, n);
     float *a = malloc(in_count * sizeof *a), *b = malloc(in_count * sizeof *b);
-    float *c = malloc((out_count + HARNESS_GUARD) * sizeof *c);
+    float *c = malloc((out_count + guard) * sizeof *c);
     if (!a || !b || !c) {
         fprintf(stderr, "harness: out of host memory at N = %d\n", n);
         return HARNESS_OPENCL;
@@ -225,10 +229,10 @@ int grader_harness_main(int argc, char **argv) {
     clu_random_fill(b, in_count, seed, 1);
     for (size_t i = 0; i < out_count; i++)
         c[i] = NAN;
-    for (size_t i = out_count; i < out_count + HARNESS_GUARD; i++)
+    for (size_t i = out_count; i < out_count + guard; i++)
         c[i] = HARNESS_GUARD_VALUE;
     cl_mem abc[3] = {buffer(&env, in_count, a), buffer(&env, in_count, b),
-                     buffer(&env, out_count + HARNESS_GUARD, c)};
+                     buffer(&env, out_count + guard, c)};
     if (set_args(ex, student.kernel, n, abc) != CL_SUCCESS)
         return HARNESS_OPENCL;
 
@@ -243,7 +247,7 @@ int grader_harness_main(int argc, char **argv) {
         CLU_CHECK(enqueue(&student, env.queue, &done));
         CLU_CHECK(clWaitForEvents(1, &done));
         clReleaseEvent(done);
-        if (save_buffer(&env, abc[2], c, out_count + HARNESS_GUARD, out, "c.bin") != 0 ||
+        if (save_buffer(&env, abc[2], c, out_count + guard, out, "c.bin") != 0 ||
             save_buffer(&env, abc[0], a, in_count, out, "a.bin") != 0 ||
             save_buffer(&env, abc[1], b, in_count, out, "b.bin") != 0)
             status = HARNESS_USAGE;

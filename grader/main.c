@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_FULL 0   /* every point */
-#define EXIT_LOST 1   /* some point lost */
-#define EXIT_USAGE 2  /* the grader could not grade (bad flags, unwritable results) */
+#define EXIT_FULL  0 /* every point */
+#define EXIT_LOST  1 /* some point lost */
+#define EXIT_USAGE 2 /* the grader could not grade (bad flags, unwritable results) */
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -166,8 +166,8 @@ int main(int argc, char **argv) {
     snprintf(device, sizeof device, "%s (%s)", env.device_name, env.platform_name);
     clu_env_close(&env);
 
-    printf("Grading %s on %s; hidden seed %llu (pass --seed to repeat this run)\n",
-           cfg.submission, device, (unsigned long long)cfg.seed);
+    printf("Grading %s on %s; hidden seed %llu (pass --seed to repeat this run)\n", cfg.submission,
+           device, (unsigned long long)cfg.seed);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct grader_exercise_result *results = calloc((size_t)chosen_count, sizeof *results);

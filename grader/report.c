@@ -42,8 +42,9 @@ void grader_print_exercise(FILE *out, const struct grader_exercise_result *r) {
     fprintf(out, "== %s: %s  [%d/%d]\n", r->ex->id, r->ex->title, grader_result_score(r),
             grader_result_max(r));
     if (r->not_implemented)
-        fprintf(out, "   not implemented yet: fill in the TODO(student) parts of "
-                     "exercises/%s/main.c and kernel.cl\n",
+        fprintf(out,
+                "   not implemented yet: fill in the TODO(student) parts of "
+                "exercises/%s/main.c and kernel.cl\n",
                 r->ex->id);
     for (int i = 0; i < r->test_count; i++) {
         const struct grader_test *t = &r->tests[i];

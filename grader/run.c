@@ -97,11 +97,12 @@ void grader_describe_run(const struct grader_run_result *r, char *buf, size_t si
         snprintf(buf, size, "exited with status %d after %.1f s", r->code, r->seconds);
         break;
     case RUN_SIGNALED:
-        snprintf(buf, size, "crashed with %s (signal %d) after %.1f s%s", sigabbrev_np(r->code)
-                     ? sigabbrev_np(r->code) : "a signal", r->code, r->seconds,
+        snprintf(buf, size, "crashed with %s (signal %d) after %.1f s%s",
+                 sigabbrev_np(r->code) ? sigabbrev_np(r->code) : "a signal", r->code, r->seconds,
                  r->code == SIGSEGV || r->code == SIGBUS
                      ? ": often an out-of-bounds access in the kernel or the host code"
-                     : r->code == SIGXFSZ ? ": it wrote more output than allowed" : "");
+                 : r->code == SIGXFSZ ? ": it wrote more output than allowed"
+                                      : "");
         break;
     case RUN_TIMEOUT:
         snprintf(buf, size,

@@ -1,0 +1,39 @@
+/* main.c - 01_per_element host program: C = A * B with one element of C per work-item.
+ *
+ * The shared driver in common/clu_mm.c does the rest (flags, device, build of kernel.cl, random
+ * A and B, warm-up, timing, verification); this file holds the two parts this step teaches.
+ * Build and run: make && ./01_per_element --n 1024    Grade: make grade
+ */
+#include "clu.h"
+
+/* Contract: the kernel is mmul(const int N, __global float *A, __global float *B,
+ * __global float *C). Set its four arguments, in that order, from mm->opt.n (an int) and the
+ * buffers mm->a, mm->b and mm->c, with clSetKernelArg. Check every call (CLU_CHECK). */
+static cl_int set_args(struct clu_mm *mm) {
+    /* TODO(student) begin */
+    (void)mm; /* stub: no arguments set yet */
+    /* TODO(student) end */
+    return CL_SUCCESS;
+}
+
+/* Contract: enqueue mm->kernel on mm->env.queue over a 2-D NDRange of {N, N} work-items
+ * (dimension 0 is the row i), with no local size (NULL: the runtime chooses), and hand back the
+ * launch's event in *done so the driver can time it. Return the enqueue's status. */
+static cl_int launch(struct clu_mm *mm, cl_event *done) {
+    *done = NULL; /* stays NULL until the kernel is enqueued: the driver says "not launched" */
+    /* TODO(student) begin */
+    (void)mm; /* stub: nothing enqueued yet, so *done stays NULL */
+    /* TODO(student) end */
+    return CL_SUCCESS;
+}
+
+int main(int argc, char **argv) {
+    static const struct clu_mm_exercise exercise = {
+        .title = "C(i,j) per work-item, all global",
+        .kernel_name = "mmul",
+        .default_n = 1024,
+        .set_args = set_args,
+        .launch = launch,
+    };
+    return clu_mm_main(argc, argv, &exercise);
+}

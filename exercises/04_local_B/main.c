@@ -1,0 +1,46 @@
+/* main.c - 04_local_B host program: C = A * B, one row of C per work-item, A row private and the
+ * column of B shared by the work-group through local memory.
+ *
+ * The shared driver in common/clu_mm.c does the rest (flags, device, build of kernel.cl, random
+ * A and B, warm-up, timing, verification); this file holds the two parts this step teaches.
+ * Build and run: make && ./04_local_B --n 1024    Grade: make grade
+ */
+#include "clu.h"
+
+/* Contract: the kernel is mmul(const int N, __global float *A, __global float *B,
+ * __global float *C, __local float *Bwrk). Set its first four arguments, in that order, from
+ * mm->opt.n (an int) and the buffers mm->a, mm->b and mm->c; argument 4 is local memory for one
+ * column of B: its size, sizeof(float) * N bytes, and a NULL value (the host cannot fill local
+ * memory, it only says how much each work-group gets). Use clSetKernelArg and check every call
+ * (CLU_CHECK). */
+static cl_int set_args(struct clu_mm *mm) {
+    /* TODO(student) begin */
+    (void)mm; /* stub: no arguments set yet */
+    /* TODO(student) end */
+    return CL_SUCCESS;
+}
+
+/* Contract: enqueue mm->kernel on mm->env.queue over a 1-D NDRange of {N} work-items (one per
+ * row of C) with an explicit local size: the largest divisor of N that is at most
+ * min(64, clu_device_max_group(&mm->env)), from clu_divisor_at_most (OpenCL 1.2 wants the local
+ * size to divide the global size, so N = 100 gives 50 and N = 97 gives 1). Hand back the
+ * launch's event in *done so the driver can time it. Return the enqueue's status. */
+static cl_int launch(struct clu_mm *mm, cl_event *done) {
+    *done = NULL; /* stays NULL until the kernel is enqueued: the driver says "not launched" */
+    /* TODO(student) begin */
+    (void)mm; /* stub: nothing enqueued yet, so *done stays NULL */
+    /* TODO(student) end */
+    return CL_SUCCESS;
+}
+
+int main(int argc, char **argv) {
+    static const struct clu_mm_exercise exercise = {
+        .title = "C row per work-item, A private, B local",
+        .kernel_name = "mmul",
+        .default_n = 1024,
+        .max_n = 1024, /* kernel.cl's private row holds MAX_N = 1024 floats */
+        .set_args = set_args,
+        .launch = launch,
+    };
+    return clu_mm_main(argc, argv, &exercise);
+}

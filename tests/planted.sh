@@ -1,0 +1,61 @@
+#!/bin/sh
+# tests/planted.sh [NAME...] - grade every planted-bug submission in tests/planted/ and check that
+# it loses exactly the tests its `expect` file names, with a message that points at the bug.
+# A planted submission is the reference solution of one exercise with the files of its folder
+# (kernel.cl and/or main.c) laid over it. expect lines:
+#   ex ID                    the exercise
+#   fail TEST                a test whose name contains TEST must score 0
+#   pass TEST                a test whose name contains TEST must score full points
+#   output TEST | TEXT       that test's output must contain TEXT
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+grader=$root/build/grader/grader
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+names=${*:-$(ls "$root/tests/planted")}
+for name in $names; do
+    dir=$root/tests/planted/$name
+    ex=$(sed -n 's/^ex //p' "$dir/expect")
+    sub=$work/$name
+    mkdir -p "$sub/$ex"
+    cp "$root/solutions/$ex/"* "$sub/$ex/"
+    for f in "$dir"/*; do
+        case ${f##*/} in expect) ;; *) cp "$f" "$sub/$ex/" ;; esac
+    done
+    json=$sub/grade.json
+    # a short time limit: the never-ending kernel is stopped after 10 s instead of 30
+    "$grader" --root "$root" --submission "$sub" --ex "$ex" --json "$json" --timeout 10 \
+        --results "$sub/results" --work "$sub/work" >"$sub/report.txt" 2>&1
+    status=$?
+    problems=""
+    [ "$status" -eq 1 ] || problems="$problems\n  grader exit status $status, expected 1 (points lost)"
+    while IFS= read -r line; do
+        case $line in
+        "fail "* | "pass "*)
+            want=${line%% *}
+            test=${line#* }
+            got=$(jq -r --arg t "$test" \
+                '[.tests[] | select(.name | contains($t)) | if .score == 0 then "fail" elif .score == .max_score then "pass" else "partial" end] | join(" ")' "$json" 2>/dev/null)
+            [ -n "$got" ] || got="missing"
+            [ "$got" = "$want" ] || problems="$problems\n  test '$test': $got, expected $want"
+            ;;
+        "output "*)
+            rest=${line#output }
+            test=${rest%% | *}
+            text=${rest#* | }
+            jq -r --arg t "$test" '.tests[] | select(.name | contains($t)) | .output' "$json" \
+                2>/dev/null | grep -qF -- "$text" ||
+                problems="$problems\n  test '$test': output lacks \"$text\""
+            ;;
+        esac
+    done <"$dir/expect"
+    if [ -n "$problems" ]; then
+        printf 'FAIL planted %s (%s):%b\n--- grader report:\n' "$name" "$ex" "$problems"
+        cat "$sub/report.txt"
+        failures=$((failures + 1))
+    else
+        echo "ok   planted $name ($ex): $(sed -n 's/^Score: //p' "$sub/report.txt") as expected"
+    fi
+done
+[ "$failures" -eq 0 ]
