@@ -36,8 +36,9 @@ enum grader_shape {
     SHAPE_TILES,        /* 2-D {N, N}, local size {BLOCK, BLOCK} */
 };
 
-#define GRADER_GROUP_LIMIT 64 /* work-group size cap of SHAPE_ROWS_GROUPED, as the lecture's N/16  \
-                               */
+#define GRADER_GROUP_LIMIT                                                                         \
+    64 /* work-group size cap of SHAPE_ROWS_GROUPED, as the lecture's N/16                         \
+        */
 #define GRADER_MAX_SIZES 6
 #define GRADER_MAX_ARGS  8
 

@@ -96,14 +96,16 @@ void grader_describe_run(const struct grader_run_result *r, char *buf, size_t si
     case RUN_EXITED:
         snprintf(buf, size, "exited with status %d after %.1f s", r->code, r->seconds);
         break;
-    case RUN_SIGNALED:
-        snprintf(buf, size, "crashed with %s (signal %d) after %.1f s%s",
-                 sigabbrev_np(r->code) ? sigabbrev_np(r->code) : "a signal", r->code, r->seconds,
+    case RUN_SIGNALED: {
+        const char *abbrev = sigabbrev_np(r->code); /* "SEGV" */
+        snprintf(buf, size, "crashed with SIG%s (signal %d) after %.1f s%s", abbrev ? abbrev : "?",
+                 r->code, r->seconds,
                  r->code == SIGSEGV || r->code == SIGBUS
                      ? ": often an out-of-bounds access in the kernel or the host code"
                  : r->code == SIGXFSZ ? ": it wrote more output than allowed"
                                       : "");
         break;
+    }
     case RUN_TIMEOUT:
         snprintf(buf, size,
                  "timed out: still running after %.0f s and was stopped (a loop that never ends?)",

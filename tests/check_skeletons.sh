@@ -1,0 +1,50 @@
+#!/bin/sh
+# tests/check_skeletons.sh - every exercise folder holds the same files as its solution, and the
+# two differ only inside TODO(student) blocks; each exercise has at least one such block.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# the file with the contents of every TODO(student) block removed (marker lines kept)
+strip_blocks() {
+    awk '/TODO\(student\) end/ { inside = 0 } !inside { print } /TODO\(student\) begin/ { inside = 1 }' "$1"
+}
+files_of() { # the files of a folder that git would take, one line
+    git -C "$root" ls-files --cached --others --exclude-standard -- "$1" | sed "s|^$1/||" | sort | tr '\n' ' '
+}
+status=0
+for sol in "$root"/solutions/[0-9][0-9]_*; do
+    name=$(basename "$sol")
+    ex=$root/exercises/$name
+    bad=0
+    if [ ! -d "$ex" ]; then
+        echo "FAIL exercises/$name is missing"; status=1; continue
+    fi
+    if [ "$(files_of "solutions/$name")" != "$(files_of "exercises/$name")" ]; then
+        echo "FAIL $name: solution files [$(files_of "solutions/$name")], exercise files [$(files_of "exercises/$name")]"
+        bad=1
+    fi
+    for f in README.md Makefile main.c kernel.cl; do
+        if [ ! -f "$sol/$f" ] || [ ! -f "$ex/$f" ]; then
+            echo "FAIL $name: $f missing"; bad=1; continue
+        fi
+        strip_blocks "$sol/$f" >"$tmp/sol"
+        strip_blocks "$ex/$f" >"$tmp/ex"
+        if ! cmp -s "$tmp/sol" "$tmp/ex"; then
+            echo "FAIL $name/$f: exercise and solution differ outside TODO(student) blocks:"
+            diff "$tmp/sol" "$tmp/ex" | head -20
+            bad=1
+        fi
+    done
+    begins=$(cat "$ex/main.c" "$ex/kernel.cl" | grep -c 'TODO(student) begin')
+    ends=$(cat "$ex/main.c" "$ex/kernel.cl" | grep -c 'TODO(student) end')
+    if [ "$begins" -eq 0 ] || [ "$begins" -ne "$ends" ]; then
+        echo "FAIL $name: $begins TODO(student) begin markers, $ends end markers"; bad=1
+    fi
+    if [ $bad -eq 0 ]; then
+        echo "ok   $name: exercise = solution outside its $begins TODO(student) blocks"
+    else
+        status=1
+    fi
+done
+exit $status

@@ -1,0 +1,116 @@
+#!/bin/sh
+# tests/run.sh - the whole test suite: `make test` runs it (after building everything with
+# -Werror), and CI runs `make test` through .ci/run. Each step prints ok/FAIL; the exit status is
+# non-zero if any step failed.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+grader=$root/build/grader/grader
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=""
+step() { # step NAME COMMAND...: run one step, remember its failure
+    step_name=$1
+    shift
+    echo "== $step_name"
+    start=$(date +%s)
+    if "$@"; then
+        echo "-- ok: $step_name ($(($(date +%s) - start)) s)"
+    else
+        echo "-- FAIL: $step_name"
+        failed="$failed\n  $step_name"
+    fi
+}
+
+format_check() {
+    clang-format --dry-run --Werror common/*.[ch] grader/*.[ch] exercises/*/main.c \
+        solutions/*/main.c tests/unit/*.c tests/planted/*/main.c
+}
+
+unit_tests() {
+    ok=0
+    for t in tests/unit/test_*.c; do
+        bin=$root/build/tests/$(basename "$t" .c)
+        mkdir -p "$root/build/tests"
+        # every grader source but its main(), so the tests reach the grader's functions
+        cc -std=c11 -O2 -g -Wall -Wextra -Werror -Icommon -Igrader -o "$bin" "$t" \
+            $(ls grader/*.c | grep -v 'grader/main.c') build/libclu.a -lcmocka -lOpenCL -lm ||
+            { ok=1; continue; }
+        "$bin" || ok=1
+    done
+    return $ok
+}
+
+# every solution gets full marks, and results.json says so
+solutions_full_marks() {
+    "$grader" --submission solutions --json "$tmp/solutions.json" --work "$tmp/work-sol" \
+        --results "$tmp/results-sol" >"$tmp/solutions.txt" 2>&1
+    status=$?
+    tail -n 12 "$tmp/solutions.txt"
+    [ $status -eq 0 ] || { cat "$tmp/solutions.txt"; echo "grader exit $status, expected 0"; return 1; }
+    jq -e '.score == .extra_data.max_score and .score > 0 and
+           all(.tests[]; .status == "passed" and .score == .max_score) and
+           (.leaderboard | length) == ([.tests[] | select(.name | test("performance"))] | length)' \
+        "$tmp/solutions.json" >/dev/null || { echo "results.json is not full marks"; return 1; }
+}
+
+# the skeletons as given: zero everywhere, "not implemented yet" for each, no grader failure
+skeletons_zero() {
+    "$grader" --submission exercises --json "$tmp/skeletons.json" --work "$tmp/work-sk" \
+        --results "$tmp/results-sk" >"$tmp/skeletons.txt" 2>&1
+    status=$?
+    tail -n 12 "$tmp/skeletons.txt"
+    [ $status -eq 1 ] || { cat "$tmp/skeletons.txt"; echo "grader exit $status, expected 1"; return 1; }
+    jq -e '.score == 0 and (.tests | length) > 0' "$tmp/skeletons.json" >/dev/null ||
+        { echo "skeletons scored points"; return 1; }
+    exercises=$(ls -d solutions/[0-9][0-9]_* | wc -l)
+    said=$(grep -c "^   not implemented yet: fill in the TODO(student) parts of" "$tmp/skeletons.txt")
+    [ "$said" -eq "$exercises" ] || { echo "'not implemented yet' said $said times for $exercises exercises"; return 1; }
+}
+
+# what a student sees in a fresh exercise folder: `make grade` there grades that exercise only
+make_grade_in_folder() {
+    make -s -C exercises/04_local_B grade >"$tmp/one.txt" 2>&1
+    status=$?
+    cat "$tmp/one.txt" | tail -n 5
+    [ $status -ne 0 ] && grep -q "04_local_B" "$tmp/one.txt" && ! grep -q "^== 03" "$tmp/one.txt" &&
+        grep -q "not implemented yet" "$tmp/one.txt" && [ -s results/grade.json ]
+}
+
+# host programs: solutions verify at odd sizes, skeletons say "not implemented yet" and exit 1
+host_programs() {
+    ok=0
+    for d in solutions/[0-9][0-9]_*; do
+        name=$(basename "$d")
+        case $name in 05_*) n=48 ;; 00_*) n=1001 ;; *) n=97 ;; esac
+        out=$("$d/$name" --n $n --seed $$ --repeats 2 2>&1)
+        echo "$out" | grep -q "verification: PASS" && echo "$out" | grep -q "GFLOP/s" ||
+            { echo "$name --n $n did not verify:"; echo "$out"; ok=1; }
+        out=$("exercises/$name/$name" --n $n 2>&1)
+        status=$?
+        [ $status -eq 1 ] && echo "$out" | grep -q "not implemented yet" ||
+            { echo "skeleton $name: exit $status, output: $out"; ok=1; }
+    done
+    # no OpenCL platform at all: one line that says what to install, not an error number
+    mkdir -p "$tmp/no-icd"
+    out=$(OCL_ICD_VENDORS=$tmp/no-icd solutions/01_per_element/01_per_element --n 16 2>&1)
+    status=$?
+    [ $status -ne 0 ] && echo "$out" | grep -q "no OpenCL platform found: install" &&
+        [ "$(echo "$out" | wc -l)" -eq 1 ] || { echo "without a platform: exit $status: $out"; ok=1; }
+    return $ok
+}
+
+step "format (clang-format)" format_check
+step "unit tests (cmocka)" unit_tests
+step "exercises differ from solutions only in TODO(student) blocks" sh tests/check_skeletons.sh
+step "host programs" host_programs
+step "grading the solutions: full marks" solutions_full_marks
+step "grading the skeletons: zero, no crash" skeletons_zero
+step "make grade inside an exercise folder" make_grade_in_folder
+step "planted bugs lose the right points" sh tests/planted.sh
+
+if [ -n "$failed" ]; then
+    printf 'FAILED:%b\n' "$failed"
+    exit 1
+fi
+echo "all tests passed"
