@@ -1,6 +1,7 @@
 /* clu_options.c - the flags every host program shares. */
 #include "clu.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,9 @@ static void usage(FILE *out, const char *prog, const char *summary, int default_
 /* Integer flag value in [min, max], or exit with a message naming the flag. */
 static long long int_value(const char *flag, const char *text, long long min, long long max) {
     char *end;
+    errno = 0;
     long long v = strtoll(text ? text : "", &end, 10);
-    if (!text || *text == '\0' || *end != '\0' || v < min || v > max) {
+    if (!text || *text == '\0' || *end != '\0' || errno == ERANGE || v < min || v > max) {
         fprintf(stderr, "%s needs an integer from %lld to %lld, got \"%s\"\n", flag, min, max,
                 text ? text : "");
         exit(2);

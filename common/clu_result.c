@@ -51,8 +51,14 @@ float *clu_load_result(const char *path, size_t *count, char *why, size_t why_si
     uint64_t n = 0;
     for (int i = 0; i < 8; i++)
         n |= (uint64_t)size[i] << (8 * i);
-    if (n > ((uint64_t)1 << 32)) {
-        snprintf(why, why_size, "result file claims %llu elements", (unsigned long long)n);
+    /* believe the header only as far as the file's real size goes: no huge allocation for a
+     * corrupt or hostile file */
+    long here = ftell(f);
+    long size_of_file = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (here < 0 || size_of_file < 0 || fseek(f, here, SEEK_SET) != 0 ||
+        n > (uint64_t)(size_of_file - here) / sizeof(float)) {
+        snprintf(why, why_size, "result file claims %llu elements but holds %ld bytes of data",
+                 (unsigned long long)n, size_of_file - here);
         fclose(f);
         return NULL;
     }
