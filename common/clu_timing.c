@@ -31,8 +31,11 @@ static cl_int launch_once(cl_command_queue queue, clu_launch_fn launch, void *ct
                           double *seconds) {
     cl_event done = NULL;
     cl_int err = launch(ctx, queue, &done);
-    if (err != CL_SUCCESS)
+    if (err != CL_SUCCESS) {
+        if (done)
+            clReleaseEvent(done);
         return err;
+    }
     if (done == NULL)
         return CLU_NOT_LAUNCHED;
     err = clWaitForEvents(1, &done);
