@@ -23,12 +23,22 @@ static double now(void) {
 }
 
 /* In the child, between fork and exec: only async-signal-safe calls. */
-static void become_child(const char *out_path) {
+/* Failure to start is told to the parent through report_fd (close-on-exec: silent on success). */
+static void fail_to_start(int report_fd) {
+    int why = errno;
+    ssize_t ignored = write(report_fd, &why, sizeof why);
+    (void)ignored;
+    _exit(127);
+}
+
+static void become_child(const char *out_path, int report_fd) {
     setpgid(0, 0);
     int in = open("/dev/null", O_RDONLY);
+    if (in < 0)
+        fail_to_start(report_fd);
     int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0)
-        _exit(127);
+    if (out < 0)
+        fail_to_start(report_fd);
     dup2(in, STDIN_FILENO);
     dup2(out, STDOUT_FILENO);
     dup2(out, STDERR_FILENO);
@@ -45,17 +55,31 @@ void grader_run(char *const argv[], const char *out_path, double timeout,
     memset(result, 0, sizeof *result);
     fflush(NULL); /* nothing buffered may be written twice by the child */
     double start = now();
-    pid_t pid = fork();
-    if (pid < 0) {
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
         result->how = RUN_NO_START;
         result->code = errno;
         return;
     }
-    if (pid == 0) {
-        become_child(out_path);
-        execv(argv[0], argv);
-        _exit(127);
+    pid_t pid = fork();
+    if (pid < 0) {
+        result->how = RUN_NO_START;
+        result->code = errno;
+        close(report[0]);
+        close(report[1]);
+        return;
     }
+    if (pid == 0) {
+        close(report[0]);
+        become_child(out_path, report[1]);
+        execv(argv[0], argv);
+        fail_to_start(report[1]);
+    }
+    close(report[1]);
+    /* exec closes the pipe (nothing read) or the child writes its errno and exits at once */
+    int exec_errno = 0;
+    ssize_t got = read(report[0], &exec_errno, sizeof exec_errno);
+    close(report[0]);
     setpgid(pid, pid); /* also here: whichever of the two runs first, the group exists */
     int status = 0;
     for (;;) {
@@ -86,8 +110,10 @@ void grader_run(char *const argv[], const char *out_path, double timeout,
     } else {
         result->how = RUN_EXITED;
         result->code = WEXITSTATUS(status);
-        if (result->code == 127 && result->seconds < 1.0)
-            result->how = RUN_NO_START; /* exec failed (or the program said 127 at once) */
+        if (got == (ssize_t)sizeof exec_errno) {
+            result->how = RUN_NO_START;
+            result->code = exec_errno;
+        }
     }
 }
 

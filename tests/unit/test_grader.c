@@ -1,0 +1,1350 @@
+/* test_grader.c - unit tests (cmocka) of the grader: the exercise table, the sandboxed runner, the
+ * capped reader, the JSON writer and the checks with their hints.
+ *
+ * Every test draws its inputs (sizes, seeds, strings, positions) from a seed chosen at run time
+ * and printed at the start and in every failure; set TEST_GRADER_SEED=<seed> to repeat a run.
+ * Built and run by tests/run.sh (with every grader source but main.c).
+ */
+#define _GNU_SOURCE /* prctl, nftw, kill, mkdtemp, strcasestr */
+#include "grader.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+/* ---------------------------------------------------------------- seeds, checks, temp files */
+
+static uint64_t g_seed;
+static char g_tmp[64];
+
+/* A check that says where, what, and the seed that reproduces it. */
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            print_error("%s:%d: check failed: %s (seed %" PRIu64 ")\n    ", __FILE__, __LINE__,    \
+                        #cond, g_seed);                                                            \
+            print_error(__VA_ARGS__);                                                              \
+            print_error("\n");                                                                     \
+            fail();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+struct rng {
+    uint64_t s;
+};
+
+static uint64_t rng_next(struct rng *r) {
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Each test gets its own stream, so one test's draws do not depend on the others'. */
+static struct rng rng_for(const char *tag) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *tag; tag++)
+        h = (h ^ (unsigned char)*tag) * 1099511628211ull;
+    struct rng r = {g_seed ^ h};
+    rng_next(&r);
+    return r;
+}
+
+/* Uniform in [lo, hi]. */
+static long rng_range(struct rng *r, long lo, long hi) {
+    return lo + (long)(rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+static double rng_unit(struct rng *r) {
+    return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void nap(double seconds) {
+    struct timespec t = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&t, NULL);
+}
+
+static void tmp_path(char *buf, size_t size, const char *name) {
+    snprintf(buf, size, "%s/%s", g_tmp, name);
+}
+
+static void write_file(const char *path, const char *data, size_t length) {
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL, "cannot write %s: %s", path, strerror(errno));
+    CHECK(fwrite(data, 1, length, f) == length, "short write to %s", path);
+    CHECK(fclose(f) == 0, "cannot close %s", path);
+}
+
+/* Whole file, NUL-terminated; NULL if missing. */
+static char *slurp(const char *path, size_t *length) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, used = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + used, 1, cap - used - 1, f)) > 0) {
+        used += got;
+        if (cap - used < 2) {
+            char *bigger = realloc(buf, cap * 2);
+            if (!bigger) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[used] = '\0';
+    if (length)
+        *length = used;
+    return buf;
+}
+
+/* Output of a shell command (binary-safe length in *length); exit status in *status. */
+static char *command_output(const char *cmd, size_t *length, int *status) {
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL, "popen %s: %s", cmd, strerror(errno));
+    size_t cap = 4096, used = 0, got;
+    char *buf = malloc(cap);
+    CHECK(buf != NULL, "out of memory");
+    while ((got = fread(buf + used, 1, cap - used - 1, p)) > 0) {
+        used += got;
+        if (cap - used < 2) {
+            buf = realloc(buf, cap *= 2);
+            CHECK(buf != NULL, "out of memory");
+        }
+    }
+    buf[used] = '\0';
+    *status = pclose(p);
+    if (length)
+        *length = used;
+    return buf;
+}
+
+/* jq -j FILTER FILE: the filter's value, raw, without a trailing newline. */
+static char *jq(const char *filter, const char *file) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "jq -j '%s' '%s' 2>&1", filter, file);
+    int status;
+    char *out = command_output(cmd, NULL, &status);
+    CHECK(status == 0, "`%s` failed (status %d): %s", cmd, status, out);
+    return out;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int group_setup(void **state) {
+    (void)state;
+    const char *fixed = getenv("TEST_GRADER_SEED");
+    if (fixed && *fixed) {
+        g_seed = strtoull(fixed, NULL, 0);
+    } else {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        struct rng r = {(uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 20) ^
+                        ((uint64_t)getpid() << 40)};
+        g_seed = rng_next(&r);
+    }
+    print_message("test_grader: seed %" PRIu64 " (TEST_GRADER_SEED=%" PRIu64 " repeats this run)\n",
+                  g_seed, g_seed);
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/test_grader.XXXXXX");
+    if (!mkdtemp(g_tmp)) {
+        print_error("mkdtemp: %s\n", strerror(errno));
+        return -1;
+    }
+    /* Orphaned grandchildren of the runner's children come back to us, so that a test can reap
+     * them and see how they ended instead of guessing from a zombie. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    return 0;
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    nftw(g_tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    /* reap anything that ended while we were its subreaper */
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the exercise table */
+
+static int sizes_of(const struct grader_exercise *ex) {
+    int count = 0;
+    while (count < GRADER_MAX_SIZES && ex->sizes[count])
+        count++;
+    return count;
+}
+
+static int is_power_of_two(int n) {
+    return n > 0 && (n & (n - 1)) == 0;
+}
+
+static void test_table_sizes(void **state) {
+    (void)state;
+    CHECK(grader_exercise_count > 0, "the table is empty");
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        int count = sizes_of(ex), odd = 0, not_16 = 0;
+        CHECK(count > 0, "%s has no correctness size", ex->id);
+        for (int s = 0; s < count; s++) {
+            int n = ex->sizes[s];
+            CHECK(grader_size_valid(ex, n), "%s: hidden size %d is not valid", ex->id, n);
+            odd += !is_power_of_two(n);
+            not_16 += n % 16 != 0;
+            for (int t = 0; t < s; t++)
+                CHECK(ex->sizes[t] != n, "%s: size %d twice", ex->id, n);
+        }
+        CHECK(odd > 0, "%s: every hidden size is a power of two", ex->id);
+        if (!ex->is_vector && ex->multiple == 1)
+            CHECK(not_16 > 0, "%s allows any N but every hidden size is a multiple of 16", ex->id);
+        CHECK(grader_size_valid(ex, ex->host_n), "%s: host_n %d", ex->id, ex->host_n);
+        CHECK(grader_size_valid(ex, ex->memcheck_n), "%s: memcheck_n %d", ex->id, ex->memcheck_n);
+        CHECK(grader_size_valid(ex, ex->perf_n), "%s: perf_n %d", ex->id, ex->perf_n);
+        if (ex->shape == SHAPE_TILES)
+            CHECK(ex->block > 0 && ex->multiple % ex->block == 0,
+                  "%s: tiles of %d but sizes multiples of %d", ex->id, ex->block, ex->multiple);
+    }
+}
+
+static void test_table_size_valid_rule(void **state) {
+    (void)state;
+    struct rng r = rng_for("size_valid");
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        CHECK(!grader_size_valid(ex, 0), "%s: N = 0 valid", ex->id);
+        CHECK(!grader_size_valid(ex, -(int)rng_range(&r, 1, 1000)), "%s: negative N valid", ex->id);
+        if (ex->max_n > 0) {
+            CHECK(!grader_size_valid(ex, ex->max_n + ex->multiple), "%s: above max_n valid",
+                  ex->id);
+            CHECK(grader_size_valid(ex, ex->max_n), "%s: max_n %d itself invalid", ex->id,
+                  ex->max_n);
+        }
+        for (int i = 0; i < 200; i++) {
+            int n = (int)rng_range(&r, 1, ex->max_n > 0 ? ex->max_n : 5000);
+            int want = ex->multiple <= 1 || n % ex->multiple == 0;
+            CHECK(grader_size_valid(ex, n) == want, "%s: grader_size_valid(%d) = %d, expected %d",
+                  ex->id, n, grader_size_valid(ex, n), want);
+        }
+    }
+}
+
+static void test_table_max_points(void **state) {
+    (void)state;
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        const struct grader_points *p = &ex->points;
+        CHECK(p->per_size > 0 && p->host >= 0 && p->memcheck >= 0 && p->perf >= 0,
+              "%s: points %d %d %d %d", ex->id, p->per_size, p->host, p->memcheck, p->perf);
+        int sum = p->host + p->memcheck + p->perf;
+        for (int s = 0; s < GRADER_MAX_SIZES && ex->sizes[s]; s++)
+            sum += p->per_size;
+        CHECK(grader_max_points(ex) == sum, "%s: grader_max_points %d, parts sum to %d", ex->id,
+              grader_max_points(ex), sum);
+    }
+}
+
+static void test_table_ids(void **state) {
+    (void)state;
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        const char *id = ex->id;
+        CHECK(id && isdigit((unsigned char)id[0]) && isdigit((unsigned char)id[1]) &&
+                  id[2] == '_' && id[3] != '\0',
+              "id \"%s\" is not NN_name", id ? id : "(null)");
+        for (const char *c = id + 3; *c; c++)
+            CHECK(isalnum((unsigned char)*c) || *c == '_', "id \"%s\": character '%c'", id, *c);
+        CHECK(ex->title && *ex->title && ex->kernel && *ex->kernel, "%s: no title or kernel", id);
+        for (int f = 0; f < e; f++) {
+            CHECK(strcmp(grader_exercises[f].id, id) != 0, "id %s twice", id);
+            CHECK(strncmp(grader_exercises[f].id, id, 2) != 0, "number %.2s twice (%s, %s)", id,
+                  grader_exercises[f].id, id);
+        }
+        /* the argument list ends, and names the output and the size the kernel needs */
+        int end = -1, has_c = 0, has_size = 0;
+        for (int a = 0; a < GRADER_MAX_ARGS; a++) {
+            if (ex->args[a] == ARG_END) {
+                end = a;
+                break;
+            }
+            has_c += ex->args[a] == ARG_C;
+            has_size += ex->args[a] == (ex->is_vector ? ARG_COUNT : ARG_N);
+        }
+        CHECK(end > 0 && has_c == 1 && has_size == 1, "%s: argument list (end %d, C %d, size %d)",
+              id, end, has_c, has_size);
+    }
+}
+
+static void test_find_exercise(void **state) {
+    (void)state;
+    struct rng r = rng_for("find");
+    const struct grader_exercise *by_number = grader_find_exercise("04");
+    const struct grader_exercise *by_name = grader_find_exercise("04_local_B");
+    CHECK(by_name != NULL && strcmp(by_name->id, "04_local_B") == 0, "04_local_B not found");
+    CHECK(by_number == by_name, "\"04\" gives %s", by_number ? by_number->id : "NULL");
+    const char *none[] = {"4",   "99",          "04_local",    "",    "0",
+                          "04_", "04_local_B_", "04_local_Bx", "004", "04local_B"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        const struct grader_exercise *ex = grader_find_exercise(none[i]);
+        CHECK(ex == NULL, "grader_find_exercise(\"%s\") gives %s, expected NULL", none[i],
+              ex ? ex->id : "");
+    }
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        char buf[128];
+        CHECK(grader_find_exercise(ex->id) == ex, "%s not found by its id", ex->id);
+        snprintf(buf, sizeof buf, "%.2s", ex->id);
+        CHECK(grader_find_exercise(buf) == ex, "%s not found by \"%s\"", ex->id, buf);
+        /* a random proper prefix other than the number names nothing */
+        size_t len = strlen(ex->id), cut;
+        do
+            cut = (size_t)rng_range(&r, 1, (long)len - 1);
+        while (cut == 2);
+        snprintf(buf, sizeof buf, "%.*s", (int)cut, ex->id);
+        CHECK(grader_find_exercise(buf) == NULL, "prefix \"%s\" of %s found something", buf,
+              ex->id);
+        /* nor does the id with something appended */
+        snprintf(buf, sizeof buf, "%s%c", ex->id, (char)rng_range(&r, 'a', 'z'));
+        CHECK(grader_find_exercise(buf) == NULL, "\"%s\" found something", buf);
+    }
+}
+
+static void test_output_count_and_flops(void **state) {
+    (void)state;
+    struct rng r = rng_for("count");
+    const struct grader_exercise *vec = grader_find_exercise("00_vadd");
+    const struct grader_exercise *mat = grader_find_exercise("01_per_element");
+    CHECK(vec && vec->is_vector && mat && !mat->is_vector, "00_vadd or 01_per_element missing");
+    for (int i = 0; i < 100; i++) {
+        /* up to 100000: n*n passes 2^32, where an int product would overflow */
+        int n = (int)rng_range(&r, 1, i < 50 ? 3000 : 100000);
+        for (int e = 0; e < grader_exercise_count; e++) {
+            const struct grader_exercise *ex = &grader_exercises[e];
+            size_t want = ex->is_vector ? (size_t)n : (size_t)n * (size_t)n;
+            double flops = ex->is_vector ? (double)n : 2.0 * (double)n * (double)n * (double)n;
+            CHECK(grader_output_count(ex, n) == want, "%s: output count at %d is %zu, not %zu",
+                  ex->id, n, grader_output_count(ex, n), want);
+            CHECK(fabs(grader_flops(ex, n) - flops) <= 1e-12 * flops,
+                  "%s: flops at %d are %g, not %g", ex->id, n, grader_flops(ex, n), flops);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- running children */
+
+static char *sh_argv[4] = {"/bin/sh", "-c", NULL, NULL};
+
+static void run_sh(const char *script, const char *out, double timeout,
+                   struct grader_run_result *res) {
+    sh_argv[2] = (char *)script;
+    grader_run(sh_argv, out, timeout, res);
+}
+
+static const char *how_name(enum grader_run_how how) {
+    return how == RUN_EXITED     ? "RUN_EXITED"
+           : how == RUN_SIGNALED ? "RUN_SIGNALED"
+           : how == RUN_TIMEOUT  ? "RUN_TIMEOUT"
+           : how == RUN_NO_START ? "RUN_NO_START"
+                                 : "?";
+}
+
+static void test_run_exit_status(void **state) {
+    (void)state;
+    struct rng r = rng_for("exit");
+    char out[256], script[64], text[256];
+    tmp_path(out, sizeof out, "exit.out");
+    int codes[] = {3, 0, (int)rng_range(&r, 1, 126), (int)rng_range(&r, 128, 255)};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        struct grader_run_result res;
+        snprintf(script, sizeof script, "exit %d", codes[i]);
+        run_sh(script, out, 10.0, &res);
+        CHECK(res.how == RUN_EXITED && res.code == codes[i], "`%s`: %s code %d", script,
+              how_name(res.how), res.code);
+        CHECK(res.seconds >= 0.0 && res.seconds < 5.0, "`%s` took %g s", script, res.seconds);
+        grader_describe_run(&res, text, sizeof text);
+        char status[32];
+        snprintf(status, sizeof status, "status %d", codes[i]);
+        CHECK(strstr(text, status) != NULL, "`%s` described as \"%s\"", script, text);
+    }
+}
+
+static void test_run_signal(void **state) {
+    (void)state;
+    struct rng r = rng_for("signal");
+    const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGTERM, SIGUSR1, SIGKILL, SIGILL};
+    char out[256], script[64], text[256];
+    tmp_path(out, sizeof out, "signal.out");
+    for (int i = 0; i < 3; i++) {
+        int sig = sigs[rng_range(&r, 0, sizeof sigs / sizeof sigs[0] - 1)];
+        struct grader_run_result res;
+        snprintf(script, sizeof script, "kill -%d $$", sig);
+        run_sh(script, out, 10.0, &res);
+        CHECK(res.how == RUN_SIGNALED && res.code == sig, "`%s`: %s code %d", script,
+              how_name(res.how), res.code);
+        grader_describe_run(&res, text, sizeof text);
+        char number[32];
+        snprintf(number, sizeof number, "signal %d", sig);
+        CHECK(strstr(text, number) != NULL, "`%s` described as \"%s\"", script, text);
+    }
+}
+
+static void test_run_sigsegv(void **state) {
+    (void)state;
+    char out[256], text[256];
+    tmp_path(out, sizeof out, "segv.out");
+    struct grader_run_result res;
+    run_sh("kill -SEGV $$", out, 10.0, &res);
+    CHECK(res.how == RUN_SIGNALED && res.code == SIGSEGV, "%s code %d", how_name(res.how),
+          res.code);
+    grader_describe_run(&res, text, sizeof text);
+    CHECK(strstr(text, "SEGV") != NULL && strstr(text, "signal 11") != NULL &&
+              strstr(text, "out-of-bounds") != NULL,
+          "described as \"%s\"", text);
+}
+
+/* grader.h promises e.g. "crashed with SIGSEGV (signal 11)": the name students search for. */
+static void test_describe_names_sigsegv(void **state) {
+    (void)state;
+    char text[256];
+    struct grader_run_result res = {RUN_SIGNALED, SIGSEGV, 0.25};
+    grader_describe_run(&res, text, sizeof text);
+    CHECK(strstr(text, "SIGSEGV") != NULL, "a SIGSEGV crash is described as \"%s\"", text);
+    res.code = SIGBUS;
+    grader_describe_run(&res, text, sizeof text);
+    CHECK(strstr(text, "SIGBUS") != NULL, "a SIGBUS crash is described as \"%s\"", text);
+}
+
+/* 1 if pid has ended (reaped here when it was orphaned to us), 0 if still running after wait s. */
+static int gone_within(pid_t pid, double wait) {
+    double start = now();
+    for (;;) {
+        int status;
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid || (kill(pid, 0) != 0 && errno == ESRCH))
+            return 1;
+        if (now() - start > wait)
+            return 0;
+        nap(0.01);
+    }
+}
+
+static pid_t read_pid(const char *path) {
+    char *text = slurp(path, NULL);
+    CHECK(text != NULL, "no pid file %s", path);
+    long pid = strtol(text, NULL, 10);
+    free(text);
+    CHECK(pid > 1, "pid file %s holds no pid", path);
+    return (pid_t)pid;
+}
+
+static void test_run_timeout(void **state) {
+    (void)state;
+    struct rng r = rng_for("timeout");
+    char out[256], text[256];
+    tmp_path(out, sizeof out, "timeout.out");
+    double timeout = 0.3 + 0.4 * rng_unit(&r);
+    char *argv[] = {"/bin/sleep", "30", NULL};
+    struct grader_run_result res;
+    double start = now();
+    grader_run(argv, out, timeout, &res);
+    double took = now() - start;
+    CHECK(res.how == RUN_TIMEOUT, "sleep 30 with limit %.2f s: %s code %d", timeout,
+          how_name(res.how), res.code);
+    CHECK(took >= timeout && took < timeout + 1.5, "limit %.2f s, returned after %.2f s", timeout,
+          took);
+    CHECK(res.seconds >= timeout && res.seconds <= took + 0.01, "seconds %.3f (limit %.2f)",
+          res.seconds, timeout);
+    grader_describe_run(&res, text, sizeof text);
+    CHECK(strstr(text, "timed out") != NULL, "described as \"%s\"", text);
+}
+
+/* The child ends at once but leaves a background process: it must not survive. */
+static void test_run_kills_group_on_exit(void **state) {
+    (void)state;
+    char out[256], pidfile[256], script[600];
+    tmp_path(out, sizeof out, "group.out");
+    tmp_path(pidfile, sizeof pidfile, "group.pid");
+    snprintf(script, sizeof script, "sleep 30 & echo $! > '%s'; exit 0", pidfile);
+    struct grader_run_result res;
+    double start = now();
+    run_sh(script, out, 10.0, &res);
+    CHECK(res.how == RUN_EXITED && res.code == 0, "%s code %d", how_name(res.how), res.code);
+    CHECK(now() - start < 5.0, "grader_run waited %.1f s for the grandchild", now() - start);
+    pid_t grandchild = read_pid(pidfile);
+    int gone = gone_within(grandchild, 1.0);
+    if (!gone)
+        kill(grandchild, SIGKILL);
+    CHECK(gone, "the background `sleep 30` (pid %d) still runs after its parent ended",
+          (int)grandchild);
+    CHECK(kill(grandchild, 0) != 0 && errno == ESRCH, "pid %d still exists", (int)grandchild);
+}
+
+/* At the time limit the whole group goes, not just the child. */
+static void test_run_kills_group_on_timeout(void **state) {
+    (void)state;
+    char out[256], pidfile[256], script[600];
+    tmp_path(out, sizeof out, "group2.out");
+    tmp_path(pidfile, sizeof pidfile, "group2.pid");
+    snprintf(script, sizeof script, "sleep 30 & echo $! > '%s'; sleep 30", pidfile);
+    struct grader_run_result res;
+    run_sh(script, out, 0.5, &res);
+    CHECK(res.how == RUN_TIMEOUT, "%s code %d", how_name(res.how), res.code);
+    pid_t grandchild = read_pid(pidfile);
+    int gone = gone_within(grandchild, 1.0);
+    if (!gone)
+        kill(grandchild, SIGKILL);
+    CHECK(gone, "the background `sleep 30` (pid %d) survived the time limit", (int)grandchild);
+}
+
+static void test_run_output_file(void **state) {
+    (void)state;
+    struct rng r = rng_for("output");
+    char out[256], script[300], want[300];
+    tmp_path(out, sizeof out, "output.out");
+    /* an old, longer file must not leave its tail behind */
+    char junk[5000];
+    memset(junk, 'J', sizeof junk);
+    write_file(out, junk, sizeof junk);
+    unsigned long long t1 = rng_next(&r), t2 = rng_next(&r), t3 = rng_next(&r);
+    snprintf(script, sizeof script, "echo out-%llx; echo err-%llx >&2; echo out-%llx", t1, t2, t3);
+    snprintf(want, sizeof want, "out-%llx\nerr-%llx\nout-%llx\n", t1, t2, t3);
+    struct grader_run_result res;
+    run_sh(script, out, 10.0, &res);
+    CHECK(res.how == RUN_EXITED && res.code == 0, "%s code %d", how_name(res.how), res.code);
+    char *got = slurp(out, NULL);
+    CHECK(got != NULL, "no output file %s", out);
+    CHECK(strcmp(got, want) == 0, "output file holds \"%.200s\", expected \"%s\"", got, want);
+    free(got);
+}
+
+/* A child that reads stdin gets end-of-file at once, even when our stdin is a pipe left open. */
+static void test_run_stdin_is_dev_null(void **state) {
+    (void)state;
+    char out[256];
+    tmp_path(out, sizeof out, "stdin.out");
+    int fds[2];
+    CHECK(pipe(fds) == 0, "pipe: %s", strerror(errno));
+    int saved = dup(STDIN_FILENO);
+    dup2(fds[0], STDIN_FILENO);
+    struct grader_run_result res;
+    run_sh("cat; echo done", out, 3.0, &res);
+    if (saved >= 0) {
+        dup2(saved, STDIN_FILENO);
+        close(saved);
+    } else {
+        close(STDIN_FILENO); /* we had none */
+    }
+    close(fds[0]);
+    close(fds[1]);
+    CHECK(res.how == RUN_EXITED && res.code == 0, "`cat` with stdin an open pipe: %s code %d",
+          how_name(res.how), res.code);
+    char *got = slurp(out, NULL);
+    CHECK(got && strcmp(got, "done\n") == 0, "output \"%s\"", got ? got : "(none)");
+    free(got);
+}
+
+static void test_run_no_start(void **state) {
+    (void)state;
+    struct rng r = rng_for("nostart");
+    char out[256], program[128], bad_out[300];
+    tmp_path(out, sizeof out, "nostart.out");
+    snprintf(program, sizeof program, "/nonexistent-%llx/program",
+             (unsigned long long)rng_next(&r));
+    char *argv[] = {program, NULL};
+    struct grader_run_result res;
+    double start = now();
+    grader_run(argv, out, 10.0, &res);
+    CHECK(res.how == RUN_NO_START, "%s: %s code %d", program, how_name(res.how), res.code);
+    CHECK(now() - start < 2.0, "took %.1f s", now() - start);
+    /* an output file that cannot be created is no start either */
+    snprintf(bad_out, sizeof bad_out, "%s/no-such-dir/out", g_tmp);
+    char *ok_argv[] = {"/bin/true", NULL};
+    grader_run(ok_argv, bad_out, 10.0, &res);
+    CHECK(res.how == RUN_NO_START, "output to %s: %s code %d", bad_out, how_name(res.how),
+          res.code);
+}
+
+/* The description of a program that does not exist says why: no such file. */
+static void test_describe_no_start_reason(void **state) {
+    (void)state;
+    char out[256], text[256];
+    tmp_path(out, sizeof out, "nostart2.out");
+    char *argv[] = {"/nonexistent-dir/program", NULL};
+    struct grader_run_result res;
+    grader_run(argv, out, 10.0, &res);
+    CHECK(res.how == RUN_NO_START, "%s code %d", how_name(res.how), res.code);
+    grader_describe_run(&res, text, sizeof text);
+    CHECK(strstr(text, strerror(ENOENT)) != NULL,
+          "a missing program is described as \"%s\" (code %d), not with \"%s\"", text, res.code,
+          strerror(ENOENT));
+}
+
+/* A child that writes without end is stopped by the file size cap (needs ~256 MB of disk). */
+static void test_run_output_cap(void **state) {
+    (void)state;
+    struct statvfs fs;
+    if (statvfs(g_tmp, &fs) != 0 || (double)fs.f_bavail * (double)fs.f_frsize < 2e9) {
+        print_message("less than 2 GB free in %s: output cap not tested\n", g_tmp);
+        skip();
+    }
+    char out[256], text[256];
+    tmp_path(out, sizeof out, "cap.out");
+    struct grader_run_result res;
+    run_sh("exec head -c 400000000 /dev/zero", out, 30.0, &res);
+    struct stat st;
+    int have = stat(out, &st) == 0;
+    off_t size = have ? st.st_size : -1;
+    unlink(out);
+    CHECK(res.how == RUN_SIGNALED && res.code == SIGXFSZ, "%s code %d", how_name(res.how),
+          res.code);
+    CHECK(have && size > 0 && size <= (off_t)(256L << 20), "output file of %lld bytes",
+          (long long)size);
+    grader_describe_run(&res, text, sizeof text);
+    CHECK(strstr(text, "more output than allowed") != NULL, "described as \"%s\"", text);
+}
+
+/* ---------------------------------------------------------------- grader_read_capped */
+
+/* Random printable text without '\n', '[' or ']', so the cut note stands out. */
+static char *random_text(struct rng *r, size_t length) {
+    char *s = malloc(length + 1);
+    CHECK(s != NULL, "out of memory");
+    for (size_t i = 0; i < length; i++) {
+        char c;
+        do
+            c = (char)rng_range(r, ' ', '~');
+        while (c == '[' || c == ']');
+        s[i] = c;
+    }
+    s[length] = '\0';
+    return s;
+}
+
+static void test_read_capped_short(void **state) {
+    (void)state;
+    struct rng r = rng_for("capped_short");
+    char path[256];
+    tmp_path(path, sizeof path, "short.txt");
+    for (int i = 0; i < 5; i++) {
+        size_t max = (size_t)rng_range(&r, 50, 5000);
+        size_t length = i == 0 ? max : i == 1 ? 0 : (size_t)rng_range(&r, 1, (long)max);
+        char *text = random_text(&r, length);
+        write_file(path, text, length);
+        char *got = grader_read_capped(path, max);
+        CHECK(got && strcmp(got, text) == 0, "file of %zu bytes, max %zu: got %zu bytes", length,
+              max, got ? strlen(got) : 0);
+        free(got);
+        free(text);
+    }
+}
+
+static void test_read_capped_long(void **state) {
+    (void)state;
+    struct rng r = rng_for("capped_long");
+    char path[256];
+    tmp_path(path, sizeof path, "long.txt");
+    for (int i = 0; i < 5; i++) {
+        size_t max = (size_t)rng_range(&r, 200, 20001);
+        size_t length = i == 0 ? max + 1 : (size_t)rng_range(&r, (long)max + 1, 40 * (long)max);
+        char *text = random_text(&r, length);
+        write_file(path, text, length);
+        char *got = grader_read_capped(path, max);
+        CHECK(got != NULL, "NULL for a file of %zu bytes", length);
+        size_t got_len = strlen(got);
+        CHECK(got_len <= max + 100 && got_len >= max / 2, "file %zu bytes, max %zu: kept %zu",
+              length, max, got_len);
+        CHECK(strstr(got, "output cut") != NULL, "no \"output cut\" note (file %zu, max %zu)",
+              length, max);
+        /* head, note, tail: the note is the only part with newlines */
+        char *open = strchr(got, '\n'), *close = strrchr(got, '\n');
+        CHECK(open && close && open < close, "note not on a line of its own");
+        size_t head = (size_t)(open - got), tail = got_len - (size_t)(close + 1 - got);
+        CHECK(head >= max / 4 && tail >= max / 4 && head + tail <= max,
+              "kept %zu head and %zu tail bytes of %zu, max %zu", head, tail, length, max);
+        CHECK(memcmp(got, text, head) == 0, "the head is not the file's start (max %zu)", max);
+        CHECK(memcmp(close + 1, text + length - tail, tail) == 0,
+              "the tail is not the file's end (max %zu)", max);
+        const char *digits = strstr(got, "output cut");
+        while (*digits && !isdigit((unsigned char)*digits))
+            digits++;
+        unsigned long long left_out = strtoull(digits, NULL, 10);
+        CHECK(left_out == length - head - tail, "note says %llu bytes left out, %zu were", left_out,
+              length - head - tail);
+        free(got);
+        free(text);
+    }
+}
+
+static void test_read_capped_missing(void **state) {
+    (void)state;
+    char path[256];
+    tmp_path(path, sizeof path, "missing/nothing.txt");
+    char *got = grader_read_capped(path, 100);
+    CHECK(got != NULL && got[0] == '\0', "missing file gives \"%s\"", got ? got : "(NULL)");
+    free(got);
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void expect_escape(const char *in, const char *want) {
+    char *got = grader_json_escape(in);
+    CHECK(got && strcmp(got, want) == 0, "escape of \"%s\" is \"%s\", expected \"%s\"", in,
+          got ? got : "(NULL)", want);
+    free(got);
+}
+
+static void test_json_escape_specials(void **state) {
+    (void)state;
+    expect_escape("", "");
+    expect_escape("plain text 123", "plain text 123");
+    expect_escape("say \"hi\"", "say \\\"hi\\\"");
+    expect_escape("C:\\dir\\", "C:\\\\dir\\\\");
+    expect_escape("a\nb\n", "a\\nb\\n");
+    expect_escape("\tx\ty", "\\tx\\ty");
+    expect_escape("\"\\\n\t", "\\\"\\\\\\n\\t");
+    expect_escape("caf\xc3\xa9", "caf\\ufffd\\ufffd");
+    expect_escape("\xff", "\\ufffd");
+}
+
+static void test_json_escape_bytes(void **state) {
+    (void)state;
+    for (int c = 1; c < 256; c++) {
+        char in[4] = {'<', (char)c, '>', '\0'};
+        char *got = grader_json_escape(in);
+        CHECK(got != NULL, "NULL for byte 0x%02x", c);
+        char want[16];
+        if (c == '\n' || c == '\t' || c == '"' || c == '\\')
+            snprintf(want, sizeof want, "<\\%c>", c == '\n' ? 'n' : c == '\t' ? 't' : c);
+        else if (c < 0x20)
+            snprintf(want, sizeof want, "<\\u%04x>", c);
+        else if (c >= 0x80)
+            snprintf(want, sizeof want, "<\\ufffd>");
+        else if (c == 0x7f)
+            snprintf(want, sizeof want, "%s", strcmp(got, "<\x7f>") == 0 ? "<\x7f>" : "<\\u007f>");
+        else
+            snprintf(want, sizeof want, "<%c>", c);
+        CHECK(strcasecmp(got, want) == 0, "byte 0x%02x escaped as \"%s\", expected \"%s\"", c, got,
+              want);
+        free(got);
+    }
+}
+
+/* What jq reads back from the escaped string is the original (bytes >= 0x80 become U+FFFD). */
+static void test_json_escape_jq_roundtrip(void **state) {
+    (void)state;
+    struct rng r = rng_for("escape_jq");
+    char path[256];
+    tmp_path(path, sizeof path, "escape.json");
+    for (int round = 0; round < 4; round++) {
+        int high = round >= 2; /* rounds 0 and 1: ASCII only */
+        size_t length = (size_t)rng_range(&r, 1, 3000);
+        char *in = malloc(length + 1), *want = malloc(3 * length + 1);
+        CHECK(in && want, "out of memory");
+        size_t w = 0;
+        for (size_t i = 0; i < length; i++) {
+            /* weight the special characters: quotes, backslashes, controls */
+            unsigned char c;
+            long pick = rng_range(&r, 0, 9);
+            if (pick == 0)
+                c = (unsigned char)"\"\\\n\t\r/"[rng_range(&r, 0, 5)];
+            else if (pick == 1)
+                c = (unsigned char)rng_range(&r, 1, 0x1f);
+            else
+                c = (unsigned char)rng_range(&r, 1, high ? 255 : 127);
+            in[i] = (char)c;
+            if (c >= 0x80) {
+                memcpy(want + w, "\xef\xbf\xbd", 3);
+                w += 3;
+            } else {
+                want[w++] = (char)c;
+            }
+        }
+        in[length] = '\0';
+        char *e = grader_json_escape(in);
+        CHECK(e != NULL, "NULL escape");
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL, "cannot write %s", path);
+        fprintf(f, "\"%s\"\n", e);
+        fclose(f);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "jq -j . '%s' 2>&1", path);
+        size_t got_len;
+        int status;
+        char *got = command_output(cmd, &got_len, &status);
+        CHECK(status == 0, "jq rejects the escape of a %zu-byte string: %s", length, got);
+        size_t at = 0;
+        while (at < got_len && at < w && got[at] == want[at])
+            at++;
+        CHECK(got_len == w && at == w,
+              "round %d: jq reads back %zu bytes, expected %zu; first difference at byte %zu "
+              "(input byte 0x%02x)",
+              round, got_len, w, at, at < length ? (unsigned char)in[at] : 0);
+        free(got);
+        free(e);
+        free(in);
+        free(want);
+    }
+}
+
+/* Random test names and outputs with the characters JSON must escape. */
+static void random_words(struct rng *r, char *buf, size_t size) {
+    static const char *words[] = {"correct", "at", "N=",   "\"quoted\"", "back\\slash", "tab\t",
+                                  "line\n",  "é",  "\x01", "{}",         "[1,2]",       "ok"};
+    size_t used = 0;
+    buf[0] = '\0';
+    int count = (int)rng_range(r, 1, 8);
+    for (int i = 0; i < count; i++) {
+        const char *w = words[rng_range(r, 0, sizeof words / sizeof words[0] - 1)];
+        int n = snprintf(buf + used, size - used, "%s%s%ld", i ? " " : "", w, rng_range(r, 0, 99));
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* Bytes >= 0x80 as '?' each; and U+FFFD (what jq reads back for each of them) as '?'. */
+static void fold_high_bytes(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s >= 0x80)
+            *s = '?';
+}
+
+static void fold_replacements(char *s) {
+    char *dst = s;
+    while (*s) {
+        if (strncmp(s, "\xef\xbf\xbd", 3) == 0) {
+            *dst++ = '?';
+            s += 3;
+        } else {
+            *dst++ = *s++;
+        }
+    }
+    *dst = '\0';
+}
+
+static void test_write_json(void **state) {
+    (void)state;
+    struct rng r = rng_for("write_json");
+    char path[256];
+    tmp_path(path, sizeof path, "results.json");
+    for (int round = 0; round < 3; round++) {
+        struct grader_exercise_result res[2];
+        memset(res, 0, sizeof res);
+        int first = (int)rng_range(&r, 0, grader_exercise_count - 1);
+        int second =
+            (first + (int)rng_range(&r, 1, grader_exercise_count - 1)) % grader_exercise_count;
+        res[0].ex = &grader_exercises[first];
+        res[1].ex = &grader_exercises[second];
+        int score = 0, max_score = 0, tests = 0, passed = 0, timed = 0;
+        for (int i = 0; i < 2; i++) {
+            int count = (int)rng_range(&r, 1, GRADER_MAX_SIZES + 4);
+            for (int t = 0; t < count; t++) {
+                char name[64], output[256];
+                random_words(&r, name, sizeof name);
+                random_words(&r, output, sizeof output);
+                int max = (int)rng_range(&r, 1, 3);
+                int got = rng_range(&r, 0, 1) ? max : (int)rng_range(&r, 0, max - 1);
+                grader_add_test(&res[i], name, got, max, "%s", output);
+                score += got;
+                passed += got == max;
+                tests++;
+            }
+            max_score += grader_max_points(res[i].ex);
+            /* round 0: only the first timed; round 1: only the second; round 2: at random */
+            int has_gflops = round == 2 ? (int)rng_range(&r, 0, 1) : round == i;
+            res[i].gflops = has_gflops ? 0.5 + 100.0 * rng_unit(&r) : 0.0;
+            res[i].ref_gflops = 1.0 + 10.0 * rng_unit(&r);
+            timed += has_gflops;
+        }
+        CHECK(grader_result_score(&res[0]) + grader_result_score(&res[1]) == score,
+              "grader_result_score disagrees with the tests' sum %d", score);
+        CHECK(grader_write_json(path, res, 2, 12.0) == 0, "grader_write_json failed");
+        char *v = jq(".score", path);
+        CHECK(atoi(v) == score, "round %d: .score %s, tests sum to %d", round, v, score);
+        free(v);
+        v = jq(".extra_data.max_score", path);
+        CHECK(atoi(v) == max_score, "round %d: max_score %s, exercises sum to %d", round, v,
+              max_score);
+        free(v);
+        v = jq(".tests | length", path);
+        CHECK(atoi(v) == tests, "round %d: %s tests, expected %d", round, v, tests);
+        free(v);
+        v = jq("[.tests[] | (.status == \"passed\") == (.score == .max_score)] | all", path);
+        CHECK(strcmp(v, "true") == 0, "round %d: a status disagrees with its scores", round);
+        free(v);
+        v = jq("[.tests[] | select(.status == \"passed\")] | length", path);
+        CHECK(atoi(v) == passed, "round %d: %s passed, expected %d", round, v, passed);
+        free(v);
+        v = jq("[.tests[].status | select(. != \"passed\" and . != \"failed\")] | length", path);
+        CHECK(atoi(v) == 0, "round %d: %s statuses neither passed nor failed", round, v);
+        free(v);
+        /* each test's name, scores and output, in order, read back exactly */
+        int k = 0;
+        for (int i = 0; i < 2; i++)
+            for (int t = 0; t < res[i].test_count; t++, k++) {
+                char filter[128], want[64];
+                snprintf(filter, sizeof filter, ".tests[%d].score, \",\", .tests[%d].max_score", k,
+                         k);
+                v = jq(filter, path);
+                snprintf(want, sizeof want, "%d,%d", res[i].tests[t].score, res[i].tests[t].max);
+                CHECK(strcmp(v, want) == 0, "test %d scores %s, expected %s", k, v, want);
+                free(v);
+                const char *fields[] = {"name", "output"};
+                const char *mine[] = {res[i].tests[t].name, res[i].tests[t].output};
+                for (int f = 0; f < 2; f++) {
+                    snprintf(filter, sizeof filter, ".tests[%d].%s", k, fields[f]);
+                    v = jq(filter, path);
+                    char *want_text = strdup(mine[f]);
+                    CHECK(want_text != NULL, "out of memory");
+                    fold_replacements(v);
+                    fold_high_bytes(want_text);
+                    CHECK(strcmp(v, want_text) == 0, "test %d: %s \"%s\", expected \"%s\"", k,
+                          fields[f], v, mine[f]);
+                    free(want_text);
+                    free(v);
+                }
+                CHECK(strncmp(res[i].tests[t].name, res[i].ex->id, strlen(res[i].ex->id)) == 0,
+                      "test %d named \"%s\" without its exercise %s", k, res[i].tests[t].name,
+                      res[i].ex->id);
+            }
+        /* the leaderboard: one entry per timed exercise, in order, with its GFLOP/s */
+        v = jq(".leaderboard | length", path);
+        CHECK(atoi(v) == timed, "round %d: %s leaderboard entries, %d exercises timed", round, v,
+              timed);
+        free(v);
+        int entry = 0;
+        for (int i = 0; i < 2; i++) {
+            if (res[i].gflops <= 0)
+                continue;
+            char filter[128];
+            snprintf(filter, sizeof filter, ".leaderboard[%d].name, \" \", .leaderboard[%d].value",
+                     entry, entry);
+            v = jq(filter, path);
+            char *space = strrchr(v, ' ');
+            CHECK(space && strstr(v, res[i].ex->id) == v &&
+                      fabs(atof(space) - res[i].gflops) < 1e-2,
+                  "leaderboard entry %d is \"%s\", expected %s with %.3f", entry, v, res[i].ex->id,
+                  res[i].gflops);
+            free(v);
+            entry++;
+        }
+        grader_free_result(&res[0]);
+        grader_free_result(&res[1]);
+    }
+}
+
+/* ---------------------------------------------------------------- checks and hints */
+
+struct case_ {
+    const struct grader_exercise *ex;
+    int n;
+    uint64_t seed;
+    size_t count;
+    double *expected, *tol;
+    float *got;
+    struct grader_diagnosis d;
+};
+
+static void case_open(struct case_ *c, const char *id, int n, uint64_t seed) {
+    memset(c, 0, sizeof *c);
+    c->ex = grader_find_exercise(id);
+    CHECK(c->ex != NULL, "no exercise %s", id);
+    c->n = n;
+    c->seed = seed;
+    c->count = grader_output_count(c->ex, n);
+    CHECK(grader_reference(c->ex, n, seed, &c->expected, &c->tol) == 0, "no reference");
+    c->got = malloc(c->count * sizeof *c->got);
+    CHECK(c->got != NULL, "out of memory");
+    for (size_t i = 0; i < c->count; i++)
+        c->got[i] = (float)c->expected[i];
+}
+
+static void case_diagnose(struct case_ *c) {
+    grader_diagnose(c->ex, c->n, c->seed, c->got, c->expected, c->tol, &c->d);
+}
+
+static void case_close(struct case_ *c) {
+    free(c->expected);
+    free(c->tol);
+    free(c->got);
+}
+
+/* A wrong value, far outside any tolerance. */
+static float off(const struct case_ *c, size_t k) {
+    return (float)(c->expected[k] + 0.5 + fabs(c->expected[k]));
+}
+
+#define CHECK_HINT(c, word)                                                                        \
+    CHECK(strstr((c)->d.hint, (word)) != NULL,                                                     \
+          "%s at N=%d, seed %" PRIu64 ": hint \"%s\" lacks \"%s\"", (c)->ex->id, (c)->n,           \
+          (c)->seed, (c)->d.hint, (word))
+
+static int random_odd(struct rng *r, int lo, int hi) {
+    return (int)rng_range(r, lo, hi) | 1;
+}
+
+static void test_reference_exact(void **state) {
+    (void)state;
+    struct rng r = rng_for("exact");
+    for (int round = 0; round < 3; round++) {
+        struct case_ c;
+        int n = random_odd(&r, 17, 59);
+        case_open(&c, "01_per_element", n, rng_next(&r));
+        /* the reference is A*B of streams 0 and 1 */
+        size_t nn = (size_t)n * n;
+        float *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b);
+        double *ab = malloc(nn * sizeof *ab);
+        CHECK(a && b && ab, "out of memory");
+        clu_random_fill(a, nn, c.seed, 0);
+        clu_random_fill(b, nn, c.seed, 1);
+        clu_ref_matmul(n, a, b, ab, NULL);
+        for (size_t k = 0; k < nn; k++) {
+            CHECK(ab[k] == c.expected[k], "N=%d: reference element %zu is %g, A*B is %g", n, k,
+                  c.expected[k], ab[k]);
+            CHECK(c.tol[k] > 0 && c.tol[k] < 1e-3, "N=%d: tolerance %g at %zu", n, c.tol[k], k);
+        }
+        free(a);
+        free(b);
+        free(ab);
+        case_diagnose(&c);
+        CHECK(c.d.m.wrong == 0 && c.d.unwritten == 0 && c.d.hint[0] == '\0',
+              "N=%d: the exact result has %zu wrong, %zu unwritten, hint \"%s\"", n, c.d.m.wrong,
+              c.d.unwritten, c.d.hint);
+        case_close(&c);
+    }
+}
+
+static void test_diagnose_all_nan(void **state) {
+    (void)state;
+    struct rng r = rng_for("all_nan");
+    struct case_ c;
+    case_open(&c, "01_per_element", random_odd(&r, 17, 59), rng_next(&r));
+    for (size_t k = 0; k < c.count; k++)
+        c.got[k] = NAN;
+    case_diagnose(&c);
+    CHECK(c.d.unwritten == c.count && c.d.m.wrong == c.count && c.d.m.first == 0,
+          "all NaN: unwritten %zu, wrong %zu of %zu", c.d.unwritten, c.d.m.wrong, c.count);
+    CHECK_HINT(&c, "nothing was written");
+    case_close(&c);
+}
+
+static void test_diagnose_partly_nan(void **state) {
+    (void)state;
+    struct rng r = rng_for("part_nan");
+    struct case_ c;
+    case_open(&c, "01_per_element", random_odd(&r, 17, 59), rng_next(&r));
+    size_t k = (size_t)rng_range(&r, 1, (long)c.count - 1), set = 0, first = c.count;
+    while (set < k) {
+        size_t at = (size_t)rng_range(&r, 0, (long)c.count - 1);
+        if (isnan(c.got[at]))
+            continue;
+        c.got[at] = NAN;
+        first = at < first ? at : first;
+        set++;
+    }
+    case_diagnose(&c);
+    CHECK(c.d.unwritten == k && c.d.m.wrong == k && c.d.m.first == first,
+          "%zu NaN (first %zu): unwritten %zu, wrong %zu, first %zu", k, first, c.d.unwritten,
+          c.d.m.wrong, c.d.m.first);
+    CHECK_HINT(&c, "never written");
+    case_close(&c);
+}
+
+static void test_diagnose_all_zero(void **state) {
+    (void)state;
+    struct rng r = rng_for("zero");
+    struct case_ c;
+    case_open(&c, "01_per_element", random_odd(&r, 17, 59), rng_next(&r));
+    memset(c.got, 0, c.count * sizeof *c.got);
+    case_diagnose(&c);
+    CHECK(c.d.unwritten == 0 && c.d.m.wrong > c.count / 2, "all zero: %zu wrong, %zu unwritten",
+          c.d.m.wrong, c.d.unwritten);
+    CHECK_HINT(&c, "all zero");
+    case_close(&c);
+}
+
+static void test_diagnose_transposed(void **state) {
+    (void)state;
+    struct rng r = rng_for("transposed");
+    struct case_ c;
+    int n = random_odd(&r, 17, 59);
+    case_open(&c, "01_per_element", n, rng_next(&r));
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            c.got[(size_t)i * n + j] = (float)c.expected[(size_t)j * n + i];
+    case_diagnose(&c);
+    CHECK_HINT(&c, "transposed");
+    case_close(&c);
+}
+
+static void test_diagnose_swapped(void **state) {
+    (void)state;
+    struct rng r = rng_for("swapped");
+    struct case_ c;
+    int n = random_odd(&r, 17, 59);
+    case_open(&c, "01_per_element", n, rng_next(&r));
+    size_t nn = (size_t)n * n;
+    float *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b);
+    double *ba = malloc(nn * sizeof *ba);
+    CHECK(a && b && ba, "out of memory");
+    clu_random_fill(a, nn, c.seed, 0);
+    clu_random_fill(b, nn, c.seed, 1);
+    clu_ref_matmul(n, b, a, ba, NULL);
+    for (size_t k = 0; k < nn; k++)
+        c.got[k] = (float)ba[k];
+    free(a);
+    free(b);
+    free(ba);
+    case_diagnose(&c);
+    CHECK_HINT(&c, "B*A");
+    case_close(&c);
+}
+
+static void test_diagnose_last_column_or_row(void **state) {
+    (void)state;
+    struct rng r = rng_for("last");
+    for (int row = 0; row < 2; row++) {
+        struct case_ c;
+        int n = random_odd(&r, 17, 59);
+        case_open(&c, "01_per_element", n, rng_next(&r));
+        for (int i = 0; i < n; i++) {
+            size_t k = row ? (size_t)(n - 1) * n + i : (size_t)i * n + (n - 1);
+            c.got[k] = off(&c, k);
+        }
+        case_diagnose(&c);
+        CHECK(c.d.m.wrong == (size_t)n, "%zu wrong, expected %d", c.d.m.wrong, n);
+        CHECK_HINT(&c, row ? "last row" : "last column");
+        case_close(&c);
+    }
+}
+
+/* 05 with the lecture's printed bug: A's block row taken from C's block column. */
+static void test_diagnose_diagonal_blocks(void **state) {
+    (void)state;
+    struct rng r = rng_for("diagonal");
+    for (int round = 0; round < 2; round++) {
+        struct case_ c;
+        int n = round == 0 ? 48 : 16 * (int)rng_range(&r, 2, 6);
+        case_open(&c, "05_blocked_16x16", n, rng_next(&r));
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                int from_row = j / 16 * 16 + i % 16;
+                c.got[(size_t)i * n + j] = (float)c.expected[(size_t)from_row * n + j];
+            }
+        case_diagnose(&c);
+        CHECK(c.d.m.wrong > 0, "N=%d: nothing wrong", n);
+        CHECK_HINT(&c, "diagonal");
+        case_close(&c);
+    }
+}
+
+/* 05 where every block holds the values of the first. */
+static void test_diagnose_first_block(void **state) {
+    (void)state;
+    struct rng r = rng_for("first_block");
+    for (int round = 0; round < 2; round++) {
+        struct case_ c;
+        int n = round == 0 ? 48 : 16 * (int)rng_range(&r, 2, 6);
+        case_open(&c, "05_blocked_16x16", n, rng_next(&r));
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                c.got[(size_t)i * n + j] = (float)c.expected[(size_t)(i % 16) * n + j % 16];
+        case_diagnose(&c);
+        CHECK_HINT(&c, "first");
+        CHECK_HINT(&c, "block");
+        case_close(&c);
+    }
+}
+
+/* A kernel that assumes N is a multiple of 16 gets the last N % 16 rows or columns wrong. */
+static void test_diagnose_not_multiple_of_16(void **state) {
+    (void)state;
+    struct rng r = rng_for("tail16");
+    for (int round = 0; round < 4; round++) {
+        struct case_ c;
+        int n, columns = round >= 2 && rng_range(&r, 0, 1);
+        if (round == 0) {
+            n = 100;
+        } else {
+            do
+                n = (int)rng_range(&r, 18, 200);
+            while (n % 16 < 2);
+        }
+        int tail = n % 16;
+        case_open(&c, "01_per_element", n, rng_next(&r));
+        for (int i = n - tail; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                size_t k = columns ? (size_t)j * n + i : (size_t)i * n + j;
+                c.got[k] = off(&c, k);
+            }
+        case_diagnose(&c);
+        CHECK(c.d.m.wrong == (size_t)tail * n, "N=%d: %zu wrong, expected %d", n, c.d.m.wrong,
+              tail * n);
+        CHECK_HINT(&c, "multiple of 16");
+        case_close(&c);
+    }
+}
+
+/* One wrong element away from the edges forms no pattern: no hint, and the right index. */
+static void test_diagnose_single_element(void **state) {
+    (void)state;
+    struct rng r = rng_for("single");
+    for (int round = 0; round < 3; round++) {
+        struct case_ c;
+        int n = (int)rng_range(&r, 40, 90);
+        case_open(&c, round == 2 ? "05_blocked_16x16" : "01_per_element",
+                  round == 2 ? 16 * (n / 16) : n, rng_next(&r));
+        n = c.n;
+        int i = (int)rng_range(&r, 0, n - 17), j = (int)rng_range(&r, 0, n - 17);
+        size_t k = (size_t)i * n + j;
+        c.got[k] = off(&c, k);
+        case_diagnose(&c);
+        CHECK(c.d.m.wrong == 1 && c.d.m.first == k && c.d.m.got == c.got[k],
+              "N=%d, C(%d,%d) wrong: %zu wrong, first %zu", n, i, j, c.d.m.wrong, c.d.m.first);
+        CHECK(c.d.hint[0] == '\0', "N=%d, only C(%d,%d) wrong, yet the hint says \"%s\"", n, i, j,
+              c.d.hint);
+        case_close(&c);
+    }
+}
+
+static void test_diagnose_vector(void **state) {
+    (void)state;
+    struct rng r = rng_for("vector");
+    struct case_ c;
+    int n = random_odd(&r, 1001, 200001);
+    case_open(&c, "00_vadd", n, rng_next(&r));
+    CHECK(c.count == (size_t)n, "count %zu for n %d", c.count, n);
+    float *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    CHECK(a && b, "out of memory");
+    clu_random_fill(a, (size_t)n, c.seed, 0);
+    clu_random_fill(b, (size_t)n, c.seed, 1);
+    for (int i = 0; i < n; i++)
+        c.got[i] = a[i] + b[i]; /* what a float kernel computes */
+    free(a);
+    free(b);
+    case_diagnose(&c);
+    CHECK(c.d.m.wrong == 0 && c.d.hint[0] == '\0', "n=%d: float sums give %zu wrong, hint \"%s\"",
+          n, c.d.m.wrong, c.d.hint);
+    size_t at = (size_t)rng_range(&r, 0, n - 1);
+    float right = c.got[at];
+    c.got[at] = (float)(right + 1e-3);
+    case_diagnose(&c);
+    CHECK(c.d.m.wrong == 1 && c.d.m.first == at, "n=%d, c[%zu] off by 1e-3: %zu wrong, first %zu",
+          n, at, c.d.m.wrong, c.d.m.first);
+    CHECK(fabs(c.d.m.expected - c.expected[at]) < 1e-12 && c.d.m.got == c.got[at],
+          "first wrong reported as %g (expected %g)", (double)c.d.m.got, c.d.m.expected);
+    c.got[at] = NAN;
+    case_diagnose(&c);
+    CHECK(c.d.unwritten == 1 && c.d.m.first == at, "one NaN: unwritten %zu, first %zu",
+          c.d.unwritten, c.d.m.first);
+    CHECK_HINT(&c, "never written");
+    case_close(&c);
+}
+
+static void test_guard_damage(void **state) {
+    (void)state;
+    struct rng r = rng_for("guard");
+    static float guard[HARNESS_GUARD];
+    for (int round = 0; round < 5; round++) {
+        for (size_t i = 0; i < HARNESS_GUARD; i++)
+            guard[i] = HARNESS_GUARD_VALUE;
+        CHECK(grader_guard_damage(guard, HARNESS_GUARD) == 0, "intact guard counted damaged");
+        size_t k = (size_t)rng_range(&r, 1, round == 4 ? HARNESS_GUARD : 60), set = 0,
+               in_prefix = 0;
+        size_t prefix = (size_t)rng_range(&r, 0, HARNESS_GUARD);
+        while (set < k) {
+            size_t at = (size_t)rng_range(&r, 0, HARNESS_GUARD - 1);
+            if (memcmp(&guard[at], &(float){HARNESS_GUARD_VALUE}, sizeof(float)) != 0)
+                continue;
+            float values[] = {0.0f,
+                              NAN,
+                              -HARNESS_GUARD_VALUE,
+                              nextafterf(HARNESS_GUARD_VALUE, INFINITY),
+                              nextafterf(HARNESS_GUARD_VALUE, 0.0f),
+                              (float)rng_unit(&r)};
+            guard[at] = values[rng_range(&r, 0, 5)];
+            in_prefix += at < prefix;
+            set++;
+        }
+        CHECK(grader_guard_damage(guard, HARNESS_GUARD) == k, "%zu changed, %zu counted", k,
+              grader_guard_damage(guard, HARNESS_GUARD));
+        CHECK(grader_guard_damage(guard, prefix) == in_prefix,
+              "%zu changed in the first %zu, %zu counted", in_prefix, prefix,
+              grader_guard_damage(guard, prefix));
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_sizes),
+        cmocka_unit_test(test_table_size_valid_rule),
+        cmocka_unit_test(test_table_max_points),
+        cmocka_unit_test(test_table_ids),
+        cmocka_unit_test(test_find_exercise),
+        cmocka_unit_test(test_output_count_and_flops),
+        cmocka_unit_test(test_run_exit_status),
+        cmocka_unit_test(test_run_signal),
+        cmocka_unit_test(test_run_sigsegv),
+        cmocka_unit_test(test_describe_names_sigsegv),
+        cmocka_unit_test(test_run_timeout),
+        cmocka_unit_test(test_run_kills_group_on_exit),
+        cmocka_unit_test(test_run_kills_group_on_timeout),
+        cmocka_unit_test(test_run_output_file),
+        cmocka_unit_test(test_run_stdin_is_dev_null),
+        cmocka_unit_test(test_run_no_start),
+        cmocka_unit_test(test_describe_no_start_reason),
+        cmocka_unit_test(test_run_output_cap),
+        cmocka_unit_test(test_read_capped_short),
+        cmocka_unit_test(test_read_capped_long),
+        cmocka_unit_test(test_read_capped_missing),
+        cmocka_unit_test(test_json_escape_specials),
+        cmocka_unit_test(test_json_escape_bytes),
+        cmocka_unit_test(test_json_escape_jq_roundtrip),
+        cmocka_unit_test(test_write_json),
+        cmocka_unit_test(test_reference_exact),
+        cmocka_unit_test(test_diagnose_all_nan),
+        cmocka_unit_test(test_diagnose_partly_nan),
+        cmocka_unit_test(test_diagnose_all_zero),
+        cmocka_unit_test(test_diagnose_transposed),
+        cmocka_unit_test(test_diagnose_swapped),
+        cmocka_unit_test(test_diagnose_last_column_or_row),
+        cmocka_unit_test(test_diagnose_diagonal_blocks),
+        cmocka_unit_test(test_diagnose_first_block),
+        cmocka_unit_test(test_diagnose_not_multiple_of_16),
+        cmocka_unit_test(test_diagnose_single_element),
+        cmocka_unit_test(test_diagnose_vector),
+        cmocka_unit_test(test_guard_damage),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
