@@ -488,13 +488,17 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
         r->gflops = flops / s[1] * 1e-9;
         r->ref_gflops = flops / ref[1] * 1e-9;
         double ratio = r->gflops / r->ref_gflops;
-        grader_add_test(r, name, ratio >= GRADER_PERF_RATIO ? pts : 0, pts,
+        /* points go by the fastest runs, the ones least disturbed by other load on the machine;
+         * either ratio reaching the bar is enough */
+        double best_ratio = ref[0] / s[0];
+        int earned = ratio >= GRADER_PERF_RATIO || best_ratio >= GRADER_PERF_RATIO;
+        grader_add_test(r, name, earned ? pts : 0, pts,
                         "N = %d, median of %d alternating runs each:\n"
                         "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
                         "reference  %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
-                        "ratio %.2f (points from %.2f)",
+                        "ratio %.2f of medians, %.2f of the fastest runs (points from %.2f)",
                         ex->perf_n, counts[0], s[1] * 1e3, s[0] * 1e3, s[2] * 1e3, r->gflops,
-                        ref[1] * 1e3, ref[0] * 1e3, ref[2] * 1e3, r->ref_gflops, ratio,
+                        ref[1] * 1e3, ref[0] * 1e3, ref[2] * 1e3, r->ref_gflops, ratio, best_ratio,
                         GRADER_PERF_RATIO);
     }
     free(failure);

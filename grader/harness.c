@@ -152,7 +152,9 @@ static int time_both(const struct clu_env *env, struct launch *student, struct l
         CLU_CHECK_ERR(clu_time_launches(env->queue, enqueue, which[w], 2, 0, &unused), "warm-up");
     }
     for (int r = 0; r < repeats; r++)
-        for (int w = 0; w < 2; w++) {
+        for (int turn = 0; turn < 2; turn++) {
+            int w =
+                turn ^ (r & 1); /* who goes first swaps every round: neither gets warmer caches */
             struct clu_stats one;
             CLU_CHECK_ERR(clu_time_launches(env->queue, enqueue, which[w], 0, 1, &one),
                           "timed launch");
