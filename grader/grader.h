@@ -131,6 +131,27 @@ char *grader_read_capped(const char *path, size_t max);
 #define HARNESS_GUARD       1024 /* floats of guard zone after C, filled with GUARD_VALUE */
 #define HARNESS_GUARD_VALUE 1234567.0f
 
+/* One launch of a kernel as the table row says: NDRange and local size. */
+struct grader_launch {
+    cl_kernel kernel;
+    cl_uint dims;     /* 1 or 2 */
+    size_t global[2]; /* NDRange */
+    size_t local[2];  /* local size, when has_local */
+    int has_local;    /* 0: the runtime chooses */
+};
+
+/* Plan the launch of ex at size n with BLOCK block (l->kernel left for the caller); -1 with a
+ * message if the device cannot take the work-group. */
+int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *env, int n,
+                       int block, struct grader_launch *l);
+
+/* Set the kernel's arguments as the table row lists them; abc holds the buffers A, B, C. */
+cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, int n, int block,
+                       cl_mem *abc);
+
+/* A clu_launch_fn over a struct grader_launch. */
+cl_int grader_enqueue(void *ctx, cl_command_queue queue, cl_event *done);
+
 /* `grader --harness ...`: see harness.c for the flags. Returns the exit status. */
 int grader_harness_main(int argc, char **argv);
 

@@ -8,7 +8,8 @@
  * the parent grader checks what it saved.
  *
  *   grader --harness --ex ID --kernel FILE --n N --seed S --out DIR [--device SPEC]
- *                    [--exact] [--reference FILE --repeats R]
+ *                    [--exact] [--block B] [--reference FILE --repeats R]
+ * --block B: BLOCK for the kernel build and the launch instead of the table's (benchmarks).
  * --exact: no guard zone, C has exactly its size (for oclgrind, which checks the true bounds).
  */
 #include "grader.h"
@@ -17,23 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct launch {
-    cl_kernel kernel;
-    cl_uint dims;
-    size_t global[2];
-    size_t local[2];
-    int has_local;
-};
-
-static cl_int enqueue(void *ctx, cl_command_queue queue, cl_event *done) {
-    struct launch *l = ctx;
+cl_int grader_enqueue(void *ctx, cl_command_queue queue, cl_event *done) {
+    struct grader_launch *l = ctx;
     return clEnqueueNDRangeKernel(queue, l->kernel, l->dims, NULL, l->global,
                                   l->has_local ? l->local : NULL, 0, NULL, done);
 }
 
-/* NDRange and local size of the table row at size n; -1 if the device cannot take them. */
-static int plan_launch(const struct grader_exercise *ex, const struct clu_env *env, int n,
-                       struct launch *l) {
+int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *env, int n,
+                       int block, struct grader_launch *l) {
     size_t max_group = clu_device_max_group(env), un = (size_t)n;
     memset(l, 0, sizeof *l);
     l->dims = 1;
@@ -53,10 +45,10 @@ static int plan_launch(const struct grader_exercise *ex, const struct clu_env *e
     case SHAPE_TILES:
         l->dims = 2;
         l->has_local = 1;
-        l->local[0] = l->local[1] = (size_t)ex->block;
-        if ((size_t)ex->block * (size_t)ex->block > max_group) {
+        l->local[0] = l->local[1] = (size_t)block;
+        if ((size_t)block * (size_t)block > max_group) {
             fprintf(stderr, "the device takes work-groups of at most %zu, BLOCK %d needs %d\n",
-                    max_group, ex->block, ex->block * ex->block);
+                    max_group, block, block * block);
             return -1;
         }
         break;
@@ -64,11 +56,12 @@ static int plan_launch(const struct grader_exercise *ex, const struct clu_env *e
     return 0;
 }
 
-static cl_int set_args(const struct grader_exercise *ex, cl_kernel kernel, int n, cl_mem *abc) {
+cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, int n, int block,
+                       cl_mem *abc) {
     for (cl_uint i = 0; i < GRADER_MAX_ARGS && ex->args[i] != ARG_END; i++) {
         cl_int err = CL_SUCCESS, as_int = n;
         cl_uint as_uint = (cl_uint)n;
-        size_t tile = sizeof(float) * (size_t)ex->block * (size_t)ex->block;
+        size_t tile = sizeof(float) * (size_t)block * (size_t)block;
         switch (ex->args[i]) {
         case ARG_END:
             break;
@@ -104,10 +97,10 @@ static cl_int set_args(const struct grader_exercise *ex, cl_kernel kernel, int n
 
 /* Build `path` and create the exercise's kernel from it; exits with a HARNESS_ status if not. */
 static cl_kernel kernel_from(const struct grader_exercise *ex, const struct clu_env *env,
-                             const char *path, cl_program *program) {
+                             const char *path, int block, cl_program *program) {
     char options[64] = "";
-    if (ex->block)
-        snprintf(options, sizeof options, "-DBLOCK=%d", ex->block);
+    if (block)
+        snprintf(options, sizeof options, "-DBLOCK=%d", block);
     cl_int err;
     *program = clu_build_file(env, path, options, &err);
     if (!*program)
@@ -139,24 +132,25 @@ static int save_buffer(const struct clu_env *env, cl_mem m, float *host, size_t 
 }
 
 /* Student and reference alternately, so that a slow spell of a shared machine hits both. */
-static int time_both(const struct clu_env *env, struct launch *student, struct launch *ref,
-                     int repeats, const char *dir) {
+static int time_both(const struct clu_env *env, struct grader_launch *student,
+                     struct grader_launch *ref, int repeats, const char *dir) {
     double *samples[2];
-    struct launch *which[2] = {student, ref};
+    struct grader_launch *which[2] = {student, ref};
     for (int w = 0; w < 2; w++) {
         samples[w] = calloc((size_t)repeats, sizeof(double));
         if (!samples[w])
             return HARNESS_OPENCL;
         struct clu_stats unused;
         /* two untimed launches: POCL generates code at the first, caches settle at the second */
-        CLU_CHECK_ERR(clu_time_launches(env->queue, enqueue, which[w], 2, 0, &unused), "warm-up");
+        CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, which[w], 2, 0, &unused),
+                      "warm-up");
     }
     for (int r = 0; r < repeats; r++)
         for (int turn = 0; turn < 2; turn++) {
             int w =
                 turn ^ (r & 1); /* who goes first swaps every round: neither gets warmer caches */
             struct clu_stats one;
-            CLU_CHECK_ERR(clu_time_launches(env->queue, enqueue, which[w], 0, 1, &one),
+            CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, which[w], 0, 1, &one),
                           "timed launch");
             samples[w][r] = one.median;
         }
@@ -179,6 +173,7 @@ int grader_harness_main(int argc, char **argv) {
     int n = 0, repeats = 5;
     uint64_t seed = 0;
     size_t guard = HARNESS_GUARD;
+    int block = 0; /* 0: the table's BLOCK */
     for (int i = 1; i < argc; i += 2) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(flag, "--exact"))
@@ -195,6 +190,8 @@ int grader_harness_main(int argc, char **argv) {
             ref_path = value;
         else if (!strcmp(flag, "--n"))
             n = atoi(value);
+        else if (!strcmp(flag, "--block"))
+            block = atoi(value);
         else if (!strcmp(flag, "--repeats"))
             repeats = atoi(value);
         else if (!strcmp(flag, "--seed"))
@@ -212,12 +209,14 @@ int grader_harness_main(int argc, char **argv) {
     struct clu_env env;
     if (clu_env_open(&env, device) != 0)
         return HARNESS_BAD_DEVICE;
-    struct launch student, ref;
-    if (plan_launch(ex, &env, n, &student) != 0)
+    struct grader_launch student, ref;
+    if (block <= 0)
+        block = ex->block;
+    if (grader_plan_launch(ex, &env, n, block, &student) != 0)
         return HARNESS_BAD_DEVICE;
     ref = student;
     cl_program program, ref_program = NULL;
-    student.kernel = kernel_from(ex, &env, kernel_path, &program);
+    student.kernel = kernel_from(ex, &env, kernel_path, block, &program);
 
     size_t in_count = ex->is_vector ? (size_t)n : (size_t)n * (size_t)n;
     size_t out_count = grader_output_count(ex, n);
@@ -235,18 +234,18 @@ int grader_harness_main(int argc, char **argv) {
         c[i] = HARNESS_GUARD_VALUE;
     cl_mem abc[3] = {buffer(&env, in_count, a), buffer(&env, in_count, b),
                      buffer(&env, out_count + guard, c)};
-    if (set_args(ex, student.kernel, n, abc) != CL_SUCCESS)
+    if (grader_set_args(ex, student.kernel, n, block, abc) != CL_SUCCESS)
         return HARNESS_OPENCL;
 
     int status = HARNESS_OK;
     if (ref_path) {
-        ref.kernel = kernel_from(ex, &env, ref_path, &ref_program);
-        if (set_args(ex, ref.kernel, n, abc) != CL_SUCCESS)
+        ref.kernel = kernel_from(ex, &env, ref_path, block, &ref_program);
+        if (grader_set_args(ex, ref.kernel, n, block, abc) != CL_SUCCESS)
             return HARNESS_OPENCL;
         status = time_both(&env, &student, &ref, repeats, out);
     } else {
         cl_event done;
-        CLU_CHECK(enqueue(&student, env.queue, &done));
+        CLU_CHECK(grader_enqueue(&student, env.queue, &done));
         CLU_CHECK(clWaitForEvents(1, &done));
         clReleaseEvent(done);
         if (save_buffer(&env, abc[2], c, out_count + guard, out, "c.bin") != 0 ||
