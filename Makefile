@@ -1,6 +1,7 @@
 # The workbook's top-level Makefile. Quick start: `make grade` (grade exercises/), `make test`.
 #   make grade [EX=04_local_B] [SUBMISSION=dir]  grade one or every exercise of a submission folder
 #   make test                                     the whole test suite (what CI runs)
+#   make bench [N=1024] [SWEEP=1] [DEVICE=...]     the lecture's GFLOP/s table, measured here
 #   make all                                      build every exercise, solution and the grader
 ROOT       := $(CURDIR)
 BUILD      := $(ROOT)/build
@@ -15,12 +16,12 @@ EXERCISES  := $(notdir $(wildcard solutions/[0-9][0-9]_*))
 SUBMISSION ?= $(ROOT)/exercises
 EX         ?=
 
-.PHONY: all grader libclu grade test deps-build deps-grade deps-test programs format format-check clean
+.PHONY: all grader libclu grade bench test deps-build deps-grade deps-bench deps-test programs format format-check clean
 all: $(LIBCLU) $(GRADER) programs
 grader: $(GRADER)
 libclu: $(LIBCLU)
 
-deps-build deps-grade deps-test: deps-%:
+deps-build deps-grade deps-bench deps-test: deps-%:
 	@sh common/deps.sh $*
 
 $(BUILD)/common/%.o: common/%.c common/clu.h | deps-build
@@ -42,6 +43,10 @@ programs: | deps-build
 grade: deps-grade $(GRADER)
 	@$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) \
 	    --json results/grade.json
+
+bench: deps-bench $(GRADER)
+	@$(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
+	    --out results
 
 test: deps-test all
 	@sh tests/run.sh

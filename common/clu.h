@@ -47,6 +47,10 @@ struct clu_env {
  * number of devices, or -1 (after a one-line explanation) if there is no platform or device. */
 int clu_list_devices(void);
 
+/* Number of devices clu_list_devices would print, without printing them (-1 with the one-line
+ * explanation if there is none). */
+int clu_device_count(void);
+
 /* Choose a device by spec and create its context and profiling queue. spec is NULL or "" (the
  * first device), a decimal index from clu_list_devices, or a case-insensitive substring of
  * "platform / device / vendor" (e.g. "pocl", "nvidia"). On failure prints one line saying

@@ -81,6 +81,11 @@ int clu_list_devices(void) {
     return n;
 }
 
+int clu_device_count(void) {
+    struct found all[MAX_DEVICES];
+    return enumerate(all, MAX_DEVICES);
+}
+
 /* Case-insensitive substring search. */
 static int contains(const char *haystack, const char *needle) {
     size_t nl = strlen(needle);

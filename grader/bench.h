@@ -1,0 +1,110 @@
+/* bench.h - `grader --bench` (`make bench`): the lecture's GFLOP/s table measured on this
+ * machine, for every OpenCL device: the sequential C baseline, each reference solution, the
+ * blocked kernel at several block sizes, vendor SGEMMs, each device's measured peak and
+ * bandwidth, and the memory traffic of each kernel counted by oclgrind.
+ *
+ * Outputs (in the results folder): bench.md (the table), bench.csv (one row per case x device x N)
+ * and SVG plots made with gnuplot.
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include "grader.h"
+
+/* ---------------------------------------------------------------- repeats (bench.c) */
+
+#define BENCH_MIN_REPEATS 3    /* never fewer timed runs */
+#define BENCH_MAX_REPEATS 50   /* never more */
+#define BENCH_MIN_TIMED   0.05 /* seconds of timed work to reach before stopping */
+#define BENCH_MAX_TIMED   10.0 /* stop repeating once this much has been timed */
+#define BENCH_SPREAD      0.05 /* stop when (max - min) / median of the runs is below this */
+
+/* One timed run: 0 with its duration in *seconds, or -1 (after printing why). */
+typedef int (*bench_run_fn)(void *ctx, double *seconds);
+
+/* `warmup` untimed runs (code generation, caches), then timed runs until at least
+ * BENCH_MIN_REPEATS runs and BENCH_MIN_TIMED seconds are done and the spread is below
+ * BENCH_SPREAD, or BENCH_MAX_REPEATS runs or BENCH_MAX_TIMED seconds are reached. Returns 0, or -1
+ * if a run failed. */
+int bench_repeat(bench_run_fn run, void *ctx, int warmup, struct clu_stats *stats);
+
+/* Seconds on a monotonic clock, for wall-clock timing around a finish (vendor libraries). */
+double bench_now(void);
+
+/* ---------------------------------------------------------------- vendor SGEMM (vendor.c) */
+
+/* Each times C = A*B (row-major N x N floats) with a vendor library loaded at run time with
+ * dlopen, so the workbook builds and runs without it. Returns 0 when timed (stats filled, the
+ * product checked against a double-precision reference at sampled elements), 1 when skipped or
+ * wrong, with a one-line reason in why (e.g. "libopenblas.so.0 not found: apt-get install
+ * libopenblas0"). `library` receives the library's name and version where it tells them. */
+int bench_openblas(int n, const float *a, const float *b, struct clu_stats *stats, char *library,
+                   size_t library_size, char *why, size_t why_size);
+
+/* CLBlast on an OpenCL device. Its first call tunes and compiles, so it is warmed up; it is
+ * timed by wall clock around clFinish (its event covers only its last kernel). */
+int bench_clblast(const struct clu_env *env, int n, const float *a, const float *b,
+                  struct clu_stats *stats, char *library, size_t library_size, char *why,
+                  size_t why_size);
+
+/* cuBLAS SGEMM in FP32 with TF32 off (CUBLAS_PEDANTIC_MATH or DEFAULT without tensor ops), on
+ * the first CUDA device; `device` receives its name. Timed by wall clock around a synchronise. */
+int bench_cublas(int n, const float *a, const float *b, struct clu_stats *stats, char *device,
+                 size_t device_size, char *why, size_t why_size);
+
+/* ---------------------------------------------------------------- device peaks (peak.c) */
+
+struct bench_peak {
+    double gflops; /* FP32 multiply-add throughput measured by our own kernel (2 flops each) */
+    double gbytes; /* global memory bandwidth, GB/s (1e9 bytes), measured by a copy kernel */
+    char why[200]; /* reason when a figure could not be measured (figure left 0) */
+};
+
+/* Measure the device's FP32 peak and memory bandwidth with the project's own small kernels
+ * (build and first launch outside the timed region, bench_repeat for the rest). Returns 0 if
+ * both figures were measured, -1 otherwise (why set). */
+int bench_measure_peak(const struct clu_env *env, struct bench_peak *peak);
+
+/* ---------------------------------------------------------------- memory traffic (traffic.c) */
+
+/* Global and local memory accesses per multiply-add of a kernel, counted by running it under
+ * `oclgrind --inst-counts` (deterministic: the same on every machine). */
+struct bench_traffic {
+    double global_loads, global_stores; /* per multiply-add (i.e. divided by N^3) */
+    double local_loads, local_stores;   /* per multiply-add */
+    int n;                              /* N of the counting run */
+    char why[200];                      /* reason when not counted */
+};
+
+/* Count the traffic of kernel_path for exercise ex with BLOCK block at size n (small: oclgrind
+ * interprets), by running `oclgrind --inst-counts <self> --harness ... --block B` as a child
+ * in workdir. Returns 0, or -1 with t->why set (oclgrind missing, run failed). */
+int bench_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
+                  int block, int n, const char *workdir, struct bench_traffic *t);
+
+/* Flops per byte of global memory traffic (2 flops per multiply-add, 4 bytes per access). */
+double bench_intensity(const struct bench_traffic *t);
+
+/* ---------------------------------------------------------------- plots (plot.c) */
+
+/* From results/bench.csv (columns in BENCH_CSV_HEADER) make, with gnuplot, in out_dir:
+ * bench-bars.svg (GFLOP/s of each case, one bar group per device, at the largest N measured, log
+ * scale, like the lecture's slide), bench-sizes.svg (GFLOP/s against N per case and device, when
+ * more than one N was measured; otherwise not written), and bench-roofline-<k>.svg for each device
+ * k (0, 1, ...) that has peak and bandwidth rows: the roofline min(peak, bandwidth * intensity)
+ * with each kernel that has a flops_per_byte value placed at (intensity, GFLOP/s). Returns the
+ * number of plots written, or -1 with a one-line reason in why (gnuplot missing, bad CSV). */
+int bench_plot(const char *csv_path, const char *out_dir, char *why, size_t why_size);
+
+/* The CSV columns. kind: baseline | kernel | vendor | peak | bandwidth. value is GFLOP/s, or GB/s
+ * for bandwidth (unit says which). pct_peak and flops_per_byte may be empty. A text field that
+ * holds a comma or a quote is quoted as RFC 4180 says ("a, b" and "" for a quote). */
+#define BENCH_CSV_HEADER                                                                           \
+    "kind,case,device,driver,n,options,repeats,min_s,median_s,max_s,value,unit,pct_peak,"          \
+    "flops_per_byte"
+
+/* `grader --bench [--n N] [--sweep] [--device SPEC] [--out DIR] [--root DIR] [--no-vendor]
+ * [--no-traffic] [--no-plots]`. Returns the exit status. */
+int bench_main(int argc, char **argv, const char *self);
+
+#endif

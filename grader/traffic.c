@@ -1,0 +1,219 @@
+/* traffic.c - the memory traffic of a kernel, counted rather than guessed: global and local loads
+ * and stores per multiply-add, from oclgrind's instruction histogram, and the arithmetic
+ * intensity that places the kernel on the roofline.
+ *
+ * `oclgrind --inst-counts` interprets the harness's one launch of the kernel and, when the kernel
+ * ends, prints per kernel:
+ *     Instructions executed for kernel 'mmul':
+ *                65536 - load global (262144 bytes)
+ *                 1024 - store global (4096 bytes)
+ *                  ...
+ * with loads and stores split by address space (private, global, constant, local) and the bytes
+ * they moved. The counts are printed in the user's locale, so digits may be grouped ("65,536",
+ * "65.536", "65 536"): every character of a number that is not a digit is skipped. Accesses are
+ * counted in floats: bytes / 4, so a float4 load is 4 accesses, as four float loads would be; a
+ * line without bytes counts its instructions. __constant accesses are counted as global (constant
+ * buffers live in global memory); private ones are not counted. The counts of every kernel section
+ * in the output are added (the harness launches one kernel once).
+ */
+#define _DEFAULT_SOURCE /* access */
+#include "bench.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TRAFFIC_TIMEOUT 120.0      /* seconds of one oclgrind run: it interprets, keep N small */
+#define TRAFFIC_LOG_CAP (1u << 20) /* bytes of its output read back (the histogram is short) */
+#define TRAFFIC_HEADER  "Instructions executed for kernel"
+
+/* t->why, printf-style, cut to its size. */
+static void traffic_why(struct bench_traffic *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void traffic_why(struct bench_traffic *t, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(t->why, sizeof t->why, fmt, args);
+    va_end(args);
+}
+
+/* ---------------------------------------------------------------- finding oclgrind */
+
+/* The first executable `name` on $PATH into path; 0, or -1 if there is none. */
+static int traffic_which(const char *name, char *path, size_t size) {
+    const char *dirs = getenv("PATH");
+    if (!dirs || !*dirs)
+        dirs = "/usr/local/bin:/usr/bin:/bin";
+    while (*dirs) {
+        size_t len = strcspn(dirs, ":");
+        /* an empty entry is the current directory */
+        int n = len ? snprintf(path, size, "%.*s/%s", (int)len, dirs, name)
+                    : snprintf(path, size, "./%s", name);
+        if (n > 0 && (size_t)n < size && access(path, X_OK) == 0)
+            return 0;
+        dirs += len;
+        if (*dirs == ':')
+            dirs++;
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------- reading the histogram */
+
+/* The digits of s up to end as a number, every other character skipped (locale grouping). */
+static double traffic_number(const char *s, const char *end) {
+    double value = 0.0;
+    for (; s < end; s++)
+        if (*s >= '0' && *s <= '9')
+            value = 10.0 * value + (*s - '0');
+    return value;
+}
+
+/* Totals of the histogram lines, in float accesses. */
+struct traffic_counts {
+    double global_loads, global_stores, local_loads, local_stores;
+    int kernels; /* "Instructions executed for kernel" sections seen */
+};
+
+/* One line of oclgrind's output. Histogram lines read "<count> - <operation>", only inside a
+ * kernel section (which ends at an empty line), so nothing the kernel or the harness prints can
+ * pass for one. */
+static void traffic_line(const char *line, const char *end, int *in_section,
+                         struct traffic_counts *c) {
+    size_t len = (size_t)(end - line);
+    if (len >= strlen(TRAFFIC_HEADER) && !strncmp(line, TRAFFIC_HEADER, strlen(TRAFFIC_HEADER))) {
+        *in_section = 1;
+        c->kernels++;
+        return;
+    }
+    const char *p = line;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+    if (p == end) {
+        *in_section = 0;
+        return;
+    }
+    if (!*in_section)
+        return;
+    const char *dash = NULL;
+    for (const char *q = p; q + 3 <= end; q++)
+        if (q[0] == ' ' && q[1] == '-' && q[2] == ' ') {
+            dash = q;
+            break;
+        }
+    if (!dash)
+        return;
+    double count = traffic_number(p, dash);
+    const char *op = dash + 3;
+    int load = (size_t)(end - op) >= 5 && !strncmp(op, "load ", 5);
+    int store = (size_t)(end - op) >= 6 && !strncmp(op, "store ", 6);
+    if (!load && !store)
+        return;
+    const char *space = op + (load ? 5 : 6);
+    size_t space_len = strcspn(space, " (\r\n");
+    if (space + space_len > end)
+        space_len = (size_t)(end - space);
+    double *total = NULL;
+    if ((space_len == 6 && !strncmp(space, "global", 6)) ||
+        (space_len == 8 && !strncmp(space, "constant", 8)))
+        total = load ? &c->global_loads : &c->global_stores;
+    else if (space_len == 5 && !strncmp(space, "local", 5))
+        total = load ? &c->local_loads : &c->local_stores;
+    if (!total)
+        return; /* private (or an address space we do not count) */
+    /* "(262144 bytes)": floats moved; without it, one float per instruction */
+    const char *open = memchr(space, '(', (size_t)(end - space));
+    const char *bytes = NULL;
+    for (const char *q = open; q && q + 5 <= end; q++)
+        if (!strncmp(q, "bytes", 5)) {
+            bytes = q;
+            break;
+        }
+    *total += open && bytes ? traffic_number(open, bytes) / sizeof(float) : count;
+}
+
+static void traffic_parse(const char *text, struct traffic_counts *c) {
+    memset(c, 0, sizeof *c);
+    int in_section = 0;
+    while (*text) {
+        const char *end = text + strcspn(text, "\n");
+        traffic_line(text, end, &in_section, c);
+        text = *end ? end + 1 : end;
+    }
+}
+
+/* ---------------------------------------------------------------- counting a kernel */
+
+int bench_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
+                  int block, int n, const char *workdir, struct bench_traffic *t) {
+    memset(t, 0, sizeof *t);
+    t->n = n;
+    char oclgrind[PATH_MAX];
+    if (traffic_which("oclgrind", oclgrind, sizeof oclgrind) != 0) {
+        traffic_why(t, "oclgrind not installed (apt-get install oclgrind)");
+        return -1;
+    }
+    if (n < 1) {
+        traffic_why(t, "no traffic count at N = %d", n);
+        return -1;
+    }
+    if (block <= 0)
+        block = ex->block;
+    char n_text[32], block_text[32], log[PATH_MAX];
+    snprintf(n_text, sizeof n_text, "%d", n);
+    snprintf(block_text, sizeof block_text, "%d", block);
+    snprintf(log, sizeof log, "%s/traffic-%s-b%d-n%d.log", workdir, ex->id, block, n);
+    /* oclgrind's simulated device takes groups of 1024 by default; the counts do not depend on
+     * it, so let it take the 64x64 tiles too */
+    char *argv[] = {oclgrind,     "--max-wgsize",
+                    "4096",       "--inst-counts",
+                    (char *)self, "--harness",
+                    "--ex",       (char *)ex->id,
+                    "--kernel",   (char *)kernel_path,
+                    "--n",        n_text,
+                    "--seed",     "1",
+                    "--out",      (char *)workdir,
+                    "--exact",    "--block",
+                    block_text,   NULL};
+    struct grader_run_result run;
+    grader_run(argv, log, TRAFFIC_TIMEOUT, &run);
+    if (run.how != RUN_EXITED || run.code != 0) {
+        char how[160];
+        grader_describe_run(&run, how, sizeof how);
+        const char *what = "";
+        if (run.how == RUN_EXITED)
+            what = run.code == HARNESS_BUILD        ? ": the kernel did not build"
+                   : run.code == HARNESS_NO_KERNEL  ? ": no kernel of the exercise's name"
+                   : run.code == HARNESS_BAD_DEVICE ? ": the work-group does not fit the device"
+                   : run.code == HARNESS_OPENCL     ? ": an OpenCL call failed"
+                                                    : "";
+        traffic_why(t, "oclgrind run of the kernel %s%s (log: %s)", how, what, log);
+        return -1;
+    }
+    char *text = grader_read_capped(log, TRAFFIC_LOG_CAP);
+    if (!text) {
+        traffic_why(t, "cannot read %s", log);
+        return -1;
+    }
+    struct traffic_counts c;
+    traffic_parse(text, &c);
+    free(text);
+    if (c.kernels == 0) {
+        traffic_why(t, "no instruction counts in oclgrind's output (log: %s)", log);
+        return -1;
+    }
+    /* per multiply-add: N^3 of them in a matrix product, N additions in a vector sum */
+    double ops = ex->is_vector ? (double)n : (double)n * (double)n * (double)n;
+    t->global_loads = c.global_loads / ops;
+    t->global_stores = c.global_stores / ops;
+    t->local_loads = c.local_loads / ops;
+    t->local_stores = c.local_stores / ops;
+    return 0;
+}
+
+double bench_intensity(const struct bench_traffic *t) {
+    double accesses = t->global_loads + t->global_stores;
+    return accesses > 0.0 ? 2.0 / (sizeof(float) * accesses) : 0.0;
+}
