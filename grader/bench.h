@@ -14,18 +14,19 @@
 /* ---------------------------------------------------------------- repeats (bench.c) */
 
 #define BENCH_MIN_REPEATS 3    /* never fewer timed runs */
-#define BENCH_MAX_REPEATS 50   /* never more */
+#define BENCH_MAX_REPEATS 50   /* stop here once BENCH_MIN_TIMED is reached, spread or not */
+#define BENCH_HARD_CAP    4000 /* never more (kernels of microseconds reaching BENCH_MIN_TIMED) */
 #define BENCH_MIN_TIMED   0.05 /* seconds of timed work to reach before stopping */
-#define BENCH_MAX_TIMED   10.0 /* stop repeating once this much has been timed */
+#define BENCH_MAX_TIMED   10.0 /* stop once this much is timed (after BENCH_MIN_REPEATS runs) */
 #define BENCH_SPREAD      0.05 /* stop when (max - min) / median of the runs is below this */
 
 /* One timed run: 0 with its duration in *seconds, or -1 (after printing why). */
 typedef int (*bench_run_fn)(void *ctx, double *seconds);
 
-/* `warmup` untimed runs (code generation, caches), then timed runs until at least
- * BENCH_MIN_REPEATS runs and BENCH_MIN_TIMED seconds are done and the spread is below
- * BENCH_SPREAD, or BENCH_MAX_REPEATS runs or BENCH_MAX_TIMED seconds are reached. Returns 0, or -1
- * if a run failed. */
+/* `warmup` untimed runs (code generation, caches), then at least BENCH_MIN_REPEATS timed runs,
+ * and more until BENCH_MIN_TIMED seconds are timed and the spread is below BENCH_SPREAD, or
+ * BENCH_MAX_REPEATS runs (with BENCH_MIN_TIMED reached), BENCH_MAX_TIMED seconds or
+ * BENCH_HARD_CAP runs are reached. Returns 0, or -1 if a run failed. */
 int bench_repeat(bench_run_fn run, void *ctx, int warmup, struct clu_stats *stats);
 
 /* Seconds on a monotonic clock, for wall-clock timing around a finish (vendor libraries). */

@@ -1,7 +1,7 @@
 /* grade.c - grading one exercise of a submission: the kernel at each hidden size, the host
  * program, the memory check and the timing against the reference, each a test with points. */
 #define _DEFAULT_SOURCE /* mkdtemp-free mkdir -p helpers, strdup */
-#include "grader.h"
+#include "bench.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -453,6 +453,28 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
     free(h.log);
 }
 
+/* The memory traffic of the student's kernel beside the reference's (make bench's columns), for
+ * the report: the measured form of "for every memory access, as many flops as possible". */
+static void traffic_rows(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         const char *kernel, const char *reference, char *out, size_t size) {
+    const char *paths[2] = {kernel, reference}, *who[2] = {"yours     ", "reference "};
+    int used = snprintf(out, size,
+                        "\nmemory traffic per multiply-add (oclgrind, N = %d):", ex->memcheck_n);
+    for (int w = 0; w < 2 && used > 0 && (size_t)used < size; w++) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/%s/traffic-%d", cfg->work, ex->id, w);
+        make_dirs(dir);
+        struct bench_traffic t;
+        if (bench_traffic(cfg->self, ex, paths[w], ex->block, ex->memcheck_n, dir, &t) != 0) {
+            out[0] = '\0'; /* no oclgrind, or it failed: the memory check says why */
+            return;
+        }
+        used += snprintf(out + used, size - (size_t)used,
+                         "\n%s global %.3f loads, %.3f stores; local %.3f loads, %.3f stores",
+                         who[w], t.global_loads, t.global_stores, t.local_loads, t.local_stores);
+    }
+}
+
 static void test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, int all_right, struct grader_exercise_result *r) {
     const char *name = "performance against the reference solution";
@@ -492,14 +514,17 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
          * either ratio reaching the bar is enough */
         double best_ratio = ref[0] / s[0];
         int earned = ratio >= GRADER_PERF_RATIO || best_ratio >= GRADER_PERF_RATIO;
+        char traffic[400] = "";
+        if (!ex->is_vector)
+            traffic_rows(cfg, ex, kernel, reference, traffic, sizeof traffic);
         grader_add_test(r, name, earned ? pts : 0, pts,
                         "N = %d, median of %d alternating runs each:\n"
                         "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
                         "reference  %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
-                        "ratio %.2f of medians, %.2f of the fastest runs (points from %.2f)",
+                        "ratio %.2f of medians, %.2f of the fastest runs (points from %.2f)%s",
                         ex->perf_n, counts[0], s[1] * 1e3, s[0] * 1e3, s[2] * 1e3, r->gflops,
                         ref[1] * 1e3, ref[0] * 1e3, ref[2] * 1e3, r->ref_gflops, ratio, best_ratio,
-                        GRADER_PERF_RATIO);
+                        GRADER_PERF_RATIO, traffic);
     }
     free(failure);
     free(h.log);

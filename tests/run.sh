@@ -50,7 +50,8 @@ solutions_full_marks() {
     [ $status -eq 0 ] || { cat "$tmp/solutions.txt"; echo "grader exit $status, expected 0"; return 1; }
     jq -e '.score == .extra_data.max_score and .score > 0 and
            all(.tests[]; .status == "passed" and .score == .max_score) and
-           (.leaderboard | length) == ([.tests[] | select(.name | test("performance"))] | length)' \
+           (.leaderboard | length) == ([.tests[] | select(.name | test("performance"))] | length) and
+           ([.tests[] | select(.output | test("memory traffic per multiply-add"))] | length) == 5' \
         "$tmp/solutions.json" >/dev/null || { echo "results.json is not full marks"; return 1; }
 }
 
