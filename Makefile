@@ -2,6 +2,7 @@
 #   make grade [EX=04_local_B] [SUBMISSION=dir]  grade one or every exercise of a submission folder
 #   make test                                     the whole test suite (what CI runs)
 #   make bench [N=1024] [SWEEP=1] [DEVICE=...]     the lecture's GFLOP/s table, measured here
+#   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1]   grade a class (gradebook)
 #   make all                                      build every exercise, solution and the grader
 ROOT       := $(CURDIR)
 BUILD      := $(ROOT)/build
@@ -16,12 +17,12 @@ EXERCISES  := $(notdir $(wildcard solutions/[0-9][0-9]_*))
 SUBMISSION ?= $(ROOT)/exercises
 EX         ?=
 
-.PHONY: all grader libclu grade bench test deps-build deps-grade deps-bench deps-test programs format format-check clean
+.PHONY: all grader libclu grade bench batch test deps-build deps-grade deps-bench deps-batch deps-test programs format format-check clean
 all: $(LIBCLU) $(GRADER) programs
 grader: $(GRADER)
 libclu: $(LIBCLU)
 
-deps-build deps-grade deps-bench deps-test: deps-%:
+deps-build deps-grade deps-bench deps-batch deps-test: deps-%:
 	@sh common/deps.sh $*
 
 $(BUILD)/common/%.o: common/%.c common/clu.h | deps-build
@@ -47,6 +48,10 @@ grade: deps-grade $(GRADER)
 bench: deps-bench $(GRADER)
 	@$(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
 	    --out results
+
+batch: deps-batch $(GRADER) $(LIBCLU)
+	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" \
+	    sh grader/batch.sh
 
 test: deps-test all
 	@sh tests/run.sh

@@ -1,7 +1,7 @@
 #!/bin/sh
 # common/deps.sh PURPOSE - make sure the Debian packages PURPOSE needs are installed.
 # PURPOSE: build (compile and run exercises), grade (make grade), bench (make bench),
-# test (make test).
+# batch (make batch), test (make test).
 # As root, missing packages are installed with apt-get; otherwise one line says what to run.
 set -u
 # CLU_SKIP_DEPS=1: trust the environment (a cluster module, a vendor SDK) and check nothing
@@ -10,13 +10,15 @@ build="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
 grade="$build oclgrind"
 # the vendor libraries are loaded at run time (dlopen): only their runtime packages are needed
 bench="$grade libopenblas0 libclblast1 gnuplot-nox"
-test="$bench libcmocka-dev jq clang-format"
+batch="$grade jq bubblewrap unzip"
+test="$bench libcmocka-dev jq clang-format bubblewrap unzip"
 case "${1:-build}" in
 build) want=$build ;;
 grade) want=$grade ;;
 bench) want=$bench ;;
+batch) want=$batch ;;
 test) want=$test ;;
-*) echo "usage: $0 build|grade|bench|test" >&2; exit 2 ;;
+*) echo "usage: $0 build|grade|bench|batch|test" >&2; exit 2 ;;
 esac
 
 # Everything already works (whatever installed it: packages, a vendor SDK, a module system)?
@@ -30,7 +32,11 @@ works() {
     ${CC:-cc} -o "$probe/cl" "$probe/cl.c" -lOpenCL >/dev/null 2>&1 || ok=1
     ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || ok=1
     command -v clinfo >/dev/null 2>&1 || ok=1
-    case $1 in grade | bench | test) command -v oclgrind >/dev/null 2>&1 || ok=1 ;; esac
+    case $1 in grade | bench | batch | test) command -v oclgrind >/dev/null 2>&1 || ok=1 ;; esac
+    case $1 in batch | test)
+        for tool in jq bwrap unzip; do command -v $tool >/dev/null 2>&1 || ok=1; done
+        ;;
+    esac
     case $1 in bench | test)
         command -v gnuplot >/dev/null 2>&1 || ok=1
         for lib in libopenblas.so.0 libclblast.so.1; do

@@ -153,6 +153,7 @@ step "grading the skeletons: zero, no crash" skeletons_zero
 step "make grade inside an exercise folder" make_grade_in_folder
 step "planted bugs lose the right points" sh tests/planted.sh
 step "make bench at a small N" bench_small
+step "make batch: a small class, killed and resumed" sh tests/batch.sh
 
 if [ -n "$failed" ]; then
     printf 'FAILED:%b\n' "$failed"

@@ -1,0 +1,267 @@
+#!/bin/sh
+# grader/batch.sh - `make batch`: grade a whole class with the workbook's grader.
+#
+#   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=04_local_B] [FORCE=1]
+#
+# Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz), the student id
+# taken from its name. Only the files a student may edit (each exercise's main.c and kernel.cl)
+# are taken, from NN_name/ or exercises/NN_name/ anywhere in the submission, into a fresh work
+# folder; the grader, common/ and the reference solutions always come from this workbook.
+# Each student is graded in a sandbox (bubblewrap: no network, read-only system, its own work
+# folder the only writable place, private /tmp and process ids, other students and all results
+# hidden) and the result is published atomically, so a batch stopped half-way (even by kill -9)
+# finishes the rest when run again; FORCE=1 grades everyone again.
+#
+# Hidden seeds come from an instructor secret and the student id, so a regrade uses the same
+# inputs: $GRADER_SECRET, or the file $GRADER_SECRET_FILE (default ~/.config/clmm-grader/secret,
+# created with random content on first use - keep it out of the students' reach).
+#
+# OUT (default results/batch): gradebook.csv, summary.md, junit.xml, and students/<id>/ with
+# results.json (Gradescope's format), grade.log and a status file.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+grader=$root/build/grader/grader
+subs=${SUBMISSIONS:-}
+out=${OUT:-$root/results/batch}
+jobs=${JOBS:-1}
+only=${EX:-}
+force=${FORCE:-0}
+student_limit=${STUDENT_TIMEOUT:-1800} # seconds for one student's whole grading
+run_limit=${TIMEOUT:-30}               # seconds for each run of a student's kernel or program
+max_file=1048576                       # bytes: a main.c or kernel.cl larger than this is refused
+
+die() {
+    echo "batch: $*" >&2
+    exit 2
+}
+[ -n "$subs" ] || die "usage: make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1]"
+[ -d "$subs" ] || die "SUBMISSIONS=$subs is not a folder"
+[ -x "$grader" ] || die "no grader at $grader: run make grader"
+case $jobs in '' | *[!0-9]* | 0) die "JOBS must be a positive number" ;; esac
+subs=$(cd "$subs" && pwd)
+mkdir -p "$out/students" "$out/work" || die "cannot create $out"
+out=$(cd "$out" && pwd)
+case $out/ in "$subs"/*) die "OUT must not be inside SUBMISSIONS" ;; esac
+
+# ---------------------------------------------------------------- the secret behind the seeds
+if [ -n "${GRADER_SECRET:-}" ]; then
+    secret=$GRADER_SECRET
+else
+    secret_file=${GRADER_SECRET_FILE:-$HOME/.config/clmm-grader/secret}
+    if [ ! -s "$secret_file" ]; then
+        mkdir -p "$(dirname "$secret_file")" && (umask 077 && od -An -tx1 -N32 /dev/urandom |
+            tr -d ' \n' >"$secret_file") || die "cannot create the secret $secret_file"
+        echo "batch: created the seed secret $secret_file (keep it: regrades need it)"
+    fi
+    secret=$(cat "$secret_file")
+fi
+
+# ---------------------------------------------------------------- the sandbox
+sandbox=""
+if command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc true 2>/dev/null; then
+    sandbox=bwrap
+else
+    echo "batch: WARNING: bubblewrap is missing or cannot run here; students are graded with" \
+        "time and file-size limits only (apt-get install bubblewrap)" >&2
+fi
+
+# ---------------------------------------------------------------- one student
+exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
+
+# archive members: refuse absolute paths, .. and links before anything is unpacked
+unpack() { # unpack ARCHIVE DIR -> 0, or 1 with the reason on stdout
+    case $1 in
+    *.zip)
+        names=$(zipinfo -1 "$1" 2>/dev/null) || { echo "not a readable zip"; return 1; }
+        links=$(zipinfo -l "$1" 2>/dev/null | grep -c '^l') ;;
+    *)
+        names=$(tar -tzf "$1" 2>/dev/null) || { echo "not a readable .tar.gz"; return 1; }
+        links=$(tar -tvzf "$1" 2>/dev/null | grep -c '^[lh]') ;;
+    esac
+    if printf '%s\n' "$names" | grep -Eq '^/|(^|/)\.\.(/|$)'; then
+        echo "archive refused: a member has an absolute path or .."; return 1
+    fi
+    [ "$links" -eq 0 ] || { echo "archive refused: it holds links"; return 1; }
+    case $1 in
+    *.zip) unzip -q -o "$1" -d "$2" >/dev/null 2>&1 || { echo "unzip failed"; return 1; } ;;
+    *) tar --no-same-owner --no-same-permissions -xzf "$1" -C "$2" 2>/dev/null ||
+        { echo "tar failed"; return 1; } ;;
+    esac
+}
+
+# copy one editable file into the staged submission, if it is a plain file of sane size
+take() { # take FROM TO
+    [ -f "$1" ] && [ ! -L "$1" ] || return 1
+    [ "$(wc -c <"$1")" -le $max_file ] || return 1
+    cp "$1" "$2"
+}
+
+grade_one() { # grade_one ID ENTRY
+    id=$1 entry=$2
+    final=$out/students/$id
+    if [ -f "$final/results.json" ] && [ "$force" != 1 ]; then
+        return 0
+    fi
+    w=$out/work/$id
+    rm -rf "$w" && mkdir -p "$w/sub" "$w/unpacked" "$w/logs" || return 1
+    status="graded"
+    src=$entry
+    case $entry in
+    *.zip | *.tar.gz | *.tgz)
+        if ! why=$(unpack "$entry" "$w/unpacked"); then
+            status="refused: $why"
+        fi
+        src=$w/unpacked ;;
+    esac
+    if [ "$status" = graded ]; then
+        for ex in $exercises; do
+            # the exercise folder, wherever it sits: NN_name/, exercises/NN_name/, top/...
+            found=$(find "$src" -maxdepth 4 -type d -name "$ex" ! -path '*/solutions/*' 2>/dev/null |
+                awk '{ print length($0) " " $0 }' | sort -n | head -n 1 | cut -d' ' -f2-)
+            [ -n "$found" ] || continue
+            mkdir -p "$w/sub/$ex"
+            take "$found/main.c" "$w/sub/$ex/main.c"
+            take "$found/kernel.cl" "$w/sub/$ex/kernel.cl"
+        done
+        seed=$(printf '%s:%s' "$secret" "$id" | sha256sum | cut -c1-15)
+        seed=$((0x$seed))
+        set -- "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
+            --results "$w/logs" --json "$w/results.json" --seed "$seed" --timeout "$run_limit"
+        [ -n "$only" ] && set -- "$@" --ex "$only"
+        if [ -n "$sandbox" ]; then
+            # other students' files and every result are hidden; the student's work folder is the
+            # only writable place; HOME there too (POCL keeps its kernel cache under it)
+            set -- bwrap --ro-bind / / --dev-bind /dev /dev --proc /proc --tmpfs /tmp \
+                --tmpfs "$subs" --tmpfs "$out" --bind "$w" "$w" --unshare-pid --unshare-net \
+                --unshare-ipc --die-with-parent --new-session --setenv HOME "$w" \
+                --setenv TMPDIR /tmp "$@"
+        fi
+        timeout -k 10 "$student_limit" "$@" >"$w/grade.log" 2>&1
+        code=$?
+        case $code in
+        0 | 1) ;;
+        124 | 137) status="error: grading took longer than $student_limit s" ;;
+        *) status="error: the grader exited with status $code (see grade.log)" ;;
+        esac
+        [ -s "$w/results.json" ] || [ "$status" != graded ] || status="error: no results.json"
+    fi
+    # publish: everything in place first, then one rename
+    mkdir -p "$w/publish" && echo "$status" >"$w/publish/status" &&
+        cp "$w/grade.log" "$w/publish/" 2>/dev/null
+    [ -s "$w/results.json" ] && cp "$w/results.json" "$w/publish/results.json.tmp" &&
+        mv "$w/publish/results.json.tmp" "$w/publish/results.json"
+    cp -r "$w/logs" "$w/publish/logs" 2>/dev/null
+    rm -rf "$final.old" && { [ ! -e "$final" ] || mv "$final" "$final.old"; } &&
+        mv "$w/publish" "$final" && rm -rf "$final.old" "$w"
+    done_count=$(ls "$out/students" | grep -vc '\.old$')
+    printf 'batch: [%s/%s] %s: %s %s\n' "$done_count" "$total" "$id" "$status" \
+        "$(jq -r '"\(.score)/\(.extra_data.max_score)"' "$final/results.json" 2>/dev/null)"
+}
+
+# ---------------------------------------------------------------- the queue
+queue=$out/work/queue
+: >"$queue"
+for entry in "$subs"/*; do
+    [ -e "$entry" ] || continue
+    name=$(basename "$entry")
+    case $name in
+    *.tar.gz) id=${name%.tar.gz} ;;
+    *.tgz) id=${name%.tgz} ;;
+    *.zip) id=${name%.zip} ;;
+    *) [ -d "$entry" ] || { echo "batch: skipped $name: not a folder, .zip or .tar.gz" >&2; continue; }
+        id=$name ;;
+    esac
+    case $id in
+    '' | *[!A-Za-z0-9._-]* | .*) echo "batch: skipped $name: the id must be letters, digits, . _ -" >&2
+        continue ;;
+    esac
+    printf '%s\t%s\n' "$id" "$entry" >>"$queue"
+done
+total=$(wc -l <"$queue")
+[ "$total" -gt 0 ] || die "no submissions in $subs"
+left=0
+while IFS="$(printf '\t')" read -r id entry; do
+    [ -f "$out/students/$id/results.json" ] && [ "$force" != 1 ] || left=$((left + 1))
+done <"$queue"
+echo "batch: $total students in $subs, $left to grade, $jobs at a time; results in $out"
+start=$(date +%s)
+
+# JOBS workers, each taking every JOBS-th student of the queue
+worker=0
+while [ $worker -lt "$jobs" ]; do
+    (
+        line=0
+        while IFS="$(printf '\t')" read -r id entry; do
+            [ $((line % jobs)) -eq $worker ] && grade_one "$id" "$entry"
+            line=$((line + 1))
+        done <"$queue"
+    ) &
+    worker=$((worker + 1))
+done
+wait
+echo "batch: graded in $(($(date +%s) - start)) s"
+
+# ---------------------------------------------------------------- gradebook, summary, JUnit
+csv=$out/gradebook.csv
+{
+    printf 'student'
+    for ex in $exercises; do printf ',%s' "$ex"; done
+    printf ',total,max,status,device'
+    for ex in $exercises; do printf ',%s GFLOP/s' "$ex"; done
+    printf '\n'
+    while IFS="$(printf '\t')" read -r id entry; do
+        dir=$out/students/$id
+        status=$(cat "$dir/status" 2>/dev/null || echo "not graded")
+        device=$(sed -n 's/^Grading .* on \(.*\); hidden seed.*/\1/p' "$dir/grade.log" 2>/dev/null |
+            tr ',' ';')
+        printf '%s' "$id"
+        for ex in $exercises; do
+            printf ',%s' "$(jq -r --arg e "$ex" '[.tests[] | select(.name | startswith($e + ":")) | .score] |
+                if length == 0 then "" else add end' "$dir/results.json" 2>/dev/null)"
+        done
+        printf ',%s,%s,%s,%s' "$(jq -r .score "$dir/results.json" 2>/dev/null || echo 0)" \
+            "$(jq -r .extra_data.max_score "$dir/results.json" 2>/dev/null)" \
+            "$(echo "$status" | tr ',' ';')" "$device"
+        for ex in $exercises; do
+            printf ',%s' "$(jq -r --arg e "$ex GFLOP/s" '.leaderboard[] | select(.name == $e) | .value' \
+                "$dir/results.json" 2>/dev/null)"
+        done
+        printf '\n'
+    done <"$queue"
+} >"$csv.tmp" && mv "$csv.tmp" "$csv"
+
+all_json=$(while IFS="$(printf '\t')" read -r id entry; do
+    f=$out/students/$id/results.json
+    [ -s "$f" ] && jq -c --arg id "$id" '. + {student: $id}' "$f" 2>/dev/null
+done <"$queue")
+
+printf '%s\n' "$all_json" | jq -rs --arg total "$total" '
+  def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score | floor) else 0 end;
+  "# Batch summary\n",
+  "\(length) of \($total) students graded.\n",
+  "## Scores (percent of the maximum)\n",
+  "| range | students |", "|---|---:|",
+  (group_by(pct / 10 | floor) | .[] | (.[0] | pct / 10 | floor * 10) as $low
+    | "| \(if $low == 100 then "100%" else "\($low)-\($low + 9)%" end) | \(length) |"),
+  "\n## Most common failures\n",
+  "| test | students |", "|---|---:|",
+  ([.[] | [.tests[] | select(.status == "failed") | .name | sub("N=[0-9]+"; "N=*")] | unique[]]
+    | group_by(.) | map({t: .[0], n: length}) | sort_by(-.n) | .[:10][] | "| \(.t) | \(.n) |"),
+  "\n## Fastest kernels\n",
+  "| exercise | student | GFLOP/s |", "|---|---|---:|",
+  ([.[] | .student as $s | .leaderboard[]? | {e: .name, s: $s, v: .value}] | group_by(.e)
+    | map(max_by(.v)) | .[] | "| \(.e | sub(" GFLOP/s"; "")) | \(.s) | \(.v) |")
+' >"$out/summary.md.tmp" 2>/dev/null && mv "$out/summary.md.tmp" "$out/summary.md"
+
+printf '%s\n' "$all_json" | jq -rs '
+  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+  "<testsuites>",
+  (.[] | "  <testsuite name=\"\(.student | @html)\" tests=\"\(.tests | length)\" failures=\"\([.tests[] | select(.status == "failed")] | length)\">",
+    (.tests[] | "    <testcase classname=\"\(.name | split(":")[0] | @html)\" name=\"\(.name | @html)\">" +
+      (if .status == "failed" then "<failure message=\"\(.score)/\(.max_score)\">\(.output | @html)</failure>" else "" end) +
+      "</testcase>"),
+    "  </testsuite>"),
+  "</testsuites>"
+' >"$out/junit.xml.tmp" 2>/dev/null && mv "$out/junit.xml.tmp" "$out/junit.xml"
+
+echo "batch: gradebook $csv, summary $out/summary.md, JUnit $out/junit.xml"
