@@ -1,9 +1,11 @@
 /* grade.c - grading one exercise of a submission: the kernel at each hidden size, the host
  * program, the memory check and the timing against the reference, each a test with points. */
-#define _DEFAULT_SOURCE /* mkdtemp-free mkdir -p helpers, strdup */
+#define _GNU_SOURCE /* nftw, O_NOFOLLOW, strdup */
 #include "bench.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,17 +37,93 @@ static uint64_t seed_for(const struct grader_config *cfg, const struct grader_ex
     return s & 0x7fffffffffffffffull; /* host programs take seeds up to INT64_MAX */
 }
 
-static int copy_file(const char *from, const char *to) {
-    size_t length;
-    char *text = clu_read_file(from, &length);
-    if (!text)
+#define MAX_SOURCE (1L << 20) /* bytes: a main.c or kernel.cl larger than this is refused */
+
+/* Copy a student's source file: a plain file (no link, FIFO or device) of at most MAX_SOURCE
+ * bytes, read without blocking. Returns 0, or -1 with the reason in why. */
+static int copy_file(const char *from, const char *to, char *why, size_t why_size) {
+    int fd = open(from, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(why, why_size, "cannot read it (%s)", strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return -1;
-    FILE *f = fopen(to, "wb");
-    int ok = f && fwrite(text, 1, length, f) == length;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > MAX_SOURCE) {
+        snprintf(why, why_size, "%s",
+                 S_ISREG(st.st_mode) ? "it is larger than 1 MB" : "it is not a plain file");
+        close(fd);
+        return -1;
+    }
+    char *text = malloc((size_t)st.st_size + 1);
+    ssize_t got = text ? read(fd, text, (size_t)st.st_size) : -1;
+    close(fd);
+    FILE *f = got == st.st_size ? fopen(to, "wb") : NULL;
+    int ok = f && fwrite(text, 1, (size_t)got, f) == (size_t)got;
     if (f && fclose(f) != 0)
         ok = 0;
     free(text);
+    if (!ok)
+        snprintf(why, why_size, "copying it failed");
     return ok ? 0 : -1;
+}
+
+/* rm -rf of a folder of the grader's own (the work folder of an exercise). */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void remove_tree(const char *path) {
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int find_program(const char *name, char *path, size_t size);
+
+/* The sandbox of a student's build and host program, when bubblewrap works here: read-only
+ * system, no network, private /tmp and process ids (everything it starts dies with it), the
+ * reference solutions, the submission and the other work folders hidden, and only `dir`
+ * writable. Fills argv from index 0 and returns the count (0 without a sandbox). */
+static int sandbox_prefix(const struct grader_config *cfg, const char *dir, const char **argv,
+                          char *solutions, size_t solutions_size) {
+    static char bwrap[PATH_MAX];
+    if (!cfg->sandbox || find_program("bwrap", bwrap, sizeof bwrap) != 0)
+        return 0;
+    snprintf(solutions, solutions_size, "%s/solutions", cfg->root);
+    const char *prefix[] = {bwrap,
+                            "--ro-bind",
+                            "/",
+                            "/",
+                            "--dev-bind",
+                            "/dev",
+                            "/dev",
+                            "--proc",
+                            "/proc",
+                            "--tmpfs",
+                            "/tmp",
+                            "--tmpfs",
+                            solutions,
+                            "--tmpfs",
+                            cfg->submission,
+                            "--tmpfs",
+                            cfg->work,
+                            "--bind",
+                            dir,
+                            dir,
+                            "--unshare-pid",
+                            "--unshare-net",
+                            "--unshare-ipc",
+                            "--die-with-parent",
+                            "--new-session",
+                            "--setenv",
+                            "HOME",
+                            dir};
+    int k = 0;
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
+        argv[k++] = prefix[i];
+    return k;
 }
 
 /* Where a program is: argv[0] itself if it has a slash, else the first match on $PATH. */
@@ -133,6 +211,8 @@ static char *harness_failure(const struct harness_run *h, int n, char *dead, siz
     } else if (h->run.how == RUN_EXITED && h->run.code == HARNESS_BAD_DEVICE) {
         snprintf(text, size, "the device cannot run this exercise:\n%s", h->log);
         snprintf(dead, dead_size, "the device cannot run this exercise");
+    } else if (h->run.how == RUN_EXITED && h->run.code == HARNESS_OPENCL) {
+        snprintf(text, size, "at N = %d an OpenCL call failed running the kernel:\n%s", n, h->log);
     } else {
         snprintf(text, size, "at N = %d the kernel run %s\n%s", n, what, h->log);
     }
@@ -254,7 +334,7 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
 
 /* Build the student's main.c against the pristine library, run it, check what it saved. */
 static void test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
-                      const char *dead, struct grader_exercise_result *r) {
+                      const char *kernel, const char *dead, struct grader_exercise_result *r) {
     const char *name = "host program saves the right result";
     int pts = ex->points.host;
     char src[PATH_MAX], dir[PATH_MAX], main_copy[PATH_MAX + 16], kernel_copy[PATH_MAX + 16];
@@ -265,13 +345,16 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
     /* only main.c and kernel.cl are copied: the student's own copies of headers are never used */
     snprintf(main_copy, sizeof main_copy, "%s/main.c", dir);
     snprintf(kernel_copy, sizeof kernel_copy, "%s/kernel.cl", dir);
+    char bad[100];
     snprintf(src, sizeof src, "%s/%s/main.c", cfg->submission, ex->id);
-    if (copy_file(src, main_copy) != 0) {
-        grader_add_test(r, name, 0, pts, "cannot read %s", src);
+    if (copy_file(src, main_copy, bad, sizeof bad) != 0) {
+        grader_add_test(r, name, 0, pts, "%s/main.c: %s", ex->id, bad);
         return;
     }
-    snprintf(src, sizeof src, "%s/%s/kernel.cl", cfg->submission, ex->id);
-    copy_file(src, kernel_copy);
+    if (copy_file(kernel, kernel_copy, bad, sizeof bad) != 0) {
+        grader_add_test(r, name, 0, pts, "%s/kernel.cl: %s", ex->id, bad);
+        return;
+    }
     snprintf(prog, sizeof prog, "%s/%s", dir, ex->id);
     snprintf(log, sizeof log, "%s/build.txt", dir);
     snprintf(lib, sizeof lib, "%s/build/libclu.a", cfg->root);
@@ -279,8 +362,13 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
     char cc[PATH_MAX];
     if (find_program("cc", cc, sizeof cc) != 0)
         snprintf(cc, sizeof cc, "/usr/bin/cc");
-    const char *build[] = {cc,   "-std=c11", "-O2", "-Wall",    "-Wextra", inc, "-o",
-                           prog, main_copy,  lib,   "-lOpenCL", "-lm",     NULL};
+    const char *build[48];
+    char solutions[PATH_MAX + 16];
+    int k = sandbox_prefix(cfg, dir, build, solutions, sizeof solutions);
+    const char *compile[] = {cc,   "-std=c11", "-O2", "-Wall",    "-Wextra", inc, "-o",
+                             prog, main_copy,  lib,   "-lOpenCL", "-lm",     NULL};
+    for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
+        build[k++] = compile[i];
     struct grader_run_result run;
     remove(prog);
     grader_run((char *const *)build, log, BUILD_TIMEOUT, &run);
@@ -303,11 +391,21 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
     snprintf(out, sizeof out, "%s/result.bin", dir);
     snprintf(log, sizeof log, "%s/run.txt", dir);
     remove(out);
-    const char *argv[] = {prog, "--n",      n_text, "--seed",   seed_text,   "--repeats",
-                          "1",  "--output", out,    "--device", cfg->device, NULL};
+    const char *argv[48];
+    k = sandbox_prefix(cfg, dir, argv, solutions, sizeof solutions);
+    int sandboxed = k > 0;
+    const char *run_args[] = {prog, "--n",      n_text, "--seed",   seed_text,   "--repeats",
+                              "1",  "--output", out,    "--device", cfg->device, NULL};
     if (!cfg->device)
-        argv[9] = NULL;
+        run_args[9] = NULL;
+    for (size_t i = 0; i < sizeof run_args / sizeof run_args[0]; i++)
+        argv[k++] = run_args[i];
     grader_run((char *const *)argv, log, cfg->timeout, &run);
+    if (sandboxed && run.how == RUN_EXITED && run.code > 128 && run.code < 128 + 65) {
+        /* bubblewrap passes on a signal death as status 128 + signal */
+        run.how = RUN_SIGNALED;
+        run.code -= 128;
+    }
     char *text = grader_read_capped(log, LOG_CAP), what[300], why[200];
     grader_describe_run(&run, what, sizeof what);
     size_t count = grader_output_count(ex, ex->host_n);
@@ -475,6 +573,31 @@ static void traffic_rows(const struct grader_config *cfg, const struct grader_ex
     }
 }
 
+/* Why the C of the timed runs is wrong ("" if right). */
+static void timed_result_wrong(const struct grader_config *cfg, const struct grader_exercise *ex,
+                               const char *dir, char *why, size_t why_size) {
+    int n = ex->perf_n;
+    size_t count = grader_output_count(ex, n);
+    char reason[200] = "";
+    float *c = load(dir, "c.bin", count + HARNESS_GUARD, reason, sizeof reason);
+    double *expected = NULL, *tol = NULL;
+    if (!c) {
+        snprintf(why, why_size, "no result saved (%s)", reason);
+    } else if (grader_reference(ex, n, seed_for(cfg, ex, n), &expected, &tol) != 0) {
+        snprintf(why, why_size, "grader out of memory");
+    } else {
+        struct grader_diagnosis d;
+        grader_diagnose(ex, n, seed_for(cfg, ex, n), c, expected, tol, &d);
+        if (d.m.wrong)
+            describe_wrong(ex, n, &d, why, why_size);
+        else if (grader_guard_damage(c + count, HARNESS_GUARD))
+            snprintf(why, why_size, "it wrote past the end of C");
+    }
+    free(c);
+    free(expected);
+    free(tol);
+}
+
 static void test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, int all_right, struct grader_exercise_result *r) {
     const char *name = "performance against the reference solution";
@@ -500,7 +623,15 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
                              &s[2], &counts[0], &ref[0], &ref[1], &ref[2], &counts[1]) == 8;
     if (f)
         fclose(f);
-    if (!parsed || s[1] <= 0 || ref[1] <= 0) {
+    /* the timed launches must compute the product too (the harness saved the last one's C) */
+    char wrong[900] = "";
+    if (parsed)
+        timed_result_wrong(cfg, ex, h.dir, wrong, sizeof wrong);
+    if (parsed && wrong[0]) {
+        grader_add_test(r, name, 0, pts,
+                        "not scored: the timed runs at N = %d did not compute C: %s", ex->perf_n,
+                        wrong);
+    } else if (!parsed || s[0] <= 0 || s[1] <= 0 || ref[1] <= 0) {
         grader_add_test(r, name, 0, pts, "%s",
                         failure ? failure
                                 : "the timing run saved no "
@@ -534,10 +665,18 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
                            struct grader_exercise_result *r) {
     memset(r, 0, sizeof *r);
     r->ex = ex;
-    char kernel[PATH_MAX], dead[200] = "";
-    snprintf(kernel, sizeof kernel, "%s/%s/kernel.cl", cfg->submission, ex->id);
-    if (!exists(kernel))
+    char kernel[PATH_MAX + 64], dead[200] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
+    /* a fresh work folder: nothing of an earlier run or submission can be picked up */
+    snprintf(work, sizeof work, "%s/%s", cfg->work, ex->id);
+    remove_tree(work);
+    make_dirs(work);
+    /* every run uses the grader's own checked copy of kernel.cl */
+    snprintf(src, sizeof src, "%s/%s/kernel.cl", cfg->submission, ex->id);
+    snprintf(kernel, sizeof kernel, "%s/kernel.cl", work);
+    if (!exists(src))
         snprintf(dead, sizeof dead, "%s/kernel.cl is missing from the submission", ex->id);
+    else if (copy_file(src, kernel, why, sizeof why) != 0)
+        snprintf(dead, sizeof dead, "%s/kernel.cl: %s", ex->id, why);
 
     int passed = 0, sizes = 0, untouched_all = 1, passed_only_16 = 1, failed_not_16 = 1;
     for (; sizes < GRADER_MAX_SIZES && ex->sizes[sizes]; sizes++) {
@@ -562,7 +701,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
             last->output = more;
         }
     }
-    test_host(cfg, ex, dead, r);
+    test_host(cfg, ex, kernel, dead, r);
     if (!dead[0] && untouched_all) /* a clean check of a kernel that writes nothing is no merit */
         snprintf(dead, sizeof dead, "the kernel writes nothing to C yet");
     if (cfg->memcheck)

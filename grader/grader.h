@@ -232,6 +232,7 @@ struct grader_config {
     double timeout;         /* seconds allowed per run of a student's kernel or program */
     int memcheck;           /* run oclgrind when it is installed */
     int perf;               /* time against the reference */
+    int sandbox;            /* build and run student programs under bubblewrap when it works */
 };
 
 /* Grade one exercise of the submission. */

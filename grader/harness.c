@@ -131,9 +131,22 @@ static int save_buffer(const struct clu_env *env, cl_mem m, float *host, size_t 
     return clu_save_result(path, host, count);
 }
 
-/* Student and reference alternately, so that a slow spell of a shared machine hits both. */
+/* C back to NaN before a timed launch, outside its event: a kernel that keeps C as a cache of
+ * an earlier launch (if (!isnan(C[k])) return;) gains nothing and, if it skips work, fails the
+ * check of the saved result. */
+static cl_int refill(const struct clu_env *env, cl_mem c, size_t count) {
+    float nan_value = NAN;
+    cl_int err = clEnqueueFillBuffer(env->queue, c, &nan_value, sizeof nan_value, 0,
+                                     count * sizeof(float), 0, NULL, NULL);
+    return err == CL_SUCCESS ? clFinish(env->queue) : err;
+}
+
+/* Student and reference alternately, each on its own C, so that a slow spell of a shared machine
+ * hits both. The student's C of its last timed launch is saved: the parent checks it, so a timed
+ * kernel must compute the product too. */
 static int time_both(const struct clu_env *env, struct grader_launch *student,
-                     struct grader_launch *ref, int repeats, const char *dir) {
+                     struct grader_launch *ref, cl_mem *c_of, size_t count, float *c_host,
+                     size_t c_total, int repeats, const char *dir) {
     double *samples[2];
     struct grader_launch *which[2] = {student, ref};
     for (int w = 0; w < 2; w++) {
@@ -150,10 +163,13 @@ static int time_both(const struct clu_env *env, struct grader_launch *student,
             int w =
                 turn ^ (r & 1); /* who goes first swaps every round: neither gets warmer caches */
             struct clu_stats one;
+            CLU_CHECK_ERR(refill(env, c_of[w], count), "clEnqueueFillBuffer");
             CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, which[w], 0, 1, &one),
                           "timed launch");
             samples[w][r] = one.median;
         }
+    if (save_buffer(env, c_of[0], c_host, c_total, dir, "c.bin") != 0)
+        return HARNESS_USAGE;
     char path[4096];
     snprintf(path, sizeof path, "%s/timing.txt", dir);
     FILE *f = fopen(path, "w");
@@ -240,9 +256,13 @@ int grader_harness_main(int argc, char **argv) {
     int status = HARNESS_OK;
     if (ref_path) {
         ref.kernel = kernel_from(ex, &env, ref_path, block, &ref_program);
-        if (grader_set_args(ex, ref.kernel, n, block, abc) != CL_SUCCESS)
+        cl_mem ref_abc[3] = {abc[0], abc[1], buffer(&env, out_count + guard, c)};
+        if (grader_set_args(ex, ref.kernel, n, block, ref_abc) != CL_SUCCESS)
             return HARNESS_OPENCL;
-        status = time_both(&env, &student, &ref, repeats, out);
+        cl_mem c_of[2] = {abc[2], ref_abc[2]};
+        status =
+            time_both(&env, &student, &ref, c_of, out_count, c, out_count + guard, repeats, out);
+        clReleaseMemObject(ref_abc[2]);
     } else {
         cl_event done;
         CLU_CHECK(grader_enqueue(&student, env.queue, &done));

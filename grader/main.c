@@ -19,7 +19,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: grader [--submission DIR] [--ex ID]... [--device SPEC] [--json FILE]\n"
             "              [--results DIR] [--work DIR] [--root DIR] [--seed S] [--timeout SEC]\n"
-            "              [--no-memcheck] [--no-perf]\n"
+            "              [--no-memcheck] [--no-perf] [--no-sandbox]\n"
             "Grades the NN_name/ folders of DIR (default: exercises/ of the workbook): each\n"
             "kernel.cl at hidden sizes, each main.c built against the pristine common/, a memory\n"
             "check with oclgrind, and the speed against solutions/. --ex 04 or --ex 04_local_B\n"
@@ -82,7 +82,10 @@ int main(int argc, char **argv) {
         .timeout = 30,
         .memcheck = 1,
         .perf = 1,
+        .sandbox = 1,
     };
+    /* plain ASCII messages from the compiler and the tools, whatever the user's locale */
+    setenv("LC_ALL", "C", 1);
     const char *root = NULL, *json = NULL;
     const struct grader_exercise *chosen[64];
     int chosen_count = 0;
@@ -94,6 +97,8 @@ int main(int argc, char **argv) {
             return EXIT_FULL;
         } else if (!strcmp(flag, "--no-memcheck")) {
             cfg.memcheck = 0, takes_value = 0;
+        } else if (!strcmp(flag, "--no-sandbox")) {
+            cfg.sandbox = 0, takes_value = 0;
         } else if (!strcmp(flag, "--no-perf")) {
             cfg.perf = 0, takes_value = 0;
         } else if (!value) {

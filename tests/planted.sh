@@ -7,6 +7,9 @@
 #   fail TEST                a test whose name contains TEST must score 0
 #   pass TEST                a test whose name contains TEST must score full points
 #   output TEST | TEXT       that test's output must contain TEXT
+#   status N                 the grader's exit status (default 1: points lost)
+#   max_ratio R              the timed ratio to the reference stays below R (a cheat's gain)
+#   needs_sandbox            skipped where bubblewrap cannot run (inside another sandbox)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 grader=$root/build/grader/grader
@@ -17,6 +20,11 @@ names=${*:-$(ls "$root/tests/planted")}
 for name in $names; do
     dir=$root/tests/planted/$name
     ex=$(sed -n 's/^ex //p' "$dir/expect")
+    if grep -q '^needs_sandbox' "$dir/expect" &&
+        ! bwrap --ro-bind / / --dev /dev --proc /proc true 2>/dev/null; then
+        echo "skip planted $name: bubblewrap cannot run here"
+        continue
+    fi
     sub=$work/$name
     mkdir -p "$sub/$ex"
     cp "$root/solutions/$ex/"* "$sub/$ex/"
@@ -29,7 +37,9 @@ for name in $names; do
         --results "$sub/results" --work "$sub/work" >"$sub/report.txt" 2>&1
     status=$?
     problems=""
-    [ "$status" -eq 1 ] || problems="$problems\n  grader exit status $status, expected 1 (points lost)"
+    want_status=$(sed -n 's/^status //p' "$dir/expect")
+    [ "$status" -eq "${want_status:-1}" ] ||
+        problems="$problems\n  grader exit status $status, expected ${want_status:-1}"
     while IFS= read -r line; do
         case $line in
         "fail "* | "pass "*)
@@ -39,6 +49,13 @@ for name in $names; do
                 '[.tests[] | select(.name | contains($t)) | if .score == 0 then "fail" elif .score == .max_score then "pass" else "partial" end] | join(" ")' "$json" 2>/dev/null)
             [ -n "$got" ] || got="missing"
             [ "$got" = "$want" ] || problems="$problems\n  test '$test': $got, expected $want"
+            ;;
+        "max_ratio "*)
+            limit=${line#max_ratio }
+            ratio=$(jq -r '.tests[] | select(.name | contains("performance")) | .output' "$json" |
+                sed -n 's/^ratio \([0-9.]*\) of medians.*/\1/p')
+            awk -v r="${ratio:-999}" -v l="$limit" 'BEGIN { exit !(r < l) }' ||
+                problems="$problems\n  timed ratio ${ratio:-missing}, expected below $limit"
             ;;
         "output "*)
             rest=${line#output }
