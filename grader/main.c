@@ -21,9 +21,11 @@ static void usage(FILE *out) {
             "              [--results DIR] [--work DIR] [--root DIR] [--seed S] [--timeout SEC]\n"
             "              [--no-memcheck] [--no-perf] [--no-sandbox]\n"
             "Grades the NN_name/ folders of DIR (default: exercises/ of the workbook): each\n"
-            "kernel.cl at hidden sizes, each main.c built against the pristine common/, a memory\n"
+            "kernel.cl on hidden data at several sizes, each main.c built against the pristine\n"
+            "common/, a memory "
             "check with oclgrind, and the speed against solutions/. --ex 04 or --ex 04_local_B\n"
-            "grades one exercise (repeatable). Reports go to stdout and DIR/../results/ID.log;\n"
+            "grades one exercise (repeatable). Reports go to stdout and to ID.log in --results\n"
+            "(default: results/ of the workbook);\n"
             "--json writes Gradescope's results.json. Exit: 0 full marks, 1 points lost, 2 error.\n"
             "Exercises:");
     for (int i = 0; i < grader_exercise_count; i++)
@@ -128,7 +130,10 @@ int main(int argc, char **argv) {
                 usage(stderr);
                 return EXIT_USAGE;
             }
-            if (chosen_count < 64)
+            int already = 0; /* --ex 01 --ex 01 grades it once */
+            for (int c = 0; c < chosen_count; c++)
+                already |= chosen[c] == ex;
+            if (!already && chosen_count < 64)
                 chosen[chosen_count++] = ex;
         } else {
             fprintf(stderr, "grader: unknown flag %s\n", flag);

@@ -133,9 +133,11 @@ void grader_describe_run(const struct grader_run_result *r, char *buf, size_t si
         break;
     }
     case RUN_TIMEOUT:
-        snprintf(buf, size,
-                 "timed out: still running after %.0f s and was stopped (a loop that never ends?)",
-                 r->seconds);
+        snprintf(
+            buf, size,
+            "timed out: still running after %.0f s and was stopped (a loop that never ends, or "
+            "a flood of printf output?)",
+            r->seconds);
         break;
     case RUN_NO_START:
         snprintf(buf, size, "could not be started (%s)", strerror(r->code));
