@@ -140,32 +140,6 @@ static void add_rows(struct bench *b) {
     }
 }
 
-/* ---------------------------------------------------------------- checking a product */
-
-/* Sampled check of C = A*B against double dot products; 0 if right, else -1 with why. */
-static int check_sampled(int n, const float *a, const float *b, const float *c, char *why,
-                         size_t why_size) {
-    uint64_t state = 12345;
-    for (int s = 0; s < 256; s++) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        int i = s < 2 ? 0 : s < 4 ? n - 1 : (int)((state >> 33) % (uint64_t)n);
-        int j = s % 2 ? n - 1 : s < 4 ? 0 : (int)((state >> 13) % (uint64_t)n);
-        double want = 0, scale = 0;
-        for (int k = 0; k < n; k++) {
-            double term = (double)a[(size_t)i * n + k] * b[(size_t)k * n + j];
-            want += term;
-            scale += fabs(term);
-        }
-        float got = c[(size_t)i * n + j];
-        if (!(fabs(got - want) <= clu_dot_tolerance(n, scale))) {
-            snprintf(why, why_size, "wrong result at C(%d,%d): expected %.7g, got %.7g", i, j, want,
-                     (double)got);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* ---------------------------------------------------------------- the sequential baseline */
 
 struct seq_ctx {
@@ -268,7 +242,8 @@ static void time_kernel(struct bench *b, struct clu_env *env, struct row *r, int
     } else if (bench_repeat(run_kernel, &k, 2, &f->s) == 0) {
         /* two warm-up launches: POCL generates code at the first enqueue of a local size */
         err = clEnqueueReadBuffer(env->queue, abc[2], CL_TRUE, 0, bytes, c, 0, NULL, NULL);
-        if (err == CL_SUCCESS && check_sampled(n, a, b_host, c, f->note, sizeof f->note) == 0) {
+        if (err == CL_SUCCESS &&
+            bench_check_product(n, a, b_host, c, f->note, sizeof f->note) == 0) {
             f->done = 1;
             snprintf(f->note, sizeof f->note, "%s", options);
         } else {
@@ -350,7 +325,7 @@ static void measure_size(struct bench *b, int si) {
             printf("  N = %d  %s ...\n", n, r->name);
             fflush(stdout);
             if (bench_repeat(run_sequential, &s, 1, &f.s) == 0 &&
-                check_sampled(n, a, bm, c, f.note, sizeof f.note) == 0) {
+                bench_check_product(n, a, bm, c, f.note, sizeof f.note) == 0) {
                 f.done = 1;
                 snprintf(f.note, sizeof f.note, "cc -O2, i-j-k loop");
             }

@@ -34,6 +34,12 @@ double bench_now(void);
 
 /* ---------------------------------------------------------------- vendor SGEMM (vendor.c) */
 
+/* Check a product C = A*B (row-major N x N) at the four corners and sampled elements (every one
+ * for small N) against double-precision dot products within clu_dot_tolerance. Returns 0, or -1
+ * with "wrong result at C(i,j): expected x got y" in why. Used for every benchmarked product. */
+int bench_check_product(int n, const float *a, const float *b, const float *c, char *why,
+                        size_t why_size);
+
 /* Each times C = A*B (row-major N x N floats) with a vendor library loaded at run time with
  * dlopen, so the workbook builds and runs without it. Returns 0 when timed (stats filled, the
  * product checked against a double-precision reference at sampled elements), 1 when skipped or

@@ -145,7 +145,7 @@ static uint64_t vendor_random(uint64_t *state) {
 /* Check C = A*B at the four corners and VENDOR_SAMPLES random elements (every element when N*N is
  * not larger) against a double-precision dot product, within clu_dot_tolerance. Returns 0, or -1
  * with "wrong result at C(i,j): expected x got y" in why. */
-static int vendor_check(int n, const float *a, const float *b, const float *c, char *why,
+int bench_check_product(int n, const float *a, const float *b, const float *c, char *why,
                         size_t why_size) {
     size_t un = (size_t)n;
     int every = un * un <= VENDOR_SAMPLES + 4;
@@ -260,7 +260,7 @@ int bench_openblas(int n, const float *a, const float *b, struct clu_stats *stat
     int result = 1;
     if (bench_repeat(openblas_run, &r, 1, stats) != 0)
         vendor_say(why, why_size, "timing cblas_sgemm failed");
-    else if (vendor_check(n, a, b, r.c, why, why_size) == 0)
+    else if (bench_check_product(n, a, b, r.c, why, why_size) == 0)
         result = 0;
     free(r.c);
     if (result != 0)
@@ -386,7 +386,7 @@ int bench_clblast(const struct clu_env *env, int n, const float *a, const float 
                    (int)err);
         goto done;
     }
-    if (vendor_check(n, a, b, c, why, why_size) == 0)
+    if (bench_check_product(n, a, b, c, why, why_size) == 0)
         result = 0;
 done:
     if (r.a)
@@ -653,7 +653,7 @@ int bench_cublas(int n, const float *a, const float *b, struct clu_stats *stats,
         vendor_say(why, why_size, "cudaMemcpy of C failed: %s", api.error_string(err));
         goto done;
     }
-    if (vendor_check(n, a, b, c, why, why_size) == 0)
+    if (bench_check_product(n, a, b, c, why, why_size) == 0)
         result = 0;
 done:
     if (handle)
