@@ -7,11 +7,11 @@ set -u
 # CLU_SKIP_DEPS=1: trust the environment (a cluster module, a vendor SDK) and check nothing
 [ "${CLU_SKIP_DEPS:-0}" = 1 ] && exit 0
 build="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
-grade="$build oclgrind"
+grade="$build oclgrind bubblewrap"
 # the vendor libraries are loaded at run time (dlopen): only their runtime packages are needed
 bench="$grade libopenblas0 libclblast1 gnuplot-nox"
-batch="$grade jq bubblewrap unzip"
-test="$bench libcmocka-dev jq clang-format bubblewrap unzip"
+batch="$grade jq unzip"
+test="$bench libcmocka-dev jq clang-format unzip"
 case "${1:-build}" in
 build) want=$build ;;
 grade) want=$grade ;;
@@ -32,9 +32,12 @@ works() {
     ${CC:-cc} -o "$probe/cl" "$probe/cl.c" -lOpenCL >/dev/null 2>&1 || ok=1
     ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || ok=1
     command -v clinfo >/dev/null 2>&1 || ok=1
-    case $1 in grade | bench | batch | test) command -v oclgrind >/dev/null 2>&1 || ok=1 ;; esac
+    case $1 in grade | bench | batch | test)
+        for tool in oclgrind bwrap; do command -v $tool >/dev/null 2>&1 || ok=1; done
+        ;;
+    esac
     case $1 in batch | test)
-        for tool in jq bwrap unzip; do command -v $tool >/dev/null 2>&1 || ok=1; done
+        for tool in jq unzip; do command -v $tool >/dev/null 2>&1 || ok=1; done
         ;;
     esac
     case $1 in bench | test)

@@ -141,7 +141,8 @@ grade_one() { # grade_one ID ENTRY
         case $code in
         0 | 1) ;;
         124 | 137) status="error: grading took longer than $student_limit s" ;;
-        *) status="error: the grader exited with status $code (see grade.log)" ;;
+        *) status="error: the grader exited with status $code: $(grep -v '^$' "$w/grade.log" |
+            tail -n 1 | tr -d ',' | cut -c1-200)" ;;
         esac
         [ -s "$w/results.json" ] || [ "$status" != graded ] || status="error: no results.json"
     fi

@@ -100,4 +100,10 @@ FORCE=1 SUBMISSIONS=$class OUT=$tmp/out2 JOBS=2 EX=$ex GRADER_SECRET=test-secret
     sh "$root/grader/batch.sh" >/dev/null 2>&1
 seed2=$(sed -n 's/.*hidden seed \([0-9]*\).*/\1/p' "$tmp/out2/students/good/grade.log")
 check "same secret and student: same seed ($seed1)" test -n "$seed1" -a "$seed1" = "$seed2"
+if [ $fails -ne 0 ]; then
+    cat "$tmp/run1.txt"
+    for log in "$out"/students/*/grade.log; do
+        grep -q "^Score: 10/10" "$log" || { echo "--- $log"; tail -n 15 "$log"; }
+    done
+fi
 [ $fails -eq 0 ]
