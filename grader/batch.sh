@@ -42,6 +42,9 @@ subs=$(cd "$subs" && pwd)
 mkdir -p "$out/students" "$out/work" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 case $out/ in "$subs"/*) die "OUT must not be inside SUBMISSIONS" ;; esac
+# one batch at a time on an OUT folder
+exec 9>"$out/.lock"
+flock -n 9 || die "another batch is running on $out (or wait for it: its lock is $out/.lock)"
 
 # ---------------------------------------------------------------- the secret behind the seeds
 if [ -n "${GRADER_SECRET:-}" ]; then
