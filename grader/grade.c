@@ -573,6 +573,49 @@ static void traffic_rows(const struct grader_config *cfg, const struct grader_ex
     }
 }
 
+/* The step's technique, from the memory traffic oclgrind counts in the student's kernel. */
+static void test_technique(const struct grader_config *cfg, const struct grader_exercise *ex,
+                           const char *kernel, int all_right, struct grader_exercise_result *r) {
+    const struct grader_technique *t = &ex->technique;
+    char name[120], dir[PATH_MAX], oclgrind[PATH_MAX];
+    int pts = ex->points.technique;
+    snprintf(name, sizeof name, "technique: %s", t->what);
+    if (!all_right) {
+        grader_add_test(r, name, 0, pts,
+                        "not checked: the kernel must first be right at every size");
+        return;
+    }
+    if (find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
+        grader_add_test(r, name, 0, pts,
+                        "not checked: oclgrind is not installed (apt-get install oclgrind)");
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s/%s/technique", cfg->work, ex->id);
+    make_dirs(dir);
+    struct bench_traffic got;
+    if (bench_traffic(cfg->self, ex, kernel, ex->block, ex->memcheck_n, dir, &got) != 0) {
+        grader_add_test(r, name, 0, pts, "not checked: %s", got.why);
+        return;
+    }
+    int global_ok = t->max_global_loads <= 0 || got.global_loads <= t->max_global_loads;
+    int local_ok = t->min_local_loads <= 0 || got.local_loads >= t->min_local_loads;
+    char global_bound[64] = "", local_bound[64] = "";
+    if (t->max_global_loads > 0)
+        snprintf(global_bound, sizeof global_bound, " (this step: at most %.2f)",
+                 t->max_global_loads);
+    if (t->min_local_loads > 0)
+        snprintf(local_bound, sizeof local_bound, " (this step: at least %.2f)",
+                 t->min_local_loads);
+    grader_add_test(r, name, global_ok && local_ok ? pts : 0, pts,
+                    "loads per multiply-add counted by oclgrind at N = %d: global %.3f%s, local "
+                    "%.3f%s%s",
+                    ex->memcheck_n, got.global_loads, global_bound, got.local_loads, local_bound,
+                    global_ok && local_ok
+                        ? ""
+                        : "\nhint: the result is right but the step's technique does not show: "
+                          "where does each operand come from in the inner loop?");
+}
+
 /* Why the C of the timed runs is wrong ("" if right). */
 static void timed_result_wrong(const struct grader_config *cfg, const struct grader_exercise *ex,
                                const char *dir, char *why, size_t why_size) {
@@ -709,6 +752,8 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     else
         grader_add_test(r, "no out-of-bounds access or data race (oclgrind)", 0,
                         ex->points.memcheck, "not run: the memory check was switched off");
+    if (ex->points.technique > 0)
+        test_technique(cfg, ex, kernel, passed == sizes, r);
     if (cfg->perf)
         test_perf(cfg, ex, kernel, passed == sizes, r);
     else

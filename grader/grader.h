@@ -44,10 +44,19 @@ enum grader_shape {
 
 /* Points of one exercise; each correctness size is a test of its own. */
 struct grader_points {
-    int per_size; /* each hidden size computed right, with nothing written out of bounds */
-    int host;     /* the student's host program saves a right result */
-    int memcheck; /* oclgrind finds no out-of-bounds access, data race or uninitialised read */
-    int perf;     /* median time within GRADER_PERF_RATIO of the reference solution's */
+    int per_size;  /* each hidden size computed right, with nothing written out of bounds */
+    int host;      /* the student's host program saves a right result */
+    int memcheck;  /* oclgrind finds no out-of-bounds access, data race or uninitialised read */
+    int perf;      /* median time within GRADER_PERF_RATIO of the reference solution's */
+    int technique; /* the step's technique shows in the kernel's measured memory traffic */
+};
+
+/* What an exercise's technique does to memory traffic, checked on the accesses oclgrind counts
+ * at memcheck_n (per multiply-add), not by reading the source. */
+struct grader_technique {
+    const char *what;        /* the technique, for the report */
+    double max_global_loads; /* at most this many global loads per multiply-add (0: no bound) */
+    double min_local_loads;  /* at least this many local loads per multiply-add (0: no bound) */
 };
 
 struct grader_exercise {
@@ -65,6 +74,7 @@ struct grader_exercise {
     int max_n;      /* largest valid size (0: no limit) */
     int multiple;   /* sizes must be multiples of this (1: any) */
     struct grader_points points;
+    struct grader_technique technique; /* checked when points.technique > 0 */
 };
 
 #define GRADER_PERF_RATIO                                                                          \

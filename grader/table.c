@@ -1,6 +1,11 @@
 /* table.c - every exercise the grader knows, one row each. Adding an exercise means adding a row
  * here (and its folders in exercises/ and solutions/); nothing else in the grader names one.
  *
+ * Techniques: bounds on the global and local loads per multiply-add that oclgrind counts at
+ * memcheck_n. Naive kernels load 2 floats from global memory per multiply-add; a private row of
+ * A makes it 1 + 1/N; a local column of B 1/L + 1/N with 1 local load; 16x16 tiles 2/16 with 2
+ * local loads. The bounds sit between the naive figure and the technique's.
+ *
  * Sizes: hidden correctness sizes include sizes that are not powers of two and, where the
  * exercise allows any N, sizes that are not multiples of 16, so a kernel that assumes either
  * fails. They stay small so that grading every exercise takes seconds on POCL; the timing
@@ -67,7 +72,9 @@ const struct grader_exercise grader_exercises[] = {
         .perf_n = 512,
         .max_n = 1024,
         .multiple = 1,
-        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
+        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
+        .technique = {"the row of A read from global memory once per work-item",
+                      .max_global_loads = 1.25},
     },
     {
         .id = "04_local_B",
@@ -82,7 +89,9 @@ const struct grader_exercise grader_exercises[] = {
         .perf_n = 384,
         .max_n = 1024,
         .multiple = 1,
-        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
+        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
+        .technique = {"the column of B read through local memory", .max_global_loads = 0.5,
+                      .min_local_loads = 0.9},
     },
     {
         .id = "05_blocked_16x16",
@@ -96,7 +105,9 @@ const struct grader_exercise grader_exercises[] = {
         .memcheck_n = 32,
         .perf_n = 512,
         .multiple = 16,
-        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
+        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
+        .technique = {"both tiles read from local memory", .max_global_loads = 0.5,
+                      .min_local_loads = 1.9},
     },
 };
 
@@ -133,5 +144,6 @@ int grader_max_points(const struct grader_exercise *ex) {
     int sizes = 0;
     while (sizes < GRADER_MAX_SIZES && ex->sizes[sizes])
         sizes++;
-    return sizes * ex->points.per_size + ex->points.host + ex->points.memcheck + ex->points.perf;
+    return sizes * ex->points.per_size + ex->points.host + ex->points.memcheck + ex->points.perf +
+           ex->points.technique;
 }

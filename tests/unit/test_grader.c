@@ -267,7 +267,7 @@ static void test_table_max_points(void **state) {
         const struct grader_points *p = &ex->points;
         CHECK(p->per_size > 0 && p->host >= 0 && p->memcheck >= 0 && p->perf >= 0,
               "%s: points %d %d %d %d", ex->id, p->per_size, p->host, p->memcheck, p->perf);
-        int sum = p->host + p->memcheck + p->perf;
+        int sum = p->host + p->memcheck + p->perf + p->technique;
         for (int s = 0; s < GRADER_MAX_SIZES && ex->sizes[s]; s++)
             sum += p->per_size;
         CHECK(grader_max_points(ex) == sum, "%s: grader_max_points %d, parts sum to %d", ex->id,
