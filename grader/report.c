@@ -56,7 +56,12 @@ void grader_print_exercise(FILE *out, const struct grader_exercise_result *r) {
         while (*line) {
             const char *end = strchr(line, '\n');
             int len = end ? (int)(end - line) : (int)strlen(line);
-            fprintf(out, "            %.*s\n", len, line);
+            /* control characters of a program's output (\r, escape sequences) could redraw the
+             * report on a terminal, say a fake "ok" line: show them as '?' */
+            fputs("            ", out);
+            for (int c = 0; c < len; c++)
+                fputc((unsigned char)line[c] < 0x20 && line[c] != '\t' ? '?' : line[c], out);
+            fputc('\n', out);
             line += len + (end != NULL);
         }
     }
