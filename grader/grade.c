@@ -80,8 +80,6 @@ static void remove_tree(const char *path) {
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static int find_program(const char *name, char *path, size_t size);
-
 /* The sandbox of a student's build and host program, when bubblewrap works here: read-only
  * system, no network, private /tmp and process ids (everything it starts dies with it), the
  * reference solutions, the submission and the other work folders hidden, and only `dir`
@@ -89,7 +87,7 @@ static int find_program(const char *name, char *path, size_t size);
 static int sandbox_prefix(const struct grader_config *cfg, const char *dir, const char **argv,
                           char *solutions, size_t solutions_size) {
     static char bwrap[PATH_MAX];
-    if (!cfg->sandbox || find_program("bwrap", bwrap, sizeof bwrap) != 0)
+    if (!cfg->sandbox || grader_find_program("bwrap", bwrap, sizeof bwrap) != 0)
         return 0;
     snprintf(solutions, solutions_size, "%s/solutions", cfg->root);
     const char *prefix[] = {bwrap,
@@ -126,21 +124,6 @@ static int sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
     return k;
 }
 
-/* Where a program is: argv[0] itself if it has a slash, else the first match on $PATH. */
-static int find_program(const char *name, char *path, size_t size) {
-    const char *dirs = getenv("PATH");
-    if (!dirs)
-        dirs = "/usr/bin:/bin";
-    while (*dirs) {
-        size_t len = strcspn(dirs, ":");
-        snprintf(path, size, "%.*s/%s", (int)len, dirs, name);
-        if (access(path, X_OK) == 0)
-            return 0;
-        dirs += len + (dirs[len] == ':');
-    }
-    return -1;
-}
-
 /* ---------------------------------------------------------------- harness children */
 
 struct harness_run {
@@ -162,7 +145,7 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     int k = 0;
     if (wrapper_log) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
-        find_program("oclgrind", oclgrind, sizeof oclgrind);
+        grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
         const char *checks[] = {oclgrind, "--data-races", "--max-errors",
                                 "50",     "--log",        wrapper_log};
         for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
@@ -360,7 +343,7 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
     snprintf(lib, sizeof lib, "%s/build/libclu.a", cfg->root);
     snprintf(inc, sizeof inc, "-I%s/common", cfg->root);
     char cc[PATH_MAX];
-    if (find_program("cc", cc, sizeof cc) != 0)
+    if (grader_find_program("cc", cc, sizeof cc) != 0)
         snprintf(cc, sizeof cc, "/usr/bin/cc");
     const char *build[48];
     char solutions[PATH_MAX + 16];
@@ -522,7 +505,7 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
         grader_add_test(r, name, 0, pts, "not run: %s", dead);
         return;
     }
-    if (find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
+    if (grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
         grader_add_test(r, name, 0, pts,
                         "not run: oclgrind is not installed (apt-get install oclgrind)");
         return;
@@ -551,33 +534,42 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
     free(h.log);
 }
 
-/* The memory traffic of the student's kernel beside the reference's (make bench's columns), for
- * the report: the measured form of "for every memory access, as many flops as possible". */
+/* Memory traffic of a kernel at memcheck_n, counted under oclgrind in the work folder `tag`:
+ * 0, or -1 with t->why set. */
+static int count_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         const char *kernel, const char *tag, struct bench_traffic *t) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/%s/%s", cfg->work, ex->id, tag);
+    make_dirs(dir);
+    return bench_traffic(cfg->self, ex, kernel, ex->block, ex->memcheck_n, dir, t);
+}
+
+/* The student's memory traffic beside the reference's (make bench's columns), for the report:
+ * the measured form of "for every memory access, as many flops as possible". "" when either
+ * could not be counted (the memory check says why). */
 static void traffic_rows(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         const char *kernel, const char *reference, char *out, size_t size) {
-    const char *paths[2] = {kernel, reference}, *who[2] = {"yours     ", "reference "};
+                         const struct bench_traffic *mine, const char *reference, char *out,
+                         size_t size) {
+    struct bench_traffic ref;
+    out[0] = '\0';
+    if (!mine || count_traffic(cfg, ex, reference, "traffic-reference", &ref) != 0)
+        return;
+    const struct bench_traffic *rows[2] = {mine, &ref};
+    const char *who[2] = {"yours     ", "reference "};
     int used = snprintf(out, size,
                         "\nmemory traffic per multiply-add (oclgrind, N = %d):", ex->memcheck_n);
-    for (int w = 0; w < 2 && used > 0 && (size_t)used < size; w++) {
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s/%s/traffic-%d", cfg->work, ex->id, w);
-        make_dirs(dir);
-        struct bench_traffic t;
-        if (bench_traffic(cfg->self, ex, paths[w], ex->block, ex->memcheck_n, dir, &t) != 0) {
-            out[0] = '\0'; /* no oclgrind, or it failed: the memory check says why */
-            return;
-        }
+    for (int w = 0; w < 2 && used > 0 && (size_t)used < size; w++)
         used += snprintf(out + used, size - (size_t)used,
                          "\n%s global %.3f loads, %.3f stores; local %.3f loads, %.3f stores",
-                         who[w], t.global_loads, t.global_stores, t.local_loads, t.local_stores);
-    }
+                         who[w], rows[w]->global_loads, rows[w]->global_stores,
+                         rows[w]->local_loads, rows[w]->local_stores);
 }
 
 /* The step's technique, from the memory traffic oclgrind counts in the student's kernel. */
-static void test_technique(const struct grader_config *cfg, const struct grader_exercise *ex,
-                           const char *kernel, int all_right, struct grader_exercise_result *r) {
+static void test_technique(const struct grader_exercise *ex, int all_right,
+                           const struct bench_traffic *got, struct grader_exercise_result *r) {
     const struct grader_technique *t = &ex->technique;
-    char name[120], dir[PATH_MAX], oclgrind[PATH_MAX];
+    char name[120];
     int pts = ex->points.technique;
     snprintf(name, sizeof name, "technique: %s", t->what);
     if (!all_right) {
@@ -585,20 +577,12 @@ static void test_technique(const struct grader_config *cfg, const struct grader_
                         "not checked: the kernel must first be right at every size");
         return;
     }
-    if (find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
-        grader_add_test(r, name, 0, pts,
-                        "not checked: oclgrind is not installed (apt-get install oclgrind)");
+    if (got->why[0]) {
+        grader_add_test(r, name, 0, pts, "not checked: %s", got->why);
         return;
     }
-    snprintf(dir, sizeof dir, "%s/%s/technique", cfg->work, ex->id);
-    make_dirs(dir);
-    struct bench_traffic got;
-    if (bench_traffic(cfg->self, ex, kernel, ex->block, ex->memcheck_n, dir, &got) != 0) {
-        grader_add_test(r, name, 0, pts, "not checked: %s", got.why);
-        return;
-    }
-    int global_ok = t->max_global_loads <= 0 || got.global_loads <= t->max_global_loads;
-    int local_ok = t->min_local_loads <= 0 || got.local_loads >= t->min_local_loads;
+    int global_ok = t->max_global_loads <= 0 || got->global_loads <= t->max_global_loads;
+    int local_ok = t->min_local_loads <= 0 || got->local_loads >= t->min_local_loads;
     char global_bound[64] = "", local_bound[64] = "";
     if (t->max_global_loads > 0)
         snprintf(global_bound, sizeof global_bound, " (this step: at most %.2f)",
@@ -609,7 +593,7 @@ static void test_technique(const struct grader_config *cfg, const struct grader_
     grader_add_test(r, name, global_ok && local_ok ? pts : 0, pts,
                     "loads per multiply-add counted by oclgrind at N = %d: global %.3f%s, local "
                     "%.3f%s%s",
-                    ex->memcheck_n, got.global_loads, global_bound, got.local_loads, local_bound,
+                    ex->memcheck_n, got->global_loads, global_bound, got->local_loads, local_bound,
                     global_ok && local_ok
                         ? ""
                         : "\nhint: the result is right but the step's technique does not show: "
@@ -642,7 +626,8 @@ static void timed_result_wrong(const struct grader_config *cfg, const struct gra
 }
 
 static void test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
-                      const char *kernel, int all_right, struct grader_exercise_result *r) {
+                      const char *kernel, int all_right, const struct bench_traffic *mine,
+                      struct grader_exercise_result *r) {
     const char *name = "performance against the reference solution";
     int pts = ex->points.perf;
     if (!all_right) {
@@ -690,7 +675,7 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
         int earned = ratio >= GRADER_PERF_RATIO || best_ratio >= GRADER_PERF_RATIO;
         char traffic[400] = "";
         if (!ex->is_vector)
-            traffic_rows(cfg, ex, kernel, reference, traffic, sizeof traffic);
+            traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
         grader_add_test(r, name, earned ? pts : 0, pts,
                         "N = %d, median of %d alternating runs each:\n"
                         "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
@@ -752,10 +737,15 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     else
         grader_add_test(r, "no out-of-bounds access or data race (oclgrind)", 0,
                         ex->points.memcheck, "not run: the memory check was switched off");
+    /* the kernel's memory traffic, counted once: for the technique and for the report */
+    struct bench_traffic traffic = {0};
+    int counted = 0;
+    if (passed == sizes && !ex->is_vector)
+        counted = count_traffic(cfg, ex, kernel, "traffic", &traffic) == 0;
     if (ex->points.technique > 0)
-        test_technique(cfg, ex, kernel, passed == sizes, r);
+        test_technique(ex, passed == sizes, &traffic, r);
     if (cfg->perf)
-        test_perf(cfg, ex, kernel, passed == sizes, r);
+        test_perf(cfg, ex, kernel, passed == sizes, counted ? &traffic : NULL, r);
     else
         grader_add_test(r, "performance against the reference solution", 0, ex->points.perf,
                         "not run: timing was switched off");

@@ -124,6 +124,9 @@ void grader_run(char *const argv[], const char *out_path, double timeout,
 /* One line describing a run outcome, e.g. "crashed with SIGSEGV (signal 11)". */
 void grader_describe_run(const struct grader_run_result *r, char *buf, size_t size);
 
+/* The first executable `name` on $PATH (a regular file) into path: 0, or -1 if there is none. */
+int grader_find_program(const char *name, char *path, size_t size);
+
 /* At most max bytes of a file: the head and the tail of it when longer, with a note between.
  * Returns a malloc'd string ("" for a missing file). */
 char *grader_read_capped(const char *path, size_t max);

@@ -56,15 +56,9 @@ static const char *absolute(const char *path, const char *what) {
 /* Whether bubblewrap is installed and can make a sandbox here (it cannot inside some containers);
  * says so in one line when it cannot. */
 static int sandbox_works(const char *work) {
-    const char *dirs = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
     char bwrap[PATH_MAX] = "", log[PATH_MAX + 32];
-    while (*dirs && !bwrap[0]) {
-        size_t len = strcspn(dirs, ":");
-        snprintf(bwrap, sizeof bwrap, "%.*s/bwrap", (int)len, dirs);
-        if (access(bwrap, X_OK) != 0)
-            bwrap[0] = '\0';
-        dirs += len + (dirs[len] == ':');
-    }
+    if (grader_find_program("bwrap", bwrap, sizeof bwrap) != 0)
+        bwrap[0] = '\0';
     if (!bwrap[0]) {
         printf("note: bubblewrap is not installed: student programs run without the sandbox "
                "(apt-get install bubblewrap)\n");

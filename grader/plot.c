@@ -362,24 +362,6 @@ static void gp_begin(FILE *f, const char *base, const char *what) {
     fprintf(f, "set encoding utf8\n");
 }
 
-/* Where gnuplot is on PATH, into path; -1 when it is not. */
-static int find_gnuplot(char *path, size_t size) {
-    const char *dirs = getenv("PATH");
-    if (!dirs || !*dirs)
-        dirs = "/usr/local/bin:/usr/bin:/bin";
-    while (*dirs) {
-        size_t len = strcspn(dirs, ":");
-        int n = len ? snprintf(path, size, "%.*s/gnuplot", (int)len, dirs)
-                    : snprintf(path, size, "./gnuplot");
-        struct stat st;
-        if (n > 0 && (size_t)n < size && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-            access(path, X_OK) == 0)
-            return 0;
-        dirs += len + (dirs[len] == ':');
-    }
-    return -1;
-}
-
 /* The first few non-blank lines of gnuplot's output on one line, spaces squeezed. */
 static void first_lines(const char *text, char *buf, size_t size) {
     size_t used = 0;
@@ -1232,7 +1214,7 @@ int bench_plot(const char *csv_path, const char *out_dir, char *why, size_t why_
     int written = read_csv(csv_path, &d, why, why_size);
     if (written == 0) {
         char gnuplot[PATH_MAX];
-        if (find_gnuplot(gnuplot, sizeof gnuplot) != 0)
+        if (grader_find_program("gnuplot", gnuplot, sizeof gnuplot) != 0)
             written = fail(why, why_size, "gnuplot not installed (apt-get install gnuplot-nox)");
         else if (mkdir(out_dir, 0755) != 0 && errno != EEXIST)
             written = fail(why, why_size, "cannot make %s: %s", out_dir, strerror(errno));

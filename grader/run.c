@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,6 +144,24 @@ void grader_describe_run(const struct grader_run_result *r, char *buf, size_t si
         snprintf(buf, size, "could not be started (%s)", strerror(r->code));
         break;
     }
+}
+
+int grader_find_program(const char *name, char *path, size_t size) {
+    const char *dirs = getenv("PATH");
+    if (!dirs || !*dirs)
+        dirs = "/usr/local/bin:/usr/bin:/bin";
+    while (*dirs) {
+        size_t len = strcspn(dirs, ":");
+        /* an empty entry is the current directory */
+        int n = len ? snprintf(path, size, "%.*s/%s", (int)len, dirs, name)
+                    : snprintf(path, size, "./%s", name);
+        struct stat st;
+        if (n > 0 && (size_t)n < size && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(path, X_OK) == 0)
+            return 0;
+        dirs += len + (dirs[len] == ':');
+    }
+    return -1;
 }
 
 char *grader_read_capped(const char *path, size_t max) {

@@ -39,27 +39,6 @@ static void traffic_why(struct bench_traffic *t, const char *fmt, ...) {
     va_end(args);
 }
 
-/* ---------------------------------------------------------------- finding oclgrind */
-
-/* The first executable `name` on $PATH into path; 0, or -1 if there is none. */
-static int traffic_which(const char *name, char *path, size_t size) {
-    const char *dirs = getenv("PATH");
-    if (!dirs || !*dirs)
-        dirs = "/usr/local/bin:/usr/bin:/bin";
-    while (*dirs) {
-        size_t len = strcspn(dirs, ":");
-        /* an empty entry is the current directory */
-        int n = len ? snprintf(path, size, "%.*s/%s", (int)len, dirs, name)
-                    : snprintf(path, size, "./%s", name);
-        if (n > 0 && (size_t)n < size && access(path, X_OK) == 0)
-            return 0;
-        dirs += len;
-        if (*dirs == ':')
-            dirs++;
-    }
-    return -1;
-}
-
 /* ---------------------------------------------------------------- reading the histogram */
 
 /* The digits of s up to end as a number, every other character skipped (locale grouping). */
@@ -151,7 +130,7 @@ int bench_traffic(const char *self, const struct grader_exercise *ex, const char
     memset(t, 0, sizeof *t);
     t->n = n;
     char oclgrind[PATH_MAX];
-    if (traffic_which("oclgrind", oclgrind, sizeof oclgrind) != 0) {
+    if (grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
         traffic_why(t, "oclgrind not installed (apt-get install oclgrind)");
         return -1;
     }

@@ -99,33 +99,9 @@ static void write_file(const char *path, const char *data, size_t length) {
     CHECK(fclose(f) == 0, "cannot close %s", path);
 }
 
-/* Whole file, NUL-terminated; NULL if missing. */
+/* Whole file, NUL-terminated; NULL if missing (the library's reader). */
 static char *slurp(const char *path, size_t *length) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, used = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + used, 1, cap - used - 1, f)) > 0) {
-        used += got;
-        if (cap - used < 2) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[used] = '\0';
-    if (length)
-        *length = used;
-    return buf;
+    return clu_read_file(path, length);
 }
 
 /* Output of a shell command (binary-safe length in *length); exit status in *status. */
