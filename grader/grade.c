@@ -15,7 +15,7 @@
 #define LOG_CAP       6000 /* bytes of a child's output shown in a report */
 #define BUILD_TIMEOUT 120  /* seconds for compiling a student's main.c */
 
-static void make_dirs(const char *path) {
+void grader_make_dirs(const char *path) {
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s", path);
     for (char *p = tmp + 1; *p; p++)
@@ -32,7 +32,7 @@ static int exists(const char *path) {
 }
 
 /* A seed for each run, derived from the hidden seed so that every size gets different data. */
-static uint64_t seed_for(const struct grader_config *cfg, const struct grader_exercise *ex, int n) {
+uint64_t grader_seed_for(const struct grader_config *cfg, const struct grader_exercise *ex, int n) {
     uint64_t s = cfg->seed ^ ((uint64_t)(ex - grader_exercises) << 40) ^ (uint64_t)n;
     return s & 0x7fffffffffffffffull; /* host programs take seeds up to INT64_MAX */
 }
@@ -41,7 +41,7 @@ static uint64_t seed_for(const struct grader_config *cfg, const struct grader_ex
 
 /* Copy a student's source file: a plain file (no link, FIFO or device) of at most MAX_SOURCE
  * bytes, read without blocking. Returns 0, or -1 with the reason in why. */
-static int copy_file(const char *from, const char *to, char *why, size_t why_size) {
+int grader_copy_source(const char *from, const char *to, char *why, size_t why_size) {
     int fd = open(from, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
@@ -84,7 +84,7 @@ static void remove_tree(const char *path) {
  * system, no network, private /tmp and process ids (everything it starts dies with it), the
  * reference solutions, the submission and the other work folders hidden, and only `dir`
  * writable. Fills argv from index 0 and returns the count (0 without a sandbox). */
-static int sandbox_prefix(const struct grader_config *cfg, const char *dir, const char **argv,
+int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, const char **argv,
                           char *solutions, size_t solutions_size) {
     static char bwrap[PATH_MAX];
     if (!cfg->sandbox || grader_find_program("bwrap", bwrap, sizeof bwrap) != 0)
@@ -136,10 +136,10 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
                         const char *kernel, int n, const char *tag, const char *reference,
                         const char *wrapper_log, struct harness_run *h) {
     snprintf(h->dir, sizeof h->dir, "%s/%s/%s", cfg->work, ex->id, tag);
-    make_dirs(h->dir);
+    grader_make_dirs(h->dir);
     char n_text[16], seed_text[32], log[PATH_MAX + 16], oclgrind[PATH_MAX];
     snprintf(n_text, sizeof n_text, "%d", n);
-    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed_for(cfg, ex, n));
+    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)grader_seed_for(cfg, ex, n));
     snprintf(log, sizeof log, "%s/log.txt", h->dir);
     const char *argv[32];
     int k = 0;
@@ -202,7 +202,7 @@ static char *harness_failure(const struct harness_run *h, int n, char *dead, siz
     return text;
 }
 
-static float *load(const char *dir, const char *name, size_t want, char *why, size_t why_size) {
+float *grader_load_result(const char *dir, const char *name, size_t want, char *why, size_t why_size) {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t count = 0;
@@ -227,7 +227,7 @@ static int inputs_changed(const float *x, size_t count, uint64_t seed, uint64_t 
 }
 
 /* Describe a wrong output: first wrong element, how many, the hint. */
-static void describe_wrong(const struct grader_exercise *ex, int n,
+void grader_describe_wrong(const struct grader_exercise *ex, int n,
                            const struct grader_diagnosis *d, char *buf, size_t size) {
     size_t count = grader_output_count(ex, n);
     int used;
@@ -270,11 +270,11 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
         return 0;
     }
     size_t count = grader_output_count(ex, n), in_count = ex->is_vector ? count : count;
-    uint64_t seed = seed_for(cfg, ex, n);
+    uint64_t seed = grader_seed_for(cfg, ex, n);
     char why[200] = "";
-    float *c = load(h.dir, "c.bin", count + HARNESS_GUARD, why, sizeof why);
-    float *a = c ? load(h.dir, "a.bin", in_count, why, sizeof why) : NULL;
-    float *b = a ? load(h.dir, "b.bin", in_count, why, sizeof why) : NULL;
+    float *c = grader_load_result(h.dir, "c.bin", count + HARNESS_GUARD, why, sizeof why);
+    float *a = c ? grader_load_result(h.dir, "a.bin", in_count, why, sizeof why) : NULL;
+    float *b = a ? grader_load_result(h.dir, "b.bin", in_count, why, sizeof why) : NULL;
     double *expected = NULL, *tol = NULL;
     int ok = 0;
     if (!b) {
@@ -289,7 +289,7 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
         int changed_b = inputs_changed(b, in_count, seed, 1);
         char wrong[800] = "";
         if (d.m.wrong)
-            describe_wrong(ex, n, &d, wrong, sizeof wrong);
+            grader_describe_wrong(ex, n, &d, wrong, sizeof wrong);
         ok = d.m.wrong == 0 && damaged == 0 && !changed_a && !changed_b;
         *untouched = d.unwritten == count;
         if (ok)
@@ -324,17 +324,17 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
     char prog[PATH_MAX + 16], log[PATH_MAX + 16], out[PATH_MAX + 16], lib[PATH_MAX],
         inc[PATH_MAX + 4];
     snprintf(dir, sizeof dir, "%s/%s/host", cfg->work, ex->id);
-    make_dirs(dir);
+    grader_make_dirs(dir);
     /* only main.c and kernel.cl are copied: the student's own copies of headers are never used */
     snprintf(main_copy, sizeof main_copy, "%s/main.c", dir);
     snprintf(kernel_copy, sizeof kernel_copy, "%s/kernel.cl", dir);
     char bad[100];
     snprintf(src, sizeof src, "%s/%s/main.c", cfg->submission, ex->id);
-    if (copy_file(src, main_copy, bad, sizeof bad) != 0) {
+    if (grader_copy_source(src, main_copy, bad, sizeof bad) != 0) {
         grader_add_test(r, name, 0, pts, "%s/main.c: %s", ex->id, bad);
         return;
     }
-    if (copy_file(kernel, kernel_copy, bad, sizeof bad) != 0) {
+    if (grader_copy_source(kernel, kernel_copy, bad, sizeof bad) != 0) {
         grader_add_test(r, name, 0, pts, "%s/kernel.cl: %s", ex->id, bad);
         return;
     }
@@ -347,7 +347,7 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
         snprintf(cc, sizeof cc, "/usr/bin/cc");
     const char *build[48];
     char solutions[PATH_MAX + 16];
-    int k = sandbox_prefix(cfg, dir, build, solutions, sizeof solutions);
+    int k = grader_sandbox_prefix(cfg, dir, build, solutions, sizeof solutions);
     const char *compile[] = {cc,   "-std=c11", "-O2", "-Wall",    "-Wextra", inc, "-o",
                              prog, main_copy,  lib,   "-lOpenCL", "-lm",     NULL};
     for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
@@ -368,14 +368,14 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
         return;
     }
     char n_text[16], seed_text[32];
-    uint64_t seed = seed_for(cfg, ex, ex->host_n) ^ 0x5eed;
+    uint64_t seed = grader_seed_for(cfg, ex, ex->host_n) ^ 0x5eed;
     snprintf(n_text, sizeof n_text, "%d", ex->host_n);
     snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
     snprintf(out, sizeof out, "%s/result.bin", dir);
     snprintf(log, sizeof log, "%s/run.txt", dir);
     remove(out);
     const char *argv[48];
-    k = sandbox_prefix(cfg, dir, argv, solutions, sizeof solutions);
+    k = grader_sandbox_prefix(cfg, dir, argv, solutions, sizeof solutions);
     int sandboxed = k > 0;
     const char *run_args[] = {prog, "--n",      n_text, "--seed",   seed_text,   "--repeats",
                               "1",  "--output", out,    "--device", cfg->device, NULL};
@@ -392,7 +392,7 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
     char *text = grader_read_capped(log, LOG_CAP), what[300], why[200];
     grader_describe_run(&run, what, sizeof what);
     size_t count = grader_output_count(ex, ex->host_n);
-    float *c = load(dir, "result.bin", count, why, sizeof why);
+    float *c = grader_load_result(dir, "result.bin", count, why, sizeof why);
     double *expected = NULL, *tol = NULL;
     if (run.how != RUN_EXITED) {
         grader_add_test(r, name, 0, pts, "`%s --n %d` %s; its output:\n%s", ex->id, ex->host_n,
@@ -413,7 +413,7 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
             grader_add_test(r, name, pts, pts, "`%s --n %d` saved a right result", ex->id,
                             ex->host_n);
         } else {
-            describe_wrong(ex, ex->host_n, &d, wrong, sizeof wrong);
+            grader_describe_wrong(ex, ex->host_n, &d, wrong, sizeof wrong);
             grader_add_test(r, name, 0, pts, "`%s --n %d` saved a wrong result: %s", ex->id,
                             ex->host_n, wrong);
         }
@@ -512,7 +512,7 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
     }
     char log[PATH_MAX + 32], dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/%s/memcheck", cfg->work, ex->id);
-    make_dirs(dir);
+    grader_make_dirs(dir);
     snprintf(log, sizeof log, "%s/oclgrind.txt", dir);
     remove(log);
     struct harness_run h;
@@ -540,7 +540,7 @@ static int count_traffic(const struct grader_config *cfg, const struct grader_ex
                          const char *kernel, const char *tag, struct bench_traffic *t) {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/%s/%s", cfg->work, ex->id, tag);
-    make_dirs(dir);
+    grader_make_dirs(dir);
     return bench_traffic(cfg->self, ex, kernel, ex->block, ex->memcheck_n, dir, t);
 }
 
@@ -606,17 +606,17 @@ static void timed_result_wrong(const struct grader_config *cfg, const struct gra
     int n = ex->perf_n;
     size_t count = grader_output_count(ex, n);
     char reason[200] = "";
-    float *c = load(dir, "c.bin", count + HARNESS_GUARD, reason, sizeof reason);
+    float *c = grader_load_result(dir, "c.bin", count + HARNESS_GUARD, reason, sizeof reason);
     double *expected = NULL, *tol = NULL;
     if (!c) {
         snprintf(why, why_size, "no result saved (%s)", reason);
-    } else if (grader_reference(ex, n, seed_for(cfg, ex, n), &expected, &tol) != 0) {
+    } else if (grader_reference(ex, n, grader_seed_for(cfg, ex, n), &expected, &tol) != 0) {
         snprintf(why, why_size, "grader out of memory");
     } else {
         struct grader_diagnosis d;
-        grader_diagnose(ex, n, seed_for(cfg, ex, n), c, expected, tol, &d);
+        grader_diagnose(ex, n, grader_seed_for(cfg, ex, n), c, expected, tol, &d);
         if (d.m.wrong)
-            describe_wrong(ex, n, &d, why, why_size);
+            grader_describe_wrong(ex, n, &d, why, why_size);
         else if (grader_guard_damage(c + count, HARNESS_GUARD))
             snprintf(why, why_size, "it wrote past the end of C");
     }
@@ -697,13 +697,13 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     /* a fresh work folder: nothing of an earlier run or submission can be picked up */
     snprintf(work, sizeof work, "%s/%s", cfg->work, ex->id);
     remove_tree(work);
-    make_dirs(work);
+    grader_make_dirs(work);
     /* every run uses the grader's own checked copy of kernel.cl */
     snprintf(src, sizeof src, "%s/%s/kernel.cl", cfg->submission, ex->id);
     snprintf(kernel, sizeof kernel, "%s/kernel.cl", work);
     if (!exists(src))
         snprintf(dead, sizeof dead, "%s/kernel.cl is missing from the submission", ex->id);
-    else if (copy_file(src, kernel, why, sizeof why) != 0)
+    else if (grader_copy_source(src, kernel, why, sizeof why) != 0)
         snprintf(dead, sizeof dead, "%s/kernel.cl: %s", ex->id, why);
 
     int passed = 0, sizes = 0, untouched_all = 1, passed_only_16 = 1, failed_not_16 = 1;

@@ -59,6 +59,13 @@ struct grader_technique {
     double min_local_loads;  /* at least this many local loads per multiply-add (0: no bound) */
 };
 
+/* One question of a quiz: its id in answers.txt ("q1") and its points. */
+struct grader_question {
+    const char *id;
+    int points;
+};
+#define GRADER_MAX_QUESTIONS 16
+
 struct grader_exercise {
     const char *id;                        /* folder name, e.g. "04_local_B" */
     const char *title;                     /* the lecture's name of the case */
@@ -75,6 +82,9 @@ struct grader_exercise {
     int multiple;   /* sizes must be multiples of this (1: any) */
     struct grader_points points;
     struct grader_technique technique; /* checked when points.technique > 0 */
+    /* exercises without an OpenCL kernel (kernel == NULL) may have a quiz and a CUDA twin */
+    struct grader_question quiz[GRADER_MAX_QUESTIONS]; /* answers.txt questions, id NULL ends */
+    int cuda_per_size; /* points per hidden size of the CUDA twin kernel.cu (0: none) */
 };
 
 #define GRADER_PERF_RATIO                                                                          \
@@ -199,9 +209,11 @@ struct grader_test {
     char *output;   /* what the student reads about it (malloc'd) */
 };
 
+#define GRADER_MAX_TESTS 32
+
 struct grader_exercise_result {
     const struct grader_exercise *ex;
-    struct grader_test tests[GRADER_MAX_SIZES + 4];
+    struct grader_test tests[GRADER_MAX_TESTS];
     int test_count;
     int not_implemented; /* nothing was written anywhere: the skeleton as given */
     double gflops;       /* student kernel at perf_n (0: not timed) */
@@ -247,6 +259,37 @@ struct grader_config {
     int perf;               /* time against the reference */
     int sandbox;            /* build and run student programs under bubblewrap when it works */
 };
+
+/* Helpers the graders of grade.c and cuda.c share. */
+void grader_make_dirs(const char *path); /* mkdir -p */
+/* The seed of one run: from the hidden seed, the exercise and the size (every size new data). */
+uint64_t grader_seed_for(const struct grader_config *cfg, const struct grader_exercise *ex, int n);
+/* Copy a student's source: a plain file (no link, FIFO or device) of at most 1 MB. 0, or -1 with
+ * the reason in why. */
+int grader_copy_source(const char *from, const char *to, char *why, size_t why_size);
+/* The bubblewrap prefix for a student's build or program writing only to dir: fills argv from
+ * index 0 and returns the count (0 without a sandbox); solutions is scratch for a path. */
+int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, const char **argv,
+                          char *solutions, size_t solutions_size);
+/* dir/name saved by clu_save_result holding exactly want floats, or NULL with why set. */
+float *grader_load_result(const char *dir, const char *name, size_t want, char *why,
+                          size_t why_size);
+/* A wrong output described: first wrong element, how many, the hint. */
+void grader_describe_wrong(const struct grader_exercise *ex, int n,
+                           const struct grader_diagnosis *d, char *buf, size_t size);
+
+/* The quiz of ex (quiz.c): one test per question, the student's answers.txt against the key in
+ * solutions/<ex>/answers.txt. */
+void grader_quiz_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       struct grader_exercise_result *r);
+
+/* The CUDA twin of ex (cuda.c): built with nvcc and run at the hidden sizes through the CUDA
+ * driver; reported as skipped (max 0) where nvcc or a CUDA device is missing. */
+void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       struct grader_exercise_result *r);
+
+/* `grader --cuda-harness ...`: runs a CUDA kernel for the grader (cuda.c). */
+int grader_cuda_harness_main(int argc, char **argv);
 
 /* Grade one exercise of the submission. */
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,
