@@ -1,11 +1,11 @@
 #!/bin/sh
 # grader/batch.sh - `make batch`: grade a whole class with the workbook's grader.
 #
-#   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=04_local_B] [FORCE=1]
+#   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=04_local_B] [FORCE=1] [CONFIG=file]
 #
 # Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz), the student id
-# taken from its name. Only the files a student may edit (each exercise's main.c and kernel.cl)
-# are taken, from NN_name/ or exercises/NN_name/ anywhere in the submission, into a fresh work
+# taken from its name. Only the files a student may edit (each exercise's main.c and kernel.cl;
+# answers.txt, kernel.cu and main.cu of 06) are taken, from NN_name/ or exercises/NN_name/ anywhere in the submission, into a fresh work
 # folder; the grader, common/ and the reference solutions always come from this workbook.
 # Each student is graded in a sandbox (bubblewrap: no network, read-only system, its own work
 # folder the only writable place, private /tmp and process ids, other students and all results
@@ -16,6 +16,7 @@
 # inputs: $GRADER_SECRET, or the file $GRADER_SECRET_FILE (default ~/.config/clmm-grader/secret,
 # created with random content on first use - keep it out of the students' reach).
 #
+# CONFIG: the instructor's settings (exercises, sizes, points, limits; see grader/config.c).
 # OUT (default results/batch): gradebook.csv, summary.md, junit.xml, and students/<id>/ with
 # results.json (Gradescope's format), grade.log and a status file.
 set -u
@@ -27,8 +28,11 @@ jobs=${JOBS:-1}
 only=${EX:-}
 force=${FORCE:-0}
 student_limit=${STUDENT_TIMEOUT:-1800} # seconds for one student's whole grading
-run_limit=${TIMEOUT:-30}               # seconds for each run of a student's kernel or program
+run_limit=${TIMEOUT:-}                 # seconds for each run of a student's kernel or program
+config=${CONFIG:-}
 max_file=1048576                       # bytes: a main.c or kernel.cl larger than this is refused
+max_unpacked=${MAX_UNPACKED:-20971520} # bytes: an archive that unpacks to more is refused
+editable="main.c kernel.cl answers.txt kernel.cu main.cu"
 
 die() {
     echo "batch: $*" >&2
@@ -37,6 +41,12 @@ die() {
 [ -n "$subs" ] || die "usage: make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1]"
 [ -d "$subs" ] || die "SUBMISSIONS=$subs is not a folder"
 [ -x "$grader" ] || die "no grader at $grader: run make grader"
+if [ -n "$config" ]; then
+    [ -f "$config" ] || die "CONFIG=$config is not a file"
+    config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
+    # a mistake in it stops the batch before anyone is graded
+    "$grader" --config "$config" --help >/dev/null || die "CONFIG=$config has an error (above)"
+fi
 case $jobs in '' | *[!0-9]* | 0) die "JOBS must be a positive number" ;; esac
 subs=$(cd "$subs" && pwd)
 mkdir -p "$out/students" "$out/work" || die "cannot create $out"
@@ -76,11 +86,16 @@ unpack() { # unpack ARCHIVE DIR -> 0, or 1 with the reason on stdout
     case $1 in
     *.zip)
         names=$(zipinfo -1 "$1" 2>/dev/null) || { echo "not a readable zip"; return 1; }
-        links=$(zipinfo -l "$1" 2>/dev/null | grep -c '^l') ;;
+        links=$(zipinfo -l "$1" 2>/dev/null | grep -c '^l')
+        bytes=$(zipinfo -l "$1" 2>/dev/null | awk '$1 ~ /^[-d]/ { sum += $4 } END { print sum + 0 }') ;;
     *)
         names=$(tar -tzf "$1" 2>/dev/null) || { echo "not a readable .tar.gz"; return 1; }
-        links=$(tar -tvzf "$1" 2>/dev/null | grep -c '^[lh]') ;;
+        links=$(tar -tvzf "$1" 2>/dev/null | grep -c '^[lh]')
+        bytes=$(tar -tvzf "$1" 2>/dev/null | awk '{ sum += $3 } END { print sum + 0 }') ;;
     esac
+    if [ "$bytes" -gt "$max_unpacked" ]; then
+        echo "archive refused: it unpacks to more than $max_unpacked bytes ($bytes)"; return 1
+    fi
     if printf '%s\n' "$names" | grep -Eq '^/|(^|/)\.\.(/|$)'; then
         echo "archive refused: a member has an absolute path or .."; return 1
     fi
@@ -97,6 +112,20 @@ take() { # take FROM TO
     [ -f "$1" ] && [ ! -L "$1" ] || return 1
     [ "$(wc -c <"$1")" -le $max_file ] || return 1
     cp "$1" "$2"
+}
+
+# one line per finished student: done/total, students that lost points or failed, time left
+progress() { # progress ID STATUS SCORE
+    done_count=$(ls "$out/students" | grep -vc '\.old$')
+    short=$(cat "$out"/students/*/status 2>/dev/null | grep -vc '^graded$')
+    lost=$(for f in "$out"/students/*/results.json; do
+        [ -s "$f" ] && jq -r 'select(.score < .extra_data.max_score) | 1' "$f" 2>/dev/null; done | wc -l)
+    graded_now=$((done_count - done_at_start))
+    left=$((total - done_count))
+    eta="?"
+    [ $graded_now -gt 0 ] && eta=$(( ($(date +%s) - start) * left / graded_now ))
+    printf 'batch: [%s/%s] %s: %s %s | %s lost points, %s not graded | about %s s left\n' \
+        "$done_count" "$total" "$1" "$2" "$3" "$lost" "$short" "$eta"
 }
 
 grade_one() { # grade_one ID ENTRY
@@ -123,13 +152,14 @@ grade_one() { # grade_one ID ENTRY
                 awk '{ print length($0) " " $0 }' | sort -n | head -n 1 | cut -d' ' -f2-)
             [ -n "$found" ] || continue
             mkdir -p "$w/sub/$ex"
-            take "$found/main.c" "$w/sub/$ex/main.c"
-            take "$found/kernel.cl" "$w/sub/$ex/kernel.cl"
+            for f in $editable; do take "$found/$f" "$w/sub/$ex/$f"; done
         done
         seed=$(printf '%s:%s' "$secret" "$id" | sha256sum | cut -c1-15)
         seed=$((0x$seed))
         set -- "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
-            --results "$w/logs" --json "$w/results.json" --seed "$seed" --timeout "$run_limit"
+            --results "$w/logs" --json "$w/results.json" --seed "$seed"
+        [ -n "$config" ] && set -- "$@" --config "$config"
+        [ -n "$run_limit" ] && set -- "$@" --timeout "$run_limit"
         [ -n "$only" ] && set -- "$@" --ex "$only"
         if [ -n "$sandbox" ]; then
             # other students' files and every result are hidden; the student's work folder is the
@@ -157,9 +187,8 @@ grade_one() { # grade_one ID ENTRY
     cp -r "$w/logs" "$w/publish/logs" 2>/dev/null
     rm -rf "$final.old" && { [ ! -e "$final" ] || mv "$final" "$final.old"; } &&
         mv "$w/publish" "$final" && rm -rf "$final.old" "$w"
-    done_count=$(ls "$out/students" | grep -vc '\.old$')
-    printf 'batch: [%s/%s] %s: %s %s\n' "$done_count" "$total" "$id" "$status" \
-        "$(jq -r '"\(.score)/\(.extra_data.max_score)"' "$final/results.json" 2>/dev/null)"
+    progress "$id" "$status" "$(jq -r '"\(.score)/\(.extra_data.max_score)"' \
+        "$final/results.json" 2>/dev/null)"
 }
 
 # ---------------------------------------------------------------- the queue
@@ -189,6 +218,7 @@ while IFS="$(printf '\t')" read -r id entry; do
 done <"$queue"
 echo "batch: $total students in $subs, $left to grade, $jobs at a time; results in $out"
 start=$(date +%s)
+done_at_start=$(ls "$out/students" | grep -vc '\.old$')
 
 # JOBS workers, each taking every JOBS-th student of the queue
 worker=0

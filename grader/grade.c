@@ -99,6 +99,8 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
                             "/dev",
                             "--proc",
                             "/proc",
+                            "--size",
+                            "67108864", /* a private /tmp of 64 MB: it is memory */
                             "--tmpfs",
                             "/tmp",
                             "--tmpfs",
@@ -146,8 +148,8 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     if (wrapper_log) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
-        const char *checks[] = {oclgrind, "--data-races", "--max-errors",
-                                "50",     "--log",        wrapper_log};
+        const char *checks[] = {oclgrind, "--data-races", "--uninitialized", "--check-api",
+                                "--max-errors", "50", "--log", wrapper_log};
         for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
             argv[k++] = checks[i];
     }
@@ -205,6 +207,12 @@ static char *harness_failure(const struct harness_run *h, int n, char *dead, siz
 float *grader_load_result(const char *dir, const char *name, size_t want, char *why, size_t why_size) {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/%s", dir, name);
+    /* a student's program wrote this folder: only a plain file is read (no FIFO, no link) */
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "%s is not a plain file", name);
+        return NULL;
+    }
     size_t count = 0;
     float *x = clu_load_result(path, &count, why, why_size);
     if (x && count != want) {
@@ -354,7 +362,7 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
         build[k++] = compile[i];
     struct grader_run_result run;
     remove(prog);
-    grader_run((char *const *)build, log, BUILD_TIMEOUT, &run);
+    grader_run_jailed((char *const *)build, dir, log, BUILD_TIMEOUT, &run);
     if (run.how != RUN_EXITED || run.code != 0) {
         char *text = grader_read_capped(log, LOG_CAP), what[300];
         grader_describe_run(&run, what, sizeof what);
@@ -383,7 +391,7 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
         run_args[9] = NULL;
     for (size_t i = 0; i < sizeof run_args / sizeof run_args[0]; i++)
         argv[k++] = run_args[i];
-    grader_run((char *const *)argv, log, cfg->timeout, &run);
+    grader_run_jailed((char *const *)argv, dir, log, cfg->timeout, &run);
     if (sandboxed && run.how == RUN_EXITED && run.code > 128 && run.code < 128 + 65) {
         /* bubblewrap passes on a signal death as status 128 + signal */
         run.how = RUN_SIGNALED;
@@ -441,6 +449,10 @@ static char *summarise_oclgrind(const char *log) {
         {"data race at global", "data races in global memory",
          "two work-items write the same element of C, or one reads what another writes"},
         {"ninitiali", "uses of uninitialised values", "something is read before it is written"},
+        {"divergence", "barrier divergences",
+         "every work-item of a group must reach the same barriers: a barrier inside an if, or "
+         "after a return that only some work-items take, breaks the group"},
+        {"rror detected", "OpenCL API errors", "a call the harness made was refused"},
     };
     size_t counts[sizeof kinds / sizeof kinds[0]] = {0}, other = 0;
     size_t size = strlen(log) + 2000;
@@ -498,7 +510,7 @@ static char *summarise_oclgrind(const char *log) {
 
 static void test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,
                           const char *kernel, const char *dead, struct grader_exercise_result *r) {
-    const char *name = "no out-of-bounds access or data race (oclgrind)";
+    const char *name = "memory check (oclgrind): bounds, races, uninitialised values, barriers";
     int pts = ex->points.memcheck;
     char oclgrind[PATH_MAX];
     if (dead[0]) {
@@ -672,7 +684,7 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
         /* points go by the fastest runs, the ones least disturbed by other load on the machine;
          * either ratio reaching the bar is enough */
         double best_ratio = ref[0] / s[0];
-        int earned = ratio >= GRADER_PERF_RATIO || best_ratio >= GRADER_PERF_RATIO;
+        int earned = ratio >= grader_perf_ratio || best_ratio >= grader_perf_ratio;
         char traffic[400] = "";
         if (!ex->is_vector)
             traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
@@ -683,7 +695,7 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
                         "ratio %.2f of medians, %.2f of the fastest runs (points from %.2f)%s",
                         ex->perf_n, counts[0], s[1] * 1e3, s[0] * 1e3, s[2] * 1e3, r->gflops,
                         ref[1] * 1e3, ref[0] * 1e3, ref[2] * 1e3, r->ref_gflops, ratio, best_ratio,
-                        GRADER_PERF_RATIO, traffic);
+                        grader_perf_ratio, traffic);
     }
     free(failure);
     free(h.log);
@@ -693,6 +705,12 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
                            struct grader_exercise_result *r) {
     memset(r, 0, sizeof *r);
     r->ex = ex;
+    if (!ex->kernel) { /* no OpenCL kernel: a quiz and a CUDA twin, as the row says */
+        if (ex->quiz[0].id)
+            grader_quiz_tests(cfg, ex, r);
+        r->not_implemented = grader_result_score(r) == 0;
+        return;
+    }
     char kernel[PATH_MAX + 64], dead[200] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
     /* a fresh work folder: nothing of an earlier run or submission can be picked up */
     snprintf(work, sizeof work, "%s/%s", cfg->work, ex->id);
@@ -735,7 +753,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     if (cfg->memcheck)
         test_memcheck(cfg, ex, kernel, dead, r);
     else
-        grader_add_test(r, "no out-of-bounds access or data race (oclgrind)", 0,
+        grader_add_test(r, "memory check (oclgrind): bounds, races, uninitialised values, barriers", 0,
                         ex->points.memcheck, "not run: the memory check was switched off");
     /* the kernel's memory traffic, counted once: for the technique and for the report */
     struct bench_traffic traffic = {0};

@@ -12,6 +12,7 @@
 #include "clu.h"
 
 #include <stdio.h>
+#include <sys/types.h>
 
 /* ---------------------------------------------------------------- the exercise table (table.c) */
 
@@ -47,7 +48,7 @@ struct grader_points {
     int per_size;  /* each hidden size computed right, with nothing written out of bounds */
     int host;      /* the student's host program saves a right result */
     int memcheck;  /* oclgrind finds no out-of-bounds access, data race or uninitialised read */
-    int perf;      /* median time within GRADER_PERF_RATIO of the reference solution's */
+    int perf;      /* median time within grader_perf_ratio of the reference's */
     int technique; /* the step's technique shows in the kernel's measured memory traffic */
 };
 
@@ -87,11 +88,11 @@ struct grader_exercise {
     int cuda_per_size; /* points per hidden size of the CUDA twin kernel.cu (0: none) */
 };
 
-#define GRADER_PERF_RATIO                                                                          \
-    0.5 /* full performance points at half the reference's speed or better:                        \
-         * timings on shared machines swing up to 2x */
+/* Full performance points at this fraction of the reference's speed or better (timings on shared
+ * machines swing up to 2x). A config file may change it. */
+extern double grader_perf_ratio;
 
-extern const struct grader_exercise grader_exercises[];
+extern struct grader_exercise grader_exercises[]; /* a config file may change rows */
 extern const int grader_exercise_count;
 
 /* The row of exercise id, or NULL. */
@@ -116,7 +117,10 @@ enum grader_run_how {
     RUN_SIGNALED, /* killed by signal code */
     RUN_TIMEOUT,  /* ran past the limit and was killed */
     RUN_NO_START, /* could not be started (fork or exec failed) */
+    RUN_OVER_LIMIT, /* stopped by a watched limit; code is LIMIT_DISK or LIMIT_MEMORY */
 };
+#define LIMIT_DISK   1
+#define LIMIT_MEMORY 2
 
 struct grader_run_result {
     enum grader_run_how how;
@@ -130,6 +134,27 @@ struct grader_run_result {
  * capped by RLIMIT_FSIZE. Never fails: the outcome is in *result. */
 void grader_run(char *const argv[], const char *out_path, double timeout,
                 struct grader_run_result *result);
+
+/* What a student's own processes (its build and its host program) may use. */
+struct grader_limits {
+    double cpu_seconds;     /* RLIMIT_CPU of each process */
+    long processes;         /* RLIMIT_NPROC: tasks (threads too) at once */
+    long open_files;        /* RLIMIT_NOFILE */
+    long long memory_bytes; /* RLIMIT_DATA of each process, and resident memory of them all */
+    long long disk_bytes;   /* what its folder may hold */
+};
+void grader_set_limits(const struct grader_limits *l);
+const struct grader_limits *grader_get_limits(void);
+
+/* The uid student processes run as when the grader is root (an unused one, random per grader
+ * run), or (uid_t)-1 when the grader is not root or GRADER_NO_UID is set. */
+uid_t grader_jail_uid(void);
+
+/* grader_run for a student's own program: the limits above, HOME and TMPDIR in dir, the folder
+ * handed to the student's uid (when root) and watched for size; after the run every process of
+ * that uid is killed, even those that left the process group. */
+void grader_run_jailed(char *const argv[], const char *dir, const char *out_path, double timeout,
+                       struct grader_run_result *result);
 
 /* One line describing a run outcome, e.g. "crashed with SIGSEGV (signal 11)". */
 void grader_describe_run(const struct grader_run_result *r, char *buf, size_t size);
@@ -290,6 +315,16 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
 
 /* `grader --cuda-harness ...`: runs a CUDA kernel for the grader (cuda.c). */
 int grader_cuda_harness_main(int argc, char **argv);
+
+/* An instructor's config file (config.c): lines `key = value`, # comments. Keys: exercises
+ * (comma-separated ids: the ones to grade), timeout, perf_ratio, cpu_seconds, processes,
+ * open_files, memory_mb, disk_mb, and per exercise ID.sizes (comma-separated), ID.host_n,
+ * ID.memcheck_n, ID.perf_n, ID.points.per_size|host|memcheck|perf|technique|cuda_per_size,
+ * ID.quiz.QUESTION (points). Changes the table rows, *cfg, the limits and fills chosen (up to
+ * max) when `exercises` is set. Returns 0, or -1 with "FILE:LINE: what" in err. */
+int grader_load_config(const char *path, struct grader_config *cfg,
+                       const struct grader_exercise **chosen, int max, int *chosen_count,
+                       char *err, size_t err_size);
 
 /* Grade one exercise of the submission. */
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,

@@ -19,14 +19,16 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: grader [--submission DIR] [--ex ID]... [--device SPEC] [--json FILE]\n"
             "              [--results DIR] [--work DIR] [--root DIR] [--seed S] [--timeout SEC]\n"
-            "              [--no-memcheck] [--no-perf] [--no-sandbox]\n"
+            "              [--no-memcheck] [--no-perf] [--no-sandbox] [--config FILE]\n"
             "Grades the NN_name/ folders of DIR (default: exercises/ of the workbook): each\n"
             "kernel.cl on hidden data at several sizes, each main.c built against the pristine\n"
             "common/, a memory "
             "check with oclgrind, and the speed against solutions/. --ex 04 or --ex 04_local_B\n"
             "grades one exercise (repeatable). Reports go to stdout and to ID.log in --results\n"
             "(default: results/ of the workbook);\n"
-            "--json writes Gradescope's results.json. Exit: 0 full marks, 1 points lost, 2 error.\n"
+            "--json writes Gradescope's results.json. --config reads an instructor's settings\n"
+            "(exercises, sizes, points, limits: see grader/config.c); flags after it win.\n"
+            "Exit: 0 full marks, 1 points lost, 2 error.\n"
             "Exercises:");
     for (int i = 0; i < grader_exercise_count; i++)
         fprintf(out, " %s", grader_exercises[i].id);
@@ -64,11 +66,15 @@ static int sandbox_works(const char *work) {
                "(apt-get install bubblewrap)\n");
         return 0;
     }
+    /* probed as the student's programs will run: under their uid when the grader is root */
+    char dir[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/sandbox-probe", work);
+    mkdir(dir, 0755);
     const char *probe[] = {bwrap,  "--ro-bind", "/",     "/",    "--dev",
                            "/dev", "--proc",    "/proc", "true", NULL};
     struct grader_run_result run;
     snprintf(log, sizeof log, "%s/sandbox-probe.txt", work);
-    grader_run((char *const *)probe, log, 20, &run);
+    grader_run_jailed((char *const *)probe, dir, log, 20, &run);
     if (run.how == RUN_EXITED && run.code == 0)
         return 1;
     printf("note: bubblewrap cannot make a sandbox here: student programs run without it\n");
@@ -88,6 +94,8 @@ static void save_log(const char *dir, const struct grader_exercise_result *r) {
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--harness") == 0)
         return grader_harness_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "--cuda-harness") == 0)
+        return grader_cuda_harness_main(argc - 1, argv + 1);
 
     char self[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -111,8 +119,8 @@ int main(int argc, char **argv) {
     /* plain ASCII messages from the compiler and the tools, whatever the user's locale */
     setenv("LC_ALL", "C", 1);
     const char *root = NULL, *json = NULL;
-    const struct grader_exercise *chosen[64];
-    int chosen_count = 0;
+    const struct grader_exercise *chosen[64], *config_chosen[64];
+    int chosen_count = 0, config_chosen_count = 0;
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int takes_value = 1;
@@ -143,6 +151,13 @@ int main(int argc, char **argv) {
             cfg.device = value;
         } else if (!strcmp(flag, "--seed")) {
             cfg.seed = strtoull(value, NULL, 10) & 0x7fffffffffffffffull;
+        } else if (!strcmp(flag, "--config")) {
+            char err[600];
+            if (grader_load_config(value, &cfg, config_chosen, 64, &config_chosen_count, err,
+                                   sizeof err) != 0) {
+                fprintf(stderr, "grader: config %s\n", err);
+                return EXIT_USAGE;
+            }
         } else if (!strcmp(flag, "--timeout")) {
             cfg.timeout = atof(value);
         } else if (!strcmp(flag, "--ex")) {
@@ -189,6 +204,9 @@ int main(int argc, char **argv) {
     if (cfg.sandbox)
         cfg.sandbox = sandbox_works(cfg.work);
 
+    if (chosen_count == 0) /* --ex flags win over the config's exercises */
+        for (int i = 0; i < config_chosen_count; i++)
+            chosen[chosen_count++] = config_chosen[i];
     if (chosen_count == 0)
         for (int i = 0; i < grader_exercise_count && i < 64; i++)
             chosen[chosen_count++] = &grader_exercises[i];

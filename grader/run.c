@@ -1,11 +1,14 @@
 /* run.c - running a student's program (or a harness child running a student's kernel) so that
  * nothing it does can hang or crash the grader: its own process group, a wall-clock limit, capped
  * output, and the whole group killed when it ends. */
-#define _GNU_SOURCE /* strsignal, kill */
+#define _GNU_SOURCE /* strsignal, kill, setresuid, nftw */
 #include "grader.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +35,16 @@ static void fail_to_start(int report_fd) {
     _exit(127);
 }
 
-static void become_child(const char *out_path, int report_fd) {
+/* The limits of a jailed child, prepared by the parent (the child only calls setrlimit). */
+struct jail_plan {
+    int active;
+    uid_t uid; /* (uid_t)-1: keep the grader's */
+    struct rlimit cpu, nproc, nofile, data;
+    char **envp;
+    const char *dir; /* its working folder */
+};
+
+static void become_child(const char *out_path, int report_fd, const struct jail_plan *jail) {
     setpgid(0, 0);
     int in = open("/dev/null", O_RDONLY);
     if (in < 0)
@@ -49,13 +61,206 @@ static void become_child(const char *out_path, int report_fd) {
     setrlimit(RLIMIT_FSIZE, &fsize);
     setrlimit(RLIMIT_CORE, &core);
     signal(SIGPIPE, SIG_DFL);
+    if (!jail || !jail->active)
+        return;
+    if (chdir(jail->dir) != 0)
+        fail_to_start(report_fd);
+    setrlimit(RLIMIT_CPU, &jail->cpu);
+    setrlimit(RLIMIT_NOFILE, &jail->nofile);
+    if (jail->data.rlim_cur != RLIM_INFINITY)
+        setrlimit(RLIMIT_DATA, &jail->data);
+    setrlimit(RLIMIT_NPROC, &jail->nproc);
+    if (jail->uid != (uid_t)-1) {
+        /* a uid of its own: RLIMIT_NPROC binds it (never root), and its files are its own */
+        if (setgroups(0, NULL) != 0 || setresgid(jail->uid, jail->uid, jail->uid) != 0 ||
+            setresuid(jail->uid, jail->uid, jail->uid) != 0)
+            fail_to_start(report_fd);
+    }
 }
+
+/* Bytes a folder holds (allocated blocks), summed by nftw. */
+static long long folder_bytes_sum;
+static int add_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)path, (void)flag, (void)ftw;
+    folder_bytes_sum += (long long)st->st_blocks * 512;
+    return 0;
+}
+
+static long long folder_bytes(const char *dir) {
+    folder_bytes_sum = 0;
+    nftw(dir, add_entry, 16, FTW_PHYS);
+    return folder_bytes_sum;
+}
+
+/* Resident memory of every process of uid, in bytes (from /proc/PID/status). */
+static long long resident_bytes_of(uid_t uid) {
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    long long total = 0;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], line[256];
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        long long rss_kb = 0;
+        int mine = 0;
+        while (fgets(line, sizeof line, f)) {
+            unsigned long real;
+            if (sscanf(line, "Uid: %lu", &real) == 1)
+                mine = real == (unsigned long)uid;
+            else if (sscanf(line, "VmRSS: %lld kB", &rss_kb) == 1)
+                break;
+        }
+        fclose(f);
+        if (mine)
+            total += rss_kb * 1024;
+    }
+    closedir(proc);
+    return total;
+}
+
+/* Kill every process of uid, wherever it went (another session, another process group): a
+ * child that takes the uid and signals everything it may signal. */
+static void kill_all_of(uid_t uid) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 ||
+            setresuid(uid, uid, uid) != 0)
+            _exit(1);
+        for (int round = 0; round < 1000 && kill(-1, SIGKILL) == 0; round++)
+            ;
+        _exit(0);
+    }
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+}
+
+/* Tasks (threads included: RLIMIT_NPROC counts them) that uid runs now. */
+static long tasks_of(uid_t uid) {
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    long count = 0;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        char path[300];
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%s", e->d_name);
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || stat(path, &st) != 0 || st.st_uid != uid)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/task", e->d_name);
+        DIR *tasks = opendir(path);
+        if (!tasks)
+            continue;
+        struct dirent *t;
+        while ((t = readdir(tasks)) != NULL)
+            count += t->d_name[0] != '.';
+        closedir(tasks);
+    }
+    closedir(proc);
+    return count;
+}
+
+static struct grader_limits limits = {
+    .cpu_seconds = 600,
+    .processes = 256,
+    .open_files = 1024,
+    .memory_bytes = 4LL << 30,
+    .disk_bytes = 512LL << 20,
+};
+static uid_t jail_uid = (uid_t)-1;
+static int jail_uid_chosen;
+
+void grader_set_limits(const struct grader_limits *l) {
+    limits = *l;
+}
+
+const struct grader_limits *grader_get_limits(void) {
+    return &limits;
+}
+
+uid_t grader_jail_uid(void) {
+    if (jail_uid_chosen)
+        return jail_uid;
+    jail_uid_chosen = 1;
+    if (geteuid() != 0 || getenv("GRADER_NO_UID"))
+        return jail_uid;
+    /* an unused uid of its own, so that parallel graders never count or kill each other's
+     * processes: random in a range no distribution hands out */
+    uint32_t r = 0;
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd < 0 || read(fd, &r, sizeof r) != (ssize_t)sizeof r)
+        r = (uint32_t)getpid() * 2654435761u;
+    if (fd >= 0)
+        close(fd);
+    jail_uid = (uid_t)(0x3f000000u + (r & 0xffffffu));
+    return jail_uid;
+}
+
+static void run_child(char *const argv[], const char *out_path, double timeout,
+                      const char *jail_dir, struct grader_run_result *result);
 
 void grader_run(char *const argv[], const char *out_path, double timeout,
                 struct grader_run_result *result) {
+    run_child(argv, out_path, timeout, NULL, result);
+}
+
+void grader_run_jailed(char *const argv[], const char *dir, const char *out_path,
+                       double timeout, struct grader_run_result *result) {
+    run_child(argv, out_path, timeout, dir, result);
+}
+
+/* The environment of a jailed child: the grader's, with HOME and TMPDIR in its folder (POCL
+ * keeps its kernel cache under HOME). */
+static char **jail_environment(const char *dir) {
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **envp = calloc(n + 3, sizeof *envp);
+    if (!envp)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "HOME=", 5) != 0 && strncmp(environ[i], "TMPDIR=", 7) != 0)
+            envp[k++] = environ[i];
+    size_t len = strlen(dir) + 8;
+    envp[k] = malloc(len);
+    envp[k + 1] = malloc(len);
+    if (envp[k] && envp[k + 1]) {
+        snprintf(envp[k], len, "HOME=%s", dir);
+        snprintf(envp[k + 1], len, "TMPDIR=%s", dir);
+    }
+    return envp;
+}
+
+static void run_child(char *const argv[], const char *out_path, double timeout,
+                      const char *jail_dir, struct grader_run_result *result) {
     memset(result, 0, sizeof *result);
     fflush(NULL); /* nothing buffered may be written twice by the child */
-    double start = now();
+    struct jail_plan jail = {0};
+    if (jail_dir) {
+        jail.active = 1;
+        jail.dir = jail_dir;
+        jail.uid = grader_jail_uid();
+        rlim_t cpu = (rlim_t)limits.cpu_seconds;
+        jail.cpu = (struct rlimit){cpu, cpu + 5};
+        /* RLIMIT_NPROC counts every task of the uid: a uid of our own starts from none */
+        long base = jail.uid == (uid_t)-1 ? tasks_of(getuid()) : 0;
+        jail.nproc.rlim_cur = jail.nproc.rlim_max = (rlim_t)(base + limits.processes);
+        jail.nofile.rlim_cur = jail.nofile.rlim_max = (rlim_t)limits.open_files;
+        jail.data.rlim_cur = jail.data.rlim_max =
+            limits.memory_bytes > 0 ? (rlim_t)limits.memory_bytes : RLIM_INFINITY;
+        jail.envp = jail_environment(jail_dir);
+        if (jail.uid != (uid_t)-1 && chown(jail_dir, jail.uid, jail.uid) != 0)
+            jail.uid = (uid_t)-1; /* cannot hand it the folder: keep the grader's uid */
+    }
+    double start = now(), last_watch = start;
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
         result->how = RUN_NO_START;
@@ -72,8 +277,11 @@ void grader_run(char *const argv[], const char *out_path, double timeout,
     }
     if (pid == 0) {
         close(report[0]);
-        become_child(out_path, report[1]);
-        execv(argv[0], argv);
+        become_child(out_path, report[1], jail_dir ? &jail : NULL);
+        if (jail_dir && jail.envp)
+            execve(argv[0], argv, jail.envp);
+        else
+            execv(argv[0], argv);
         fail_to_start(report[1]);
     }
     close(report[1]);
@@ -98,12 +306,42 @@ void grader_run(char *const argv[], const char *out_path, double timeout,
             waitpid(pid, &status, 0);
             result->how = RUN_TIMEOUT;
             result->seconds = now() - start;
-            return;
+            break;
+        }
+        if (jail_dir && now() - last_watch > 0.1) {
+            /* what rlimits cannot bound: the folder's size and the memory of all its processes */
+            last_watch = now();
+            int code = 0;
+            if (limits.disk_bytes > 0 && folder_bytes(jail_dir) > limits.disk_bytes)
+                code = LIMIT_DISK;
+            else if (jail.uid != (uid_t)-1 && limits.memory_bytes > 0 &&
+                     resident_bytes_of(jail.uid) > limits.memory_bytes)
+                code = LIMIT_MEMORY;
+            if (code) {
+                kill(-pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                result->how = RUN_OVER_LIMIT;
+                result->code = code;
+                result->seconds = now() - start;
+                break;
+            }
         }
         struct timespec nap = {0, 5 * 1000 * 1000};
         nanosleep(&nap, NULL);
     }
     kill(-pid, SIGKILL); /* anything it left running in its group */
+    if (jail_dir) {
+        if (jail.uid != (uid_t)-1)
+            kill_all_of(jail.uid); /* and anything that left the group */
+        if (jail.envp) {
+            for (size_t i = 0; jail.envp[i]; i++)
+                if (!strncmp(jail.envp[i], "HOME=", 5) || !strncmp(jail.envp[i], "TMPDIR=", 7))
+                    free(jail.envp[i]);
+            free(jail.envp);
+        }
+    }
+    if (result->how == RUN_TIMEOUT || result->how == RUN_OVER_LIMIT)
+        return;
     result->seconds = now() - start;
     if (WIFSIGNALED(status)) {
         result->how = RUN_SIGNALED;
@@ -130,18 +368,25 @@ void grader_describe_run(const struct grader_run_result *r, char *buf, size_t si
                  r->code == SIGSEGV || r->code == SIGBUS
                      ? ": often an out-of-bounds access in the kernel or the host code"
                  : r->code == SIGXFSZ ? ": it wrote more output than allowed"
+                 : r->code == SIGXCPU ? ": it used more CPU time than allowed"
                                       : "");
         break;
     }
     case RUN_TIMEOUT:
         snprintf(
             buf, size,
-            "timed out: still running after %.0f s and was stopped (a loop that never ends, or "
-            "a flood of printf output?)",
+            "timed out: still running after %.0f s and was stopped (a loop that never ends, a "
+            "flood of printf output, or processes waiting for each other?)",
             r->seconds);
         break;
     case RUN_NO_START:
         snprintf(buf, size, "could not be started (%s)", strerror(r->code));
+        break;
+    case RUN_OVER_LIMIT:
+        snprintf(buf, size, "was stopped after %.1f s: %s", r->seconds,
+                 r->code == LIMIT_DISK
+                     ? "its folder grew past the disk limit (a loop writing files?)"
+                     : "its processes used more memory than allowed");
         break;
     }
 }

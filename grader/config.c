@@ -1,0 +1,263 @@
+/* config.c - an instructor's config file: which exercises to grade, their sizes and points, the
+ * time and resource limits, the performance bar. Every key is optional; without a file the
+ * table's defaults hold. A mistake stops the grader with the file and line (a batch graded
+ * with a misspelt key would be graded wrongly without anyone noticing).
+ *
+ *     # grader.conf
+ *     exercises = 02_per_row, 04_local_B
+ *     timeout = 20            # seconds per run of a student's kernel or program
+ *     memory_mb = 2048        # per student program, all its processes together
+ *     04_local_B.sizes = 16, 100, 200
+ *     04_local_B.points.host = 3
+ */
+#include "grader.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double grader_perf_ratio = 0.5;
+
+/* A whole-number value in [low, high]: 0, or -1. */
+static int parse_long(const char *text, long low, long high, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < low || v > high)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_double(const char *text, double low, double high, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(v) || v < low || v > high)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Split value at commas into trimmed items (modifies value): the item count. */
+static int split_list(char *value, char **items, int max) {
+    int count = 0;
+    for (char *item = strtok(value, ","); item && count < max; item = strtok(NULL, ",")) {
+        while (isspace((unsigned char)*item))
+            item++;
+        char *end = item + strlen(item);
+        while (end > item && isspace((unsigned char)end[-1]))
+            *--end = '\0';
+        if (*item)
+            items[count++] = item;
+    }
+    return count;
+}
+
+/* An exercise's key (after "ID."): 0, or -1 with the reason in why. */
+static int set_exercise_key(struct grader_exercise *ex, const char *key, char *value,
+                            char *why, size_t why_size) {
+    long v;
+    struct {
+        const char *name;
+        int *field;
+        long low, high;
+    } ints[] = {
+        {"host_n", &ex->host_n, 1, 8192},
+        {"memcheck_n", &ex->memcheck_n, 1, 512},
+        {"perf_n", &ex->perf_n, 1, 16384},
+        {"points.per_size", &ex->points.per_size, 0, 1000},
+        {"points.host", &ex->points.host, 0, 1000},
+        {"points.memcheck", &ex->points.memcheck, 0, 1000},
+        {"points.perf", &ex->points.perf, 0, 1000},
+        {"points.technique", &ex->points.technique, 0, 1000},
+        {"points.cuda_per_size", &ex->cuda_per_size, 0, 1000},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        if (strcmp(key, ints[i].name) != 0)
+            continue;
+        if (parse_long(value, ints[i].low, ints[i].high, &v) != 0) {
+            snprintf(why, why_size, "%s.%s wants a whole number from %ld to %ld, not \"%s\"",
+                     ex->id, key, ints[i].low, ints[i].high, value);
+            return -1;
+        }
+        if ((!strcmp(key, "host_n") || !strcmp(key, "memcheck_n") || !strcmp(key, "perf_n")) &&
+            !grader_size_valid(ex, (int)v)) {
+            snprintf(why, why_size, "%s.%s = %ld is not a valid size of %s (multiple of %d, at "
+                     "most %d)",
+                     ex->id, key, v, ex->id, ex->multiple, ex->max_n);
+            return -1;
+        }
+        *ints[i].field = (int)v;
+        return 0;
+    }
+    if (!strcmp(key, "sizes")) {
+        char *items[GRADER_MAX_SIZES + 1];
+        int count = split_list(value, items, GRADER_MAX_SIZES + 1);
+        if (count < 1 || count > GRADER_MAX_SIZES - 1) {
+            snprintf(why, why_size, "%s.sizes wants 1 to %d sizes", ex->id, GRADER_MAX_SIZES - 1);
+            return -1;
+        }
+        int sizes[GRADER_MAX_SIZES] = {0};
+        for (int i = 0; i < count; i++) {
+            if (parse_long(items[i], 1, 8192, &v) != 0 || !grader_size_valid(ex, (int)v)) {
+                snprintf(why, why_size,
+                         "%s.sizes: \"%s\" is not a valid size (multiple of %d, at most %d)",
+                         ex->id, items[i], ex->multiple, ex->max_n ? ex->max_n : 8192);
+                return -1;
+            }
+            sizes[i] = (int)v;
+        }
+        memcpy(ex->sizes, sizes, sizeof sizes);
+        return 0;
+    }
+    if (!strncmp(key, "quiz.", 5)) {
+        for (int q = 0; q < GRADER_MAX_QUESTIONS && ex->quiz[q].id; q++)
+            if (!strcmp(ex->quiz[q].id, key + 5)) {
+                if (parse_long(value, 0, 1000, &v) != 0) {
+                    snprintf(why, why_size, "%s.%s wants points from 0 to 1000", ex->id, key);
+                    return -1;
+                }
+                ex->quiz[q].points = (int)v;
+                return 0;
+            }
+        snprintf(why, why_size, "%s has no quiz question \"%s\"", ex->id, key + 5);
+        return -1;
+    }
+    snprintf(why, why_size, "unknown key \"%s.%s\"", ex->id, key);
+    return -1;
+}
+
+/* A key that is not an exercise's: 0, or -1 with the reason in why. */
+static int set_global_key(const char *key, char *value, struct grader_config *cfg,
+                          struct grader_limits *limits, const struct grader_exercise **chosen,
+                          int max, int *chosen_count, char *why, size_t why_size) {
+    long v;
+    double d;
+    if (!strcmp(key, "exercises")) {
+        char *items[64];
+        int count = split_list(value, items, 64);
+        *chosen_count = 0;
+        for (int i = 0; i < count; i++) {
+            const struct grader_exercise *ex = grader_find_exercise(items[i]);
+            if (!ex) {
+                snprintf(why, why_size, "no exercise \"%s\"", items[i]);
+                return -1;
+            }
+            int already = 0;
+            for (int c = 0; c < *chosen_count; c++)
+                already |= chosen[c] == ex;
+            if (!already && *chosen_count < max)
+                chosen[(*chosen_count)++] = ex;
+        }
+        if (*chosen_count == 0) {
+            snprintf(why, why_size, "exercises lists none");
+            return -1;
+        }
+        return 0;
+    }
+    struct {
+        const char *name;
+        long low, high, scale;
+        long long *target;
+    } sizes[] = {
+        {"memory_mb", 64, 1L << 20, 1L << 20, &limits->memory_bytes},
+        {"disk_mb", 1, 1L << 20, 1L << 20, &limits->disk_bytes},
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (!strcmp(key, sizes[i].name)) {
+            if (parse_long(value, sizes[i].low, sizes[i].high, &v) != 0)
+                goto bad_number;
+            *sizes[i].target = (long long)v * sizes[i].scale;
+            return 0;
+        }
+    if (!strcmp(key, "processes") || !strcmp(key, "open_files")) {
+        if (parse_long(value, 16, 1 << 20, &v) != 0)
+            goto bad_number;
+        *(!strcmp(key, "processes") ? &limits->processes : &limits->open_files) = v;
+        return 0;
+    }
+    if (!strcmp(key, "timeout") || !strcmp(key, "cpu_seconds")) {
+        if (parse_double(value, 1, 86400, &d) != 0)
+            goto bad_number;
+        *(!strcmp(key, "timeout") ? &cfg->timeout : &limits->cpu_seconds) = d;
+        return 0;
+    }
+    if (!strcmp(key, "perf_ratio")) {
+        if (parse_double(value, 0, 100, &d) != 0)
+            goto bad_number;
+        grader_perf_ratio = d;
+        return 0;
+    }
+    snprintf(why, why_size, "unknown key \"%s\"", key);
+    return -1;
+bad_number:
+    snprintf(why, why_size, "%s: \"%s\" is not a number in range", key, value);
+    return -1;
+}
+
+int grader_load_config(const char *path, struct grader_config *cfg,
+                       const struct grader_exercise **chosen, int max, int *chosen_count,
+                       char *err, size_t err_size) {
+    size_t length = 0;
+    char *text = clu_read_file(path, &length);
+    if (!text) {
+        snprintf(err, err_size, "%s: cannot read it (%s)", path, strerror(errno));
+        return -1;
+    }
+    struct grader_limits limits = *grader_get_limits();
+    int line_no = 0, status = 0;
+    char why[300];
+    for (char *line = text, *next; line && status == 0; line = next) {
+        line_no++;
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *eq = strchr(line, '=');
+        char *key = line, *value = eq ? eq + 1 : NULL;
+        if (eq)
+            *eq = '\0';
+        char *items[2];
+        int parts = split_list(key, items, 1);
+        if (parts == 0 && !value)
+            continue; /* blank or comment */
+        if (parts == 0 || !value) {
+            snprintf(err, err_size, "%s:%d: expected `key = value`", path, line_no);
+            status = -1;
+            break;
+        }
+        key = items[0];
+        while (isspace((unsigned char)*value))
+            value++;
+        char *end = value + strlen(value);
+        while (end > value && isspace((unsigned char)end[-1]))
+            *--end = '\0';
+        char *dot = strchr(key, '.');
+        struct grader_exercise *ex = NULL;
+        if (dot) {
+            *dot = '\0';
+            ex = (struct grader_exercise *)grader_find_exercise(key);
+            if (!ex) {
+                snprintf(err, err_size, "%s:%d: no exercise \"%s\"", path, line_no, key);
+                status = -1;
+                break;
+            }
+        }
+        int bad = ex ? set_exercise_key(ex, dot + 1, value, why, sizeof why)
+                     : set_global_key(key, value, cfg, &limits, chosen, max, chosen_count, why,
+                                      sizeof why);
+        if (bad) {
+            snprintf(err, err_size, "%s:%d: %s", path, line_no, why);
+            status = -1;
+        }
+    }
+    free(text);
+    if (status == 0)
+        grader_set_limits(&limits);
+    return status;
+}

@@ -1,0 +1,219 @@
+#!/bin/sh
+# tests/corpus.sh - the hostile class: every entry of tests/corpus/ graded in one `make batch`,
+# each beside a good submission, and every verdict checked.
+#
+#   sh tests/corpus.sh                 assemble, grade (killed half-way with kill -9, then run
+#                                      again to finish), check every verdict and the gradebook
+#   sh tests/corpus.sh assemble DIR    only assemble the class into DIR (to grade by hand:
+#                                      make batch SUBMISSIONS=DIR CONFIG=tests/corpus.conf)
+#
+# An entry is the reference solution of 04_local_B with one change, described by its `expect`:
+#   kernel skeleton | main skeleton   take that file from exercises/ (the unfilled skeleton)
+#   kernel_sed EXPR | main_sed EXPR   a GNU sed expression applied to the solution's file
+#   attack.c (a file)                 static int attack(int argc, char **argv), called first in
+#                                     main(); a non-zero return fails the host program on purpose
+#                                     (so a snoop that succeeds loses points). It may use
+#                                     WORKBOOK_ROOT, SUBMISSIONS_DIR, OUT_DIR and LISTENER_PORT.
+#   form folder|repo|zip|tar|dotdot|link|oversize   how it is handed in (default folder)
+#   score N                           its total; refused TEXT: its status instead
+#   output TEST | TEXT                that test's output holds TEXT
+#   needs_sandbox                     checked only where bubblewrap can run
+# Every entry but the good ones gets a neighbour `<id>_next`, a good folder graded at the same
+# time by the other worker, which must get full marks: nothing leaks across.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+ex=04_local_B
+corpus=$root/tests/corpus
+full=11 # the points of 04_local_B under tests/corpus.conf
+
+# the entry's expect value of KEY ("" if none)
+value() { sed -n "s/^$2 //p" "$corpus/$1/expect" | head -n 1; }
+
+assemble() { # assemble CLASS OUT PORT
+    class=$1 out=$2 port=$3
+    stage=$(mktemp -d)
+    mkdir -p "$class"
+    for dir in "$corpus"/*/; do
+        id=$(basename "$dir")
+        files=$stage/$id/$ex
+        mkdir -p "$files"
+        cp "$root/solutions/$ex/main.c" "$root/solutions/$ex/kernel.cl" "$files/"
+        for f in kernel main; do
+            file=$files/$f.c
+            [ $f = kernel ] && file=$files/kernel.cl
+            [ "$(value "$id" "$f")" = skeleton ] && cp "$root/exercises/$ex/${file##*/}" "$file"
+            expr=$(value "$id" "${f}_sed")
+            [ -n "$expr" ] && sed -i "$expr" "$file"
+        done
+        if [ -f "$dir/attack.c" ]; then
+            {
+                echo '#include "clu.h"'
+                printf '#define WORKBOOK_ROOT "%s"\n#define SUBMISSIONS_DIR "%s"\n' "$root" "$class"
+                printf '#define OUT_DIR "%s"\n#define LISTENER_PORT %s\n' "$out" "$port"
+                cat "$dir/attack.c"
+                sed 's/^int main(int argc, char \*\*argv) {/&\n    if (attack(argc, argv))\n        return 99;/' \
+                    "$files/main.c"
+            } >"$files/main.new" && mv "$files/main.new" "$files/main.c"
+        fi
+        case $(value "$id" form) in
+        repo) mkdir -p "$class/$id/exercises" && cp -r "$files" "$class/$id/exercises/" &&
+            echo "notes" >"$class/$id/README.md" ;;
+        zip) (cd "$stage/$id" && zip -qr "$class/$id.zip" "$ex") ;;
+        tar) tar -czf "$class/$id.tar.gz" -C "$stage" "$id" ;;
+        dotdot) mkdir -p "$stage/$id/x" && tar -czf "$class/$id.tar.gz" -C "$stage/$id/x" \
+            --absolute-names "../$ex/kernel.cl" ;;
+        link) ln -s /etc/passwd "$files/passwd" && tar -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
+        oversize) head -c 67108864 /dev/zero >"$files/padding.bin" &&
+            tar -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
+        *) cp -r "$stage/$id" "$class/$id" ;;
+        esac
+        # a good neighbour, graded at the same time by the other worker
+        case $id in good*) ;; *)
+            mkdir -p "$class/${id}_next" && cp -r "$root/solutions/$ex" "$class/${id}_next/" ;;
+        esac
+    done
+    rm -rf "$stage"
+}
+
+if [ "${1:-}" = assemble ]; then
+    [ -n "${2:-}" ] || { echo "usage: sh tests/corpus.sh assemble DIR"; exit 2; }
+    assemble "$2" "${OUT:-$root/results/batch}" 9
+    exit 0
+fi
+
+tmp=$(mktemp -d)
+listener=""
+cleanup() {
+    [ -n "$listener" ] && kill "$listener" 2>/dev/null
+    rm -rf "$tmp" "$root/ESCAPED" /var/tmp/ESCAPED
+}
+trap cleanup EXIT
+class=$tmp/class
+out=$tmp/out
+# a TCP listener on loopback for the network attempt (python3 if there is one; else none, and the
+# attempt meets a closed port, which proves less)
+port=$((20000 + $$ % 20000))
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c "import socket,time
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $port)); s.listen(16); time.sleep(3600)" &
+    listener=$!
+fi
+assemble "$class" "$out" "$port"
+
+sandbox=0
+command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc true 2>/dev/null &&
+    sandbox=1
+batch() { # batch EXTRA-ENV... : one make-batch run over the class
+    env SUBMISSIONS="$class" OUT="$out" JOBS=2 CONFIG="$root/tests/corpus.conf" \
+        GRADER_SECRET=corpus-secret "$@" sh "$root/grader/batch.sh"
+}
+# a first run killed with kill -9 once a few students are published: the whole process group
+# (setsid makes the batch its leader), as a crash or an impatient instructor would
+mkdir -p "$out"
+setsid sh -c "$(printf '%s ' env SUBMISSIONS="$class" OUT="$out" JOBS=2 \
+    CONFIG="$root/tests/corpus.conf" GRADER_SECRET=corpus-secret sh "$root/grader/batch.sh")" \
+    >"$tmp/run1.txt" 2>&1 &
+leader=$!
+for _ in $(seq 1 1200); do
+    [ "$(ls "$out/students" 2>/dev/null | wc -l)" -ge 6 ] && break
+    sleep 0.1
+done
+kill -9 -"$leader" 2>/dev/null
+wait "$leader" 2>/dev/null
+sleep 1
+published_before=$(ls "$out/students" | wc -l)
+started=$(date +%s)
+batch >"$tmp/run2.txt" 2>&1
+status=$?
+took=$(($(date +%s) - started))
+students=$(ls "$class" | wc -l)
+
+fails=0
+check() { # check DESCRIPTION COMMAND...
+    what=$1
+    shift
+    if "$@"; then echo "ok   corpus: $what"; else echo "FAIL corpus: $what"; fails=$((fails + 1)); fi
+}
+row() { grep "^$1," "$out/gradebook.csv"; }
+total_of() { row "$1" | awk -F, -v col="$(head -n 1 "$out/gradebook.csv" | tr ',' '\n' |
+    grep -n '^total$' | cut -d: -f1)" '{ print $col }'; }
+status_of() { cat "$out/students/$1/status" 2>/dev/null; }
+
+check "the second run finishes ($took s for the rest)" [ $status -eq 0 ]
+check "the killed run had published some, not all ($published_before of $students)" \
+    test "$published_before" -ge 1 -a "$published_before" -lt "$students"
+check "every student exactly once in the gradebook ($students)" \
+    [ "$(tail -n +2 "$out/gradebook.csv" | cut -d, -f1 | sort -u | wc -l)" -eq "$students" ]
+check "no row twice" [ "$(tail -n +2 "$out/gradebook.csv" | wc -l)" -eq "$students" ]
+
+for dir in "$corpus"/*/; do
+    id=$(basename "$dir")
+    if grep -q '^needs_sandbox' "$dir/expect" && [ $sandbox -eq 0 ]; then
+        echo "skip corpus: $id (bubblewrap cannot run here)"
+        continue
+    fi
+    problems=""
+    refused=$(value "$id" refused)
+    want=$(value "$id" score)
+    got=$(total_of "$id")
+    if [ -n "$refused" ]; then
+        status_of "$id" | grep -qF -- "refused: $refused" ||
+            problems="$problems; status \"$(status_of "$id")\", expected refused: $refused"
+    else
+        [ "$(status_of "$id")" = graded ] || problems="$problems; status \"$(status_of "$id")\""
+        if [ -n "$want" ]; then
+            [ "$got" = "$want" ] || problems="$problems; total $got, expected $want"
+        else
+            [ -n "$got" ] && [ "$got" -lt $full ] || problems="$problems; total $got, expected points lost"
+        fi
+    fi
+    while IFS= read -r line; do
+        case $line in "output "*)
+            rest=${line#output }
+            test=${rest%% | *}
+            text=${rest#* | }
+            jq -r --arg t "$test" '.tests[] | select(.name | contains($t)) | .output' \
+                "$out/students/$id/results.json" 2>/dev/null | grep -qiF -- "$text" ||
+                problems="$problems; test '$test' does not say \"$text\""
+            ;;
+        esac
+    done <"$dir/expect"
+    case $id in good*) ;; *)
+        [ "$(total_of "${id}_next")" = $full ] ||
+            problems="$problems; its neighbour ${id}_next got $(total_of "${id}_next") of $full" ;;
+    esac
+    if [ -n "$problems" ]; then
+        echo "FAIL corpus: $id:${problems#;}"
+        fails=$((fails + 1))
+        grep -v '^$' "$out/students/$id/grade.log" 2>/dev/null | tail -n 25
+    else
+        echo "ok   corpus: $id: ${got:-refused} ${refused:+($(status_of "$id"))}"
+    fi
+done
+
+# nothing escaped, nothing was left running, the machine still has its disk
+check "no file written outside the students' folders" \
+    sh -c "! ls '$root/ESCAPED' '$tmp/ESCAPED' '$out/ESCAPED' '$out/students/ESCAPED' '$class/ESCAPED' /var/tmp/ESCAPED 2>/dev/null | grep -q ."
+check "no forged results.json outside forged_results' own folder" \
+    sh -c "! grep -l '\"score\": 11, \"tests\": \[{\"name\": \"all\"' -r '$out/students' '$class' 2>/dev/null | grep -q ."
+check "no student process left running" \
+    sh -c "! ps -eo uid= | awk '\$1 >= 1056964608 && \$1 < 1073741824' | grep -q ."
+check "gradebook, summary and JUnit written" test -s "$out/summary.md" -a -s "$out/junit.xml"
+graded=$(grep -c ',graded,' "$out/gradebook.csv")
+check "junit.xml: $graded suites, all closed" \
+    test "$(grep -c '<testsuite ' "$out/junit.xml")" -eq "$graded" -a \
+    "$(grep -c '</testsuite>' "$out/junit.xml")" -eq "$graded"
+check "summary names the common failures" grep -q 'host program saves the right result' "$out/summary.md"
+# a regrade with the same secret uses the same hidden seed
+mkdir -p "$tmp/one" && cp -r "$class/good" "$tmp/one/"
+env SUBMISSIONS="$tmp/one" OUT="$tmp/out2" CONFIG="$root/tests/corpus.conf" \
+    GRADER_SECRET=corpus-secret sh "$root/grader/batch.sh" >/dev/null 2>&1
+seed1=$(sed -n 's/.*hidden seed \([0-9]*\).*/\1/p' "$out/students/good/grade.log")
+seed2=$(sed -n 's/.*hidden seed \([0-9]*\).*/\1/p' "$tmp/out2/students/good/grade.log")
+check "same secret and student: same seed ($seed1)" test -n "$seed1" -a "$seed1" = "$seed2"
+if [ $fails -ne 0 ]; then
+    echo "--- first run"; tail -n 20 "$tmp/run1.txt"
+    echo "--- second run"; tail -n 40 "$tmp/run2.txt"
+fi
+[ $fails -eq 0 ]
