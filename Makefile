@@ -2,7 +2,7 @@
 #   make grade [EX=04_local_B] [SUBMISSION=dir]  grade one or every exercise of a submission folder
 #   make test                                     the whole test suite (what CI runs)
 #   make bench [N=1024] [SWEEP=1] [DEVICE=...]     the lecture's GFLOP/s table, measured here
-#   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1]   grade a class (gradebook)
+#   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file]   grade a class
 #   make all                                      build every exercise, solution and the grader
 ROOT       := $(CURDIR)
 BUILD      := $(ROOT)/build
@@ -37,12 +37,12 @@ $(GRADER): $(GRADER_SRC) $(wildcard grader/*.h) $(LIBCLU)
 	$(CC) $(STRICT) -Icommon -Igrader -o $@ $(GRADER_SRC) $(LIBCLU) -lOpenCL -lm
 
 # every exercise and solution host program, held to -Werror like the rest of our code
-programs: | deps-build
+programs: $(LIBCLU) | deps-build
 	@for d in exercises/*/ solutions/*/; do \
 	    $(MAKE) --no-print-directory -s -C $$d CFLAGS="$(STRICT)" || exit 1; done
 
 grade: deps-grade $(GRADER)
-	@$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) \
+	@$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) $(if $(CONFIG),--config $(CONFIG)) \
 	    --json results/grade.json
 
 bench: deps-bench $(GRADER)
@@ -50,14 +50,15 @@ bench: deps-bench $(GRADER)
 	    --out results
 
 batch: deps-batch $(GRADER) $(LIBCLU)
-	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" \
+	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
 	    sh grader/batch.sh
 
 test: deps-test all
 	@sh tests/run.sh
 
 format:
-	clang-format -i common/*.[ch] grader/*.[ch] exercises/*/*.c solutions/*/*.c tests/unit/*.c
+	clang-format -i common/*.[ch] grader/*.[ch] exercises/*/*.c exercises/*/*.cu solutions/*/*.c \
+	    solutions/*/*.cu tests/unit/*.c tests/corpus/*/*.c
 
 clean:
 	rm -rf $(BUILD) results

@@ -15,6 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* a C library: C++ callers (nvcc's host code in 06) link its names unmangled */
+#endif
+
 /* ---------------------------------------------------------------- errors (clu_error.c) */
 
 /* Name of an OpenCL status code, e.g. "CL_INVALID_WORK_GROUP_SIZE"; "unknown" if not listed. */
@@ -201,5 +205,9 @@ void clu_print_timing(const struct clu_env *env, int n, const struct clu_stats *
 /* Prints the verification line and returns 0 on PASS, 1 on FAIL. width is the row length used
  * to print the first wrong element as C(i,j) (0 for vectors). */
 int clu_print_verification(const struct clu_mismatch *m, size_t count, int width);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

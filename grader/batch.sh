@@ -49,7 +49,7 @@ if [ -n "$config" ]; then
 fi
 case $jobs in '' | *[!0-9]* | 0) die "JOBS must be a positive number" ;; esac
 subs=$(cd "$subs" && pwd)
-mkdir -p "$out/students" "$out/work" || die "cannot create $out"
+mkdir -p "$out/students" "$out/work" "$out/cache" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 case $out/ in "$subs"/*) die "OUT must not be inside SUBMISSIONS" ;; esac
 # one batch at a time on an OUT folder
@@ -157,7 +157,7 @@ grade_one() { # grade_one ID ENTRY
         seed=$(printf '%s:%s' "$secret" "$id" | sha256sum | cut -c1-15)
         seed=$((0x$seed))
         set -- "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
-            --results "$w/logs" --json "$w/results.json" --seed "$seed"
+            --results "$w/logs" --json "$w/results.json" --seed "$seed" --cache "$out/cache"
         [ -n "$config" ] && set -- "$@" --config "$config"
         [ -n "$run_limit" ] && set -- "$@" --timeout "$run_limit"
         [ -n "$only" ] && set -- "$@" --ex "$only"
@@ -165,11 +165,14 @@ grade_one() { # grade_one ID ENTRY
             # other students' files and every result are hidden; the student's work folder is the
             # only writable place; HOME there too (POCL keeps its kernel cache under it)
             set -- bwrap --ro-bind / / --dev-bind /dev /dev --proc /proc --tmpfs /tmp \
-                --tmpfs "$subs" --tmpfs "$out" --bind "$w" "$w" --unshare-pid --unshare-net \
+                --tmpfs "$subs" --tmpfs "$out" --bind "$w" "$w" --bind "$out/cache" "$out/cache" \
+                --unshare-pid --unshare-net \
                 --unshare-ipc --die-with-parent --new-session --setenv HOME "$w" \
                 --setenv TMPDIR /tmp "$@"
         fi
-        timeout -k 10 "$student_limit" "$@" >"$w/grade.log" 2>&1
+        # --foreground keeps the grader in the batch's process group (killing the batch kills it);
+        # it does not inherit the batch's lock
+        timeout --foreground -k 10 "$student_limit" "$@" >"$w/grade.log" 2>&1 9>&-
         code=$?
         case $code in
         0 | 1) ;;

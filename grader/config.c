@@ -57,8 +57,8 @@ static int split_list(char *value, char **items, int max) {
 }
 
 /* An exercise's key (after "ID."): 0, or -1 with the reason in why. */
-static int set_exercise_key(struct grader_exercise *ex, const char *key, char *value,
-                            char *why, size_t why_size) {
+static int set_exercise_key(struct grader_exercise *ex, const char *key, char *value, char *why,
+                            size_t why_size) {
     long v;
     struct {
         const char *name;
@@ -85,7 +85,8 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
         }
         if ((!strcmp(key, "host_n") || !strcmp(key, "memcheck_n") || !strcmp(key, "perf_n")) &&
             !grader_size_valid(ex, (int)v)) {
-            snprintf(why, why_size, "%s.%s = %ld is not a valid size of %s (multiple of %d, at "
+            snprintf(why, why_size,
+                     "%s.%s = %ld is not a valid size of %s (multiple of %d, at "
                      "most %d)",
                      ex->id, key, v, ex->id, ex->multiple, ex->max_n);
             return -1;
@@ -199,8 +200,8 @@ bad_number:
 }
 
 int grader_load_config(const char *path, struct grader_config *cfg,
-                       const struct grader_exercise **chosen, int max, int *chosen_count,
-                       char *err, size_t err_size) {
+                       const struct grader_exercise **chosen, int max, int *chosen_count, char *err,
+                       size_t err_size) {
     size_t length = 0;
     char *text = clu_read_file(path, &length);
     if (!text) {

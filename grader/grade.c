@@ -90,6 +90,7 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
     if (!cfg->sandbox || grader_find_program("bwrap", bwrap, sizeof bwrap) != 0)
         return 0;
     snprintf(solutions, solutions_size, "%s/solutions", cfg->root);
+    static const char proc_mark[] = "(proc)";
     const char *prefix[] = {bwrap,
                             "--ro-bind",
                             "/",
@@ -97,10 +98,9 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
                             "--dev-bind",
                             "/dev",
                             "/dev",
-                            "--proc",
-                            "/proc",
+                            proc_mark,
                             "--size",
-                            "67108864", /* a private /tmp of 64 MB: it is memory */
+                            "1048576", /* a private /tmp, read-only below (TMPDIR is its folder) */
                             "--tmpfs",
                             "/tmp",
                             "--tmpfs",
@@ -112,6 +112,8 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
                             "--bind",
                             dir,
                             dir,
+                            "--remount-ro", /* /tmp read-only: only its own folder is writable */
+                            "/tmp",
                             "--unshare-pid",
                             "--unshare-net",
                             "--unshare-ipc",
@@ -121,8 +123,19 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
                             "HOME",
                             dir};
     int k = 0;
-    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
-        argv[k++] = prefix[i];
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) {
+        if (prefix[i] != proc_mark) {
+            argv[k++] = prefix[i];
+        } else if (cfg->sandbox == SANDBOX_OWN_PROC) {
+            argv[k++] = "--proc";
+            argv[k++] = "/proc";
+        } else { /* inside another sandbox a new /proc cannot be mounted: the outer one, read-only
+                  */
+            argv[k++] = "--ro-bind";
+            argv[k++] = "/proc";
+            argv[k++] = "/proc";
+        }
+    }
     return k;
 }
 
@@ -148,8 +161,8 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     if (wrapper_log) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
-        const char *checks[] = {oclgrind, "--data-races", "--uninitialized", "--check-api",
-                                "--max-errors", "50", "--log", wrapper_log};
+        const char *checks[] = {oclgrind,       "--data-races", "--uninitialized", "--check-api",
+                                "--max-errors", "50",           "--log",           wrapper_log};
         for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
             argv[k++] = checks[i];
     }
@@ -204,7 +217,8 @@ static char *harness_failure(const struct harness_run *h, int n, char *dead, siz
     return text;
 }
 
-float *grader_load_result(const char *dir, const char *name, size_t want, char *why, size_t why_size) {
+float *grader_load_result(const char *dir, const char *name, size_t want, char *why,
+                          size_t why_size) {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     /* a student's program wrote this folder: only a plain file is read (no FIFO, no link) */
@@ -324,18 +338,81 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
 }
 
 /* Build the student's main.c against the pristine library, run it, check what it saved. */
+/* A folder for a student's own program that its uid can reach wherever the grader's work folder
+ * is (under a private home or a 0700 temporary folder): /tmp/clmm-host-XXXXXX (the grader's,
+ * 0711) holding w/, handed to the student's uid when the program runs. 0, or -1. */
+static int make_host_dir(char *dir, size_t size) {
+    char top[64] = "/tmp/clmm-host-XXXXXX";
+    if (!mkdtemp(top) || chmod(top, 0711) != 0)
+        return -1;
+    snprintf(dir, size, "%s/w", top);
+    return mkdir(dir, 0755);
+}
+
+static void remove_host_dir(const char *dir) {
+    char top[PATH_MAX];
+    snprintf(top, sizeof top, "%s", dir);
+    char *slash = strrchr(top, '/');
+    if (slash && strncmp(top, "/tmp/clmm-host-", 15) == 0) {
+        *slash = '\0';
+        remove_tree(top);
+    }
+}
+
+/* Copy one of the workbook's own files (no limits: it is trusted). 0, or -1. */
+static int copy_trusted(const char *from, const char *to) {
+    size_t length = 0;
+    char *text = clu_read_file(from, &length);
+    FILE *f = text ? fopen(to, "wb") : NULL;
+    int ok = f && fwrite(text, 1, length, f) == length;
+    if (f)
+        ok &= fclose(f) == 0;
+    free(text);
+    return ok ? 0 : -1;
+}
+
+static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         const char *kernel, const char *dead, const char *dir,
+                         struct grader_exercise_result *r);
+
 static void test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const char *dead, struct grader_exercise_result *r) {
+    char dir[PATH_MAX];
+    if (make_host_dir(dir, sizeof dir) != 0) {
+        grader_add_test(r, "host program saves the right result", 0, ex->points.host,
+                        "not run: the grader cannot create its folder in /tmp (%s)",
+                        strerror(errno));
+        return;
+    }
+    host_program(cfg, ex, kernel, dead, dir, r);
+    remove_host_dir(dir);
+}
+
+/* The host program built and run in dir; its logs stay in the work folder. */
+static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         const char *kernel, const char *dead, const char *dir,
+                         struct grader_exercise_result *r) {
     const char *name = "host program saves the right result";
     int pts = ex->points.host;
-    char src[PATH_MAX], dir[PATH_MAX], main_copy[PATH_MAX + 16], kernel_copy[PATH_MAX + 16];
-    char prog[PATH_MAX + 16], log[PATH_MAX + 16], out[PATH_MAX + 16], lib[PATH_MAX],
-        inc[PATH_MAX + 4];
-    snprintf(dir, sizeof dir, "%s/%s/host", cfg->work, ex->id);
-    grader_make_dirs(dir);
-    /* only main.c and kernel.cl are copied: the student's own copies of headers are never used */
+    char src[PATH_MAX], logs[PATH_MAX], main_copy[PATH_MAX + 16], kernel_copy[PATH_MAX + 16];
+    char prog[PATH_MAX + 16], log[PATH_MAX + 16], out[PATH_MAX + 16], lib[PATH_MAX + 16],
+        inc[PATH_MAX + 4], from[PATH_MAX + 32], to[PATH_MAX + 16];
+    snprintf(logs, sizeof logs, "%s/%s/host", cfg->work, ex->id);
+    grader_make_dirs(logs);
+    /* only main.c and kernel.cl are the student's: the header and library are the workbook's */
     snprintf(main_copy, sizeof main_copy, "%s/main.c", dir);
     snprintf(kernel_copy, sizeof kernel_copy, "%s/kernel.cl", dir);
+    snprintf(lib, sizeof lib, "%s/libclu.a", dir);
+    snprintf(inc, sizeof inc, "-I%s", dir);
+    snprintf(from, sizeof from, "%s/common/clu.h", cfg->root);
+    snprintf(to, sizeof to, "%s/clu.h", dir);
+    int copied = copy_trusted(from, to) == 0;
+    snprintf(from, sizeof from, "%s/build/libclu.a", cfg->root);
+    copied &= copy_trusted(from, lib) == 0;
+    if (!copied) {
+        grader_add_test(r, name, 0, pts, "not run: the grader cannot copy %s", from);
+        return;
+    }
     char bad[100];
     snprintf(src, sizeof src, "%s/%s/main.c", cfg->submission, ex->id);
     if (grader_copy_source(src, main_copy, bad, sizeof bad) != 0) {
@@ -347,9 +424,7 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
         return;
     }
     snprintf(prog, sizeof prog, "%s/%s", dir, ex->id);
-    snprintf(log, sizeof log, "%s/build.txt", dir);
-    snprintf(lib, sizeof lib, "%s/build/libclu.a", cfg->root);
-    snprintf(inc, sizeof inc, "-I%s/common", cfg->root);
+    snprintf(log, sizeof log, "%s/build.txt", logs);
     char cc[PATH_MAX];
     if (grader_find_program("cc", cc, sizeof cc) != 0)
         snprintf(cc, sizeof cc, "/usr/bin/cc");
@@ -380,7 +455,7 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
     snprintf(n_text, sizeof n_text, "%d", ex->host_n);
     snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
     snprintf(out, sizeof out, "%s/result.bin", dir);
-    snprintf(log, sizeof log, "%s/run.txt", dir);
+    snprintf(log, sizeof log, "%s/run.txt", logs);
     remove(out);
     const char *argv[48];
     k = grader_sandbox_prefix(cfg, dir, argv, solutions, sizeof solutions);
@@ -556,6 +631,54 @@ static int count_traffic(const struct grader_config *cfg, const struct grader_ex
     return bench_traffic(cfg->self, ex, kernel, ex->block, ex->memcheck_n, dir, t);
 }
 
+/* FNV-1a of a file's bytes (0 if unreadable): names a cache entry after what it was made from. */
+static uint64_t file_hash(const char *path) {
+    size_t length = 0;
+    char *text = clu_read_file(path, &length);
+    if (!text)
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < length; i++)
+        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+    free(text);
+    return h;
+}
+
+/* The reference kernel's traffic: the same for every student, so counted once per cache folder
+ * (a batch shares one) and kept in a file written whole and renamed into place. */
+static int reference_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
+                             const char *reference, struct bench_traffic *t) {
+    char path[PATH_MAX + 128] = "", tmp[PATH_MAX + 160];
+    uint64_t h = file_hash(reference);
+    if (cfg->cache && h) {
+        grader_make_dirs(cfg->cache);
+        snprintf(path, sizeof path, "%s/traffic-%s-%d-%016llx.txt", cfg->cache, ex->id,
+                 ex->memcheck_n, (unsigned long long)h);
+        FILE *f = fopen(path, "r");
+        int got = f && fscanf(f, "%lf %lf %lf %lf", &t->global_loads, &t->global_stores,
+                              &t->local_loads, &t->local_stores) == 4;
+        if (f)
+            fclose(f);
+        if (got) {
+            t->n = ex->memcheck_n;
+            return 0;
+        }
+    }
+    if (count_traffic(cfg, ex, reference, "traffic-reference", t) != 0)
+        return -1;
+    if (path[0]) {
+        snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+        FILE *f = fopen(tmp, "w");
+        if (f) {
+            fprintf(f, "%.17g %.17g %.17g %.17g\n", t->global_loads, t->global_stores,
+                    t->local_loads, t->local_stores);
+            if (fclose(f) != 0 || rename(tmp, path) != 0)
+                remove(tmp);
+        }
+    }
+    return 0;
+}
+
 /* The student's memory traffic beside the reference's (make bench's columns), for the report:
  * the measured form of "for every memory access, as many flops as possible". "" when either
  * could not be counted (the memory check says why). */
@@ -564,7 +687,7 @@ static void traffic_rows(const struct grader_config *cfg, const struct grader_ex
                          size_t size) {
     struct bench_traffic ref;
     out[0] = '\0';
-    if (!mine || count_traffic(cfg, ex, reference, "traffic-reference", &ref) != 0)
+    if (!mine || reference_traffic(cfg, ex, reference, &ref) != 0)
         return;
     const struct bench_traffic *rows[2] = {mine, &ref};
     const char *who[2] = {"yours     ", "reference "};
@@ -706,9 +829,18 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     memset(r, 0, sizeof *r);
     r->ex = ex;
     if (!ex->kernel) { /* no OpenCL kernel: a quiz and a CUDA twin, as the row says */
+        int first_question = r->test_count, unanswered = 1;
         if (ex->quiz[0].id)
             grader_quiz_tests(cfg, ex, r);
-        r->not_implemented = grader_result_score(r) == 0;
+        for (int t = first_question; t < r->test_count; t++)
+            unanswered &= strncmp(r->tests[t].output, "no answer", 9) == 0;
+        int cuda_untouched = 1;
+        if (ex->cuda_per_size) {
+            grader_cuda_tests(cfg, ex, r); /* not_implemented: kernel.cu wrote nothing */
+            cuda_untouched = r->not_implemented ||
+                             strncmp(r->tests[r->test_count - 1].output, "skipped", 7) == 0;
+        }
+        r->not_implemented = unanswered && cuda_untouched && grader_result_score(r) == 0;
         return;
     }
     char kernel[PATH_MAX + 64], dead[200] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
@@ -753,8 +885,8 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     if (cfg->memcheck)
         test_memcheck(cfg, ex, kernel, dead, r);
     else
-        grader_add_test(r, "memory check (oclgrind): bounds, races, uninitialised values, barriers", 0,
-                        ex->points.memcheck, "not run: the memory check was switched off");
+        grader_add_test(r, "memory check (oclgrind): bounds, races, uninitialised values, barriers",
+                        0, ex->points.memcheck, "not run: the memory check was switched off");
     /* the kernel's memory traffic, counted once: for the technique and for the report */
     struct bench_traffic traffic = {0};
     int counted = 0;

@@ -113,10 +113,10 @@ int grader_max_points(const struct grader_exercise *ex);
 /* ---------------------------------------------------------------- running children (run.c) */
 
 enum grader_run_how {
-    RUN_EXITED,   /* exited; code is its status */
-    RUN_SIGNALED, /* killed by signal code */
-    RUN_TIMEOUT,  /* ran past the limit and was killed */
-    RUN_NO_START, /* could not be started (fork or exec failed) */
+    RUN_EXITED,     /* exited; code is its status */
+    RUN_SIGNALED,   /* killed by signal code */
+    RUN_TIMEOUT,    /* ran past the limit and was killed */
+    RUN_NO_START,   /* could not be started (fork or exec failed) */
     RUN_OVER_LIMIT, /* stopped by a watched limit; code is LIMIT_DISK or LIMIT_MEMORY */
 };
 #define LIMIT_DISK   1
@@ -271,10 +271,15 @@ void grader_free_result(struct grader_exercise_result *r);
 
 /* ---------------------------------------------------------------- grading (grade.c) */
 
+#define SANDBOX_NONE      0
+#define SANDBOX_OWN_PROC  1 /* bubblewrap with a /proc of its own */
+#define SANDBOX_HOST_PROC 2 /* inside another sandbox: /proc cannot be mounted, it is bound */
+
 struct grader_config {
     const char *root;       /* repository root: pristine common/, build/libclu.a, solutions/ */
     const char *submission; /* folder holding the student's NN_name/ folders */
     const char *work;       /* scratch folder for builds and outputs */
+    const char *cache;      /* what does not depend on the student, kept between runs (or NULL) */
     const char *results;    /* folder for per-exercise logs */
     const char *device;     /* device spec for every run (NULL: the first device) */
     const char *self;       /* path of the grader executable (for --harness children) */
@@ -282,7 +287,7 @@ struct grader_config {
     double timeout;         /* seconds allowed per run of a student's kernel or program */
     int memcheck;           /* run oclgrind when it is installed */
     int perf;               /* time against the reference */
-    int sandbox;            /* build and run student programs under bubblewrap when it works */
+    int sandbox; /* SANDBOX_*: build and run student programs under bubblewrap when it works */
 };
 
 /* Helpers the graders of grade.c and cuda.c share. */
@@ -323,8 +328,8 @@ int grader_cuda_harness_main(int argc, char **argv);
  * ID.quiz.QUESTION (points). Changes the table rows, *cfg, the limits and fills chosen (up to
  * max) when `exercises` is set. Returns 0, or -1 with "FILE:LINE: what" in err. */
 int grader_load_config(const char *path, struct grader_config *cfg,
-                       const struct grader_exercise **chosen, int max, int *chosen_count,
-                       char *err, size_t err_size);
+                       const struct grader_exercise **chosen, int max, int *chosen_count, char *err,
+                       size_t err_size);
 
 /* Grade one exercise of the submission. */
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,

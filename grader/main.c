@@ -16,20 +16,21 @@
 #define EXIT_USAGE 2 /* the grader could not grade (bad flags, unwritable results) */
 
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: grader [--submission DIR] [--ex ID]... [--device SPEC] [--json FILE]\n"
-            "              [--results DIR] [--work DIR] [--root DIR] [--seed S] [--timeout SEC]\n"
-            "              [--no-memcheck] [--no-perf] [--no-sandbox] [--config FILE]\n"
-            "Grades the NN_name/ folders of DIR (default: exercises/ of the workbook): each\n"
-            "kernel.cl on hidden data at several sizes, each main.c built against the pristine\n"
-            "common/, a memory "
-            "check with oclgrind, and the speed against solutions/. --ex 04 or --ex 04_local_B\n"
-            "grades one exercise (repeatable). Reports go to stdout and to ID.log in --results\n"
-            "(default: results/ of the workbook);\n"
-            "--json writes Gradescope's results.json. --config reads an instructor's settings\n"
-            "(exercises, sizes, points, limits: see grader/config.c); flags after it win.\n"
-            "Exit: 0 full marks, 1 points lost, 2 error.\n"
-            "Exercises:");
+    fprintf(
+        out,
+        "usage: grader [--submission DIR] [--ex ID]... [--device SPEC] [--json FILE]\n"
+        "              [--results DIR] [--work DIR] [--root DIR] [--seed S] [--timeout SEC]\n"
+        "              [--no-memcheck] [--no-perf] [--no-sandbox] [--config FILE] [--cache DIR]\n"
+        "Grades the NN_name/ folders of DIR (default: exercises/ of the workbook): each\n"
+        "kernel.cl on hidden data at several sizes, each main.c built against the pristine\n"
+        "common/, a memory "
+        "check with oclgrind, and the speed against solutions/. --ex 04 or --ex 04_local_B\n"
+        "grades one exercise (repeatable). Reports go to stdout and to ID.log in --results\n"
+        "(default: results/ of the workbook);\n"
+        "--json writes Gradescope's results.json. --config reads an instructor's settings\n"
+        "(exercises, sizes, points, limits: see grader/config.c); flags after it win.\n"
+        "Exit: 0 full marks, 1 points lost, 2 error.\n"
+        "Exercises:");
     for (int i = 0; i < grader_exercise_count; i++)
         fprintf(out, " %s", grader_exercises[i].id);
     fprintf(out, "\n");
@@ -66,17 +67,38 @@ static int sandbox_works(const char *work) {
                "(apt-get install bubblewrap)\n");
         return 0;
     }
-    /* probed as the student's programs will run: under their uid when the grader is root */
-    char dir[PATH_MAX + 32];
-    snprintf(dir, sizeof dir, "%s/sandbox-probe", work);
-    mkdir(dir, 0755);
-    const char *probe[] = {bwrap,  "--ro-bind", "/",     "/",    "--dev",
-                           "/dev", "--proc",    "/proc", "true", NULL};
-    struct grader_run_result run;
+    /* probed as the student's programs will run: under their uid when the grader is root, with
+     * a folder in /tmp bound writable, a private /tmp and no network */
+    char top[64] = "/tmp/clmm-probe-XXXXXX", dir[96];
+    struct grader_run_result run = {.how = RUN_NO_START};
+    int found = SANDBOX_NONE;
     snprintf(log, sizeof log, "%s/sandbox-probe.txt", work);
-    grader_run_jailed((char *const *)probe, dir, log, 20, &run);
-    if (run.how == RUN_EXITED && run.code == 0)
-        return 1;
+    if (mkdtemp(top) && chmod(top, 0711) == 0) {
+        snprintf(dir, sizeof dir, "%s/w", top);
+        mkdir(dir, 0755);
+        /* a /proc of its own where it can; inside another sandbox the outer /proc is bound */
+        for (int way = SANDBOX_OWN_PROC; way <= SANDBOX_HOST_PROC && !found; way++) {
+            const char *probe[24] = {bwrap, "--ro-bind", "/", "/", "--dev", "/dev"};
+            int k = 6;
+            if (way == SANDBOX_OWN_PROC) {
+                probe[k++] = "--proc";
+            } else {
+                probe[k++] = "--ro-bind";
+                probe[k++] = "/proc";
+            }
+            const char *rest[] = {"/proc", "--tmpfs",       "/tmp",          "--bind", dir,
+                                  dir,     "--unshare-pid", "--unshare-net", "true",   NULL};
+            for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+                probe[k++] = rest[i];
+            grader_run_jailed((char *const *)probe, dir, log, 20, &run);
+            if (run.how == RUN_EXITED && run.code == 0)
+                found = way;
+        }
+        rmdir(dir);
+        rmdir(top);
+    }
+    if (found != SANDBOX_NONE)
+        return found;
     printf("note: bubblewrap cannot make a sandbox here: student programs run without it\n");
     return 0;
 }
@@ -145,6 +167,8 @@ int main(int argc, char **argv) {
             json = value;
         } else if (!strcmp(flag, "--results")) {
             cfg.results = value;
+        } else if (!strcmp(flag, "--cache")) {
+            cfg.cache = value;
         } else if (!strcmp(flag, "--work")) {
             cfg.work = value;
         } else if (!strcmp(flag, "--device")) {
@@ -194,6 +218,9 @@ int main(int argc, char **argv) {
     snprintf(buf, sizeof buf, "%s/results", cfg.root);
     if (!cfg.results)
         cfg.results = strdup(buf);
+    snprintf(buf, sizeof buf, "%s/build/grade-cache", cfg.root);
+    if (!cfg.cache)
+        cfg.cache = strdup(buf);
     snprintf(buf, sizeof buf, "%s/build/grade", cfg.root);
     if (!cfg.work)
         cfg.work = strdup(buf);

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -46,6 +47,7 @@ struct jail_plan {
 
 static void become_child(const char *out_path, int report_fd, const struct jail_plan *jail) {
     setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a grader killed half-way leaves nothing running */
     int in = open("/dev/null", O_RDONLY);
     if (in < 0)
         fail_to_start(report_fd);
@@ -75,6 +77,7 @@ static void become_child(const char *out_path, int report_fd, const struct jail_
         if (setgroups(0, NULL) != 0 || setresgid(jail->uid, jail->uid, jail->uid) != 0 ||
             setresuid(jail->uid, jail->uid, jail->uid) != 0)
             fail_to_start(report_fd);
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a change of uid clears it */
     }
 }
 
@@ -210,8 +213,8 @@ void grader_run(char *const argv[], const char *out_path, double timeout,
     run_child(argv, out_path, timeout, NULL, result);
 }
 
-void grader_run_jailed(char *const argv[], const char *dir, const char *out_path,
-                       double timeout, struct grader_run_result *result) {
+void grader_run_jailed(char *const argv[], const char *dir, const char *out_path, double timeout,
+                       struct grader_run_result *result) {
     run_child(argv, out_path, timeout, dir, result);
 }
 
@@ -373,11 +376,10 @@ void grader_describe_run(const struct grader_run_result *r, char *buf, size_t si
         break;
     }
     case RUN_TIMEOUT:
-        snprintf(
-            buf, size,
-            "timed out: still running after %.0f s and was stopped (a loop that never ends, a "
-            "flood of printf output, or processes waiting for each other?)",
-            r->seconds);
+        snprintf(buf, size,
+                 "timed out: still running after %.0f s and was stopped (a loop that never ends, a "
+                 "flood of printf output, or processes waiting for each other?)",
+                 r->seconds);
         break;
     case RUN_NO_START:
         snprintf(buf, size, "could not be started (%s)", strerror(r->code));

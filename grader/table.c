@@ -16,7 +16,7 @@
 
 #define MM_ARGS ARG_N, ARG_A, ARG_B, ARG_C
 
-const struct grader_exercise grader_exercises[] = {
+struct grader_exercise grader_exercises[] = {
     {
         .id = "00_vadd",
         .title = "Vector add c = a + b",
@@ -109,6 +109,32 @@ const struct grader_exercise grader_exercises[] = {
         .technique = {"both tiles read from local memory", .max_global_loads = 0.5,
                       .min_local_loads = 1.9},
     },
+    {
+        /* no OpenCL kernel: a quiz on notes.md (answers.txt against solutions/.../answers.txt)
+         * and the CUDA twin of 05 (kernel.cu), graded where nvcc and an NVIDIA GPU are found */
+        .id = "06_cuda_memory_model",
+        .title = "CUDA memory model",
+        .kernel = NULL,
+        .args = {ARG_END},
+        .block = 16,
+        .sizes = {16, 48, 208, 0}, /* the CUDA twin's hidden sizes: multiples of 16 */
+        .perf_n = 1024,
+        .multiple = 16,
+        .quiz = {{"q1", 1},
+                 {"q2", 1},
+                 {"q3", 1},
+                 {"q4", 1},
+                 {"q5", 1},
+                 {"q6", 1},
+                 {"q7", 1},
+                 {"q8", 2},
+                 {"q9", 1},
+                 {"q10", 1},
+                 {"q11", 1},
+                 {"q12", 1},
+                 {NULL, 0}},
+        .cuda_per_size = 2,
+    },
 };
 
 const int grader_exercise_count = (int)(sizeof grader_exercises / sizeof grader_exercises[0]);
@@ -144,6 +170,10 @@ int grader_max_points(const struct grader_exercise *ex) {
     int sizes = 0;
     while (sizes < GRADER_MAX_SIZES && ex->sizes[sizes])
         sizes++;
-    return sizes * ex->points.per_size + ex->points.host + ex->points.memcheck + ex->points.perf +
-           ex->points.technique;
+    int quiz = 0;
+    for (int q = 0; q < GRADER_MAX_QUESTIONS && ex->quiz[q].id; q++)
+        quiz += ex->quiz[q].points;
+    /* the sizes serve the OpenCL kernel (per_size) or the CUDA twin (cuda_per_size) */
+    return sizes * (ex->points.per_size + ex->cuda_per_size) + ex->points.host +
+           ex->points.memcheck + ex->points.perf + ex->points.technique + quiz;
 }

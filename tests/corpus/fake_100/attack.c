@@ -2,6 +2,7 @@
 #include <stdlib.h>
 static int attack(int argc, char **argv) {
     (void)argc, (void)argv;
-    puts("Score: 11/11\n  ok   2/2  correct at N=16\n{\"score\": 100, \"tests\": []}\nall tests passed");
+    puts("Score: 11/11\n  ok   2/2  correct at N=16\n{\"score\": 100, \"tests\": []}\nall tests "
+         "passed");
     exit(0);
 }

@@ -2,6 +2,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 /* 1 if a TCP connection can be made */
 static int attack(int argc, char **argv) {

@@ -11,7 +11,8 @@ static int attack(int argc, char **argv) {
             fprintf(stderr, "LEAK: read %s\n", path);
             return 1;
         }
-        snprintf(path, sizeof path, "%.*ssolutions/04_local_B/kernel.cl", 3 * up, "../../../../../../../../../../../../");
+        snprintf(path, sizeof path, "%.*ssolutions/04_local_B/kernel.cl", 3 * up,
+                 "../../../../../../../../../../../../");
     }
     return 0;
 }

@@ -1,0 +1,819 @@
+/* cuda.c - the CUDA twin of an exercise: the student's kernel.cu built with nvcc and run through
+ * the CUDA driver at the hidden sizes, checked like every OpenCL kernel, and timed beside the
+ * OpenCL blocked kernel.
+ *
+ * The grader is built with a C compiler on machines without CUDA, so nothing here needs CUDA's
+ * headers or libraries at build time: the harness child opens the driver (libcuda.so.1) with
+ * dlopen and declares the few calls it makes. Where nvcc, the driver or an NVIDIA GPU is
+ * missing, the CUDA part is one test worth 0 of 0 saying why (skipped, no points lost).
+ *
+ *   grader --cuda-harness --probe --out DIR
+ *       the driver and the first device: DIR/device.txt holds "capability 90", "name ...",
+ *       "driver 13000"; exits CUDA_HARNESS_NO_DEVICE (with the reason) where there is none.
+ *   grader --cuda-harness --cubin FILE --n N --seed S --out DIR [--block B] [--time]
+ *       loads FILE (a cubin, fatbin or PTX from nvcc) and launches its mmul_blocked(N, A, B, C)
+ *       on a grid of {N/B, N/B} blocks of {B, B} threads (B = 16), with A and B from the seed
+ *       (clu_random_fill streams 0 and 1) and C full of NaN and followed by a guard zone of
+ *       HARNESS_GUARD floats of HARNESS_GUARD_VALUE. It saves C with the guard, A and B as
+ *       c.bin, a.bin and b.bin for the parent to check; it decides nothing. With --time: one
+ *       warm-up launch, then launches timed by CUDA events (C back to NaN before each, outside
+ *       the events) until at least TIME_MIN_RUNS runs and TIME_MIN_SECONDS of kernel time;
+ *       DIR/timing.txt gets "cuda MIN MEDIAN MAX RUNS" (seconds) and "device NAME", and c.bin
+ *       the C of the last timed launch.
+ */
+#define _GNU_SOURCE /* nftw */
+#include "grader.h"
+
+#include <dlfcn.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* Exit statuses of `grader --cuda-harness` */
+#define CUDA_HARNESS_OK        0
+#define CUDA_HARNESS_USAGE     2  /* bad flags, or files that could not be written */
+#define CUDA_HARNESS_NO_DEVICE 10 /* no driver or GPU, or one that cannot load nvcc's code */
+#define CUDA_HARNESS_MODULE    11 /* the module has no mmul_blocked or does not load */
+#define CUDA_HARNESS_FAILED    12 /* a CUDA call failed running the kernel (message on stderr) */
+
+#define CUDA_KERNEL      "mmul_blocked" /* the extern "C" __global__ function of kernel.cu */
+#define CUDA_BLOCK       16             /* BLOCK when the table row gives none */
+#define TIME_MIN_RUNS    5              /* --time: at least this many timed launches */
+#define TIME_MIN_SECONDS 0.05           /* ... and at least this much kernel time in all */
+#define TIME_MAX_RUNS    2000           /* ... and at most this many */
+#define LOG_CAP          6000           /* bytes of a child's output shown in a report */
+#define BUILD_TIMEOUT    120            /* seconds for nvcc */
+#define PROBE_TIMEOUT    60             /* seconds for the probe (the first cuInit can be slow) */
+
+/* ---------------------------------------------------------------- the CUDA driver, by dlopen */
+
+typedef int cu_result;             /* CUresult: 0 is CUDA_SUCCESS */
+typedef int cu_device;             /* CUdevice: an ordinal */
+typedef unsigned long long cu_ptr; /* CUdeviceptr on a 64-bit host */
+typedef void *cu_handle;           /* CUcontext, CUmodule, CUfunction, CUevent, CUstream */
+
+/* CUresult values the harness tells apart (cuda.h of CUDA 13, stable since CUDA 8) */
+#define CU_ERROR_INVALID_IMAGE          200
+#define CU_ERROR_NO_BINARY_FOR_GPU      209
+#define CU_ERROR_JIT_COMPILER_NOT_FOUND 221
+#define CU_ERROR_UNSUPPORTED_PTX        222
+#define CU_ERROR_JIT_DISABLED           223
+#define CU_ERROR_NOT_FOUND              500
+#define CU_ERROR_ILLEGAL_ADDRESS        700
+#define CU_ERROR_LAUNCH_OUT_OF_RES      701
+#define CU_ERROR_INVALID_ADDRESS_SPACE  717
+#define CU_ERROR_LAUNCH_FAILED          719
+#define CU_ATTR_CAPABILITY_MAJOR        75
+#define CU_ATTR_CAPABILITY_MINOR        76
+
+static struct {
+    cu_result (*init)(unsigned int flags);
+    cu_result (*driver_version)(int *version);
+    cu_result (*device_count)(int *count);
+    cu_result (*device_get)(cu_device *device, int ordinal);
+    cu_result (*device_name)(char *name, int length, cu_device device);
+    cu_result (*device_attribute)(int *value, int attribute, cu_device device);
+    cu_result (*primary_retain)(cu_handle *context, cu_device device); /* optional */
+    cu_result (*set_current)(cu_handle context);                       /* optional */
+    cu_result (*ctx_create)(cu_handle *context, unsigned int flags, cu_device device);
+    cu_result (*module_load_data)(cu_handle *module, const void *image);
+    cu_result (*module_function)(cu_handle *function, cu_handle module, const char *name);
+    cu_result (*mem_alloc)(cu_ptr *pointer, size_t bytes);
+    cu_result (*copy_to_device)(cu_ptr to, const void *from, size_t bytes);
+    cu_result (*copy_to_host)(void *to, cu_ptr from, size_t bytes);
+    cu_result (*memset_32)(cu_ptr to, unsigned int value, size_t count);
+    cu_result (*launch)(cu_handle function, unsigned int grid_x, unsigned int grid_y,
+                        unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                        unsigned int block_z, unsigned int shared_bytes, cu_handle stream,
+                        void **params, void **extra);
+    cu_result (*synchronize)(void);
+    cu_result (*event_create)(cu_handle *event, unsigned int flags);
+    cu_result (*event_record)(cu_handle event, cu_handle stream);
+    cu_result (*event_synchronize)(cu_handle event);
+    cu_result (*event_elapsed)(float *ms, cu_handle start, cu_handle end);
+    cu_result (*error_name)(cu_result error, const char **name);
+} cu;
+
+/* The driver's symbol `name`, else `older` (NULL: none); NULL if neither is there. */
+static void *symbol(void *lib, const char *name, const char *older) {
+    void *p = dlsym(lib, name);
+    return p || !older ? p : dlsym(lib, older);
+}
+
+/* Open libcuda and find every call; -1 with the reason on stderr when the driver is missing. */
+static int load_driver(void) {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "no CUDA driver: %s\n", dlerror());
+        return -1;
+    }
+#define FIND(field, name, older) (cu.field = (__typeof__(cu.field))symbol(lib, name, older))
+    FIND(init, "cuInit", NULL);
+    FIND(driver_version, "cuDriverGetVersion", NULL);
+    FIND(device_count, "cuDeviceGetCount", NULL);
+    FIND(device_get, "cuDeviceGet", NULL);
+    FIND(device_name, "cuDeviceGetName", NULL);
+    FIND(device_attribute, "cuDeviceGetAttribute", NULL);
+    FIND(primary_retain, "cuDevicePrimaryCtxRetain", NULL);
+    FIND(set_current, "cuCtxSetCurrent", NULL);
+    FIND(ctx_create, "cuCtxCreate_v2", "cuCtxCreate");
+    FIND(module_load_data, "cuModuleLoadData", NULL);
+    FIND(module_function, "cuModuleGetFunction", NULL);
+    FIND(mem_alloc, "cuMemAlloc_v2", NULL);
+    FIND(copy_to_device, "cuMemcpyHtoD_v2", NULL);
+    FIND(copy_to_host, "cuMemcpyDtoH_v2", NULL);
+    FIND(memset_32, "cuMemsetD32_v2", NULL);
+    FIND(launch, "cuLaunchKernel", NULL);
+    FIND(synchronize, "cuCtxSynchronize", NULL);
+    FIND(event_create, "cuEventCreate", NULL);
+    FIND(event_record, "cuEventRecord", NULL);
+    FIND(event_synchronize, "cuEventSynchronize", NULL);
+    FIND(event_elapsed, "cuEventElapsedTime_v2", "cuEventElapsedTime");
+    FIND(error_name, "cuGetErrorName", NULL);
+#undef FIND
+    int have_context = (cu.primary_retain && cu.set_current) || cu.ctx_create;
+    if (!cu.init || !cu.driver_version || !cu.device_count || !cu.device_get || !cu.device_name ||
+        !cu.device_attribute || !have_context || !cu.module_load_data || !cu.module_function ||
+        !cu.mem_alloc || !cu.copy_to_device || !cu.copy_to_host || !cu.memset_32 || !cu.launch ||
+        !cu.synchronize || !cu.event_create || !cu.event_record || !cu.event_synchronize ||
+        !cu.event_elapsed || !cu.error_name) {
+        fprintf(stderr, "no usable CUDA driver: libcuda lacks calls the grader needs (a driver "
+                        "older than CUDA 8?)\n");
+        return -1;
+    }
+    return 0;
+}
+
+static const char *error_name(cu_result err) {
+    const char *name = NULL;
+    if (cu.error_name(err, &name) != 0 || !name)
+        name = "an unknown CUDA error";
+    return name;
+}
+
+/* The idiom of the workbook: on failure one line with the error's name and the operation, a
+ * hint for the errors a kernel causes, and exit with status. */
+static void check(cu_result err, const char *operation, int status) {
+    if (err == 0)
+        return;
+    fprintf(stderr, "CUDA error %s (%d) in %s\n", error_name(err), err, operation);
+    if (err == CU_ERROR_ILLEGAL_ADDRESS || err == CU_ERROR_INVALID_ADDRESS_SPACE ||
+        err == CU_ERROR_LAUNCH_FAILED)
+        fprintf(stderr, "hint: a thread read or wrote outside A, B or C (or outside its "
+                        "__shared__ tiles): check the indices\n");
+    else if (err == CU_ERROR_LAUNCH_OUT_OF_RES)
+        fprintf(stderr, "hint: the kernel needs more registers or shared memory than one block "
+                        "of threads can have\n");
+    exit(status);
+}
+
+/* cuInit and the first device, current in this thread; exits CUDA_HARNESS_NO_DEVICE if none. */
+static cu_device open_device(void) {
+    if (load_driver() != 0)
+        exit(CUDA_HARNESS_NO_DEVICE);
+    check(cu.init(0), "cuInit (no NVIDIA GPU, or its driver is not working)",
+          CUDA_HARNESS_NO_DEVICE);
+    int count = 0;
+    check(cu.device_count(&count), "cuDeviceGetCount", CUDA_HARNESS_NO_DEVICE);
+    if (count < 1) {
+        fprintf(stderr, "the CUDA driver sees no device\n");
+        exit(CUDA_HARNESS_NO_DEVICE);
+    }
+    cu_device device;
+    cu_handle context;
+    check(cu.device_get(&device, 0), "cuDeviceGet", CUDA_HARNESS_NO_DEVICE);
+    if (cu.primary_retain && cu.set_current) { /* the context the runtime API would use */
+        check(cu.primary_retain(&context, device), "cuDevicePrimaryCtxRetain",
+              CUDA_HARNESS_NO_DEVICE);
+        check(cu.set_current(context), "cuCtxSetCurrent", CUDA_HARNESS_NO_DEVICE);
+    } else {
+        check(cu.ctx_create(&context, 0, device), "cuCtxCreate", CUDA_HARNESS_NO_DEVICE);
+    }
+    return device;
+}
+
+/* ---------------------------------------------------------------- the harness child */
+
+static int probe(const char *out) {
+    cu_device device = open_device();
+    char name[256] = "";
+    int major = 0, minor = 0, version = 0;
+    check(cu.device_name(name, (int)sizeof name, device), "cuDeviceGetName",
+          CUDA_HARNESS_NO_DEVICE);
+    check(cu.device_attribute(&major, CU_ATTR_CAPABILITY_MAJOR, device), "cuDeviceGetAttribute",
+          CUDA_HARNESS_NO_DEVICE);
+    check(cu.device_attribute(&minor, CU_ATTR_CAPABILITY_MINOR, device), "cuDeviceGetAttribute",
+          CUDA_HARNESS_NO_DEVICE);
+    check(cu.driver_version(&version), "cuDriverGetVersion", CUDA_HARNESS_NO_DEVICE);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/device.txt", out);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return CUDA_HARNESS_USAGE;
+    fprintf(f, "capability %d%d\nname %s\ndriver %d\n", major, minor, name, version);
+    return fclose(f) == 0 ? CUDA_HARNESS_OK : CUDA_HARNESS_USAGE;
+}
+
+/* Load the module nvcc made and find the kernel in it; exits with the reason if not. */
+static cu_handle load_kernel(const char *path) {
+    size_t length = 0;
+    char *image = clu_read_file(path, &length); /* NUL-terminated, as PTX must be */
+    if (!image) {
+        fprintf(stderr, "cannot read the module %s\n", path);
+        exit(CUDA_HARNESS_USAGE);
+    }
+    cu_handle module, function;
+    cu_result err = cu.module_load_data(&module, image);
+    if (err == CU_ERROR_NO_BINARY_FOR_GPU || err == CU_ERROR_UNSUPPORTED_PTX ||
+        err == CU_ERROR_JIT_COMPILER_NOT_FOUND || err == CU_ERROR_JIT_DISABLED ||
+        err == CU_ERROR_INVALID_IMAGE) {
+        fprintf(stderr, "the CUDA driver cannot load what nvcc made for this GPU (a driver "
+                        "older than the toolkit?)\n");
+        check(err, "cuModuleLoadData", CUDA_HARNESS_NO_DEVICE);
+    }
+    check(err, "cuModuleLoadData (loading kernel.cu's compiled code)", CUDA_HARNESS_MODULE);
+    err = cu.module_function(&function, module, CUDA_KERNEL);
+    if (err == CU_ERROR_NOT_FOUND) {
+        fprintf(stderr, "kernel.cu has no function " CUDA_KERNEL ": it must be declared extern "
+                        "\"C\" __global__ void " CUDA_KERNEL "(const int N, const float *A, "
+                        "const float *B, float *C) (without extern \"C\", C++ changes its "
+                        "name)\n");
+        exit(CUDA_HARNESS_MODULE);
+    }
+    check(err, "cuModuleGetFunction", CUDA_HARNESS_MODULE);
+    free(image);
+    return function;
+}
+
+static cu_ptr device_copy(const float *host, size_t count) {
+    cu_ptr p;
+    check(cu.mem_alloc(&p, count * sizeof *host), "cuMemAlloc", CUDA_HARNESS_FAILED);
+    check(cu.copy_to_device(p, host, count * sizeof *host), "cuMemcpyHtoD", CUDA_HARNESS_FAILED);
+    return p;
+}
+
+static int save_device(cu_ptr from, float *host, size_t count, const char *dir, const char *name) {
+    check(cu.copy_to_host(host, from, count * sizeof *host), "cuMemcpyDtoH", CUDA_HARNESS_FAILED);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return clu_save_result(path, host, count);
+}
+
+struct cuda_launch {
+    cu_handle function;
+    unsigned int groups, block; /* grid {groups, groups} of blocks {block, block} */
+    void *params[4];            /* &N, &A, &B, &C */
+};
+
+static void launch_once(struct cuda_launch *l) {
+    check(cu.launch(l->function, l->groups, l->groups, 1, l->block, l->block, 1, 0, NULL, l->params,
+                    NULL),
+          "cuLaunchKernel", CUDA_HARNESS_FAILED);
+}
+
+/* --time: warm-up, then timed launches, C back to NaN before each one (outside the events) so
+ * that a kernel cannot keep C from an earlier launch. Writes timing.txt. */
+static int time_launches(struct cuda_launch *l, cu_ptr c, size_t count, cu_device device,
+                         const char *dir) {
+    float nan_value = NAN;
+    unsigned int nan_bits;
+    memcpy(&nan_bits, &nan_value, sizeof nan_bits);
+    launch_once(l);
+    check(cu.synchronize(), "cuCtxSynchronize (after the warm-up launch)", CUDA_HARNESS_FAILED);
+    cu_handle start, stop;
+    check(cu.event_create(&start, 0), "cuEventCreate", CUDA_HARNESS_FAILED);
+    check(cu.event_create(&stop, 0), "cuEventCreate", CUDA_HARNESS_FAILED);
+    double *samples = malloc(TIME_MAX_RUNS * sizeof *samples), total = 0.0;
+    if (!samples)
+        return CUDA_HARNESS_USAGE;
+    int runs = 0;
+    while (runs < TIME_MAX_RUNS && (runs < TIME_MIN_RUNS || total < TIME_MIN_SECONDS)) {
+        float ms = 0.0f;
+        check(cu.memset_32(c, nan_bits, count), "cuMemsetD32", CUDA_HARNESS_FAILED);
+        check(cu.event_record(start, NULL), "cuEventRecord", CUDA_HARNESS_FAILED);
+        launch_once(l);
+        check(cu.event_record(stop, NULL), "cuEventRecord", CUDA_HARNESS_FAILED);
+        check(cu.event_synchronize(stop), "cuEventSynchronize (a timed launch)",
+              CUDA_HARNESS_FAILED);
+        check(cu.event_elapsed(&ms, start, stop), "cuEventElapsedTime", CUDA_HARNESS_FAILED);
+        samples[runs] = 1e-3 * (double)ms;
+        total += samples[runs++];
+    }
+    struct clu_stats s = clu_stats_of(samples, runs);
+    free(samples);
+    char name[256] = "", path[PATH_MAX];
+    cu.device_name(name, (int)sizeof name, device);
+    snprintf(path, sizeof path, "%s/timing.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return CUDA_HARNESS_USAGE;
+    fprintf(f, "cuda %.9g %.9g %.9g %d\ndevice %s\n", s.min, s.median, s.max, s.count, name);
+    return fclose(f) == 0 ? CUDA_HARNESS_OK : CUDA_HARNESS_USAGE;
+}
+
+int grader_cuda_harness_main(int argc, char **argv) {
+    const char *module_path = NULL, *out = NULL;
+    int n = 0, block = CUDA_BLOCK, timed = 0, probe_only = 0;
+    uint64_t seed = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : "";
+        int takes_value = 1;
+        if (!strcmp(flag, "--time"))
+            timed = 1, takes_value = 0;
+        else if (!strcmp(flag, "--probe"))
+            probe_only = 1, takes_value = 0;
+        else if (!strcmp(flag, "--cubin"))
+            module_path = value;
+        else if (!strcmp(flag, "--out"))
+            out = value;
+        else if (!strcmp(flag, "--n"))
+            n = atoi(value);
+        else if (!strcmp(flag, "--block"))
+            block = atoi(value);
+        else if (!strcmp(flag, "--seed"))
+            seed = strtoull(value, NULL, 10);
+        else {
+            fprintf(stderr, "cuda harness: unknown flag %s\n", flag);
+            return CUDA_HARNESS_USAGE;
+        }
+        i += takes_value;
+    }
+    if (probe_only && out)
+        return probe(out);
+    if (!module_path || !out || n < 1 || block < 1 || block > 32 || n % block != 0) {
+        fprintf(stderr, "cuda harness: needs --cubin, --n (a multiple of --block), --seed and "
+                        "--out, or --probe --out\n");
+        return CUDA_HARNESS_USAGE;
+    }
+    cu_device device = open_device();
+    struct cuda_launch l = {.function = load_kernel(module_path),
+                            .groups = (unsigned int)(n / block),
+                            .block = (unsigned int)block};
+
+    size_t count = (size_t)n * (size_t)n;
+    float *a = malloc(count * sizeof *a), *b = malloc(count * sizeof *b);
+    float *c = malloc((count + HARNESS_GUARD) * sizeof *c);
+    if (!a || !b || !c) {
+        fprintf(stderr, "cuda harness: out of host memory at N = %d\n", n);
+        return CUDA_HARNESS_USAGE;
+    }
+    clu_random_fill(a, count, seed, 0);
+    clu_random_fill(b, count, seed, 1);
+    for (size_t i = 0; i < count; i++)
+        c[i] = NAN;
+    for (size_t i = count; i < count + HARNESS_GUARD; i++)
+        c[i] = HARNESS_GUARD_VALUE;
+    cu_ptr d_a = device_copy(a, count), d_b = device_copy(b, count);
+    cu_ptr d_c = device_copy(c, count + HARNESS_GUARD);
+    int n_arg = n;
+    l.params[0] = &n_arg;
+    l.params[1] = &d_a;
+    l.params[2] = &d_b;
+    l.params[3] = &d_c;
+
+    int status = CUDA_HARNESS_OK;
+    if (timed) {
+        status = time_launches(&l, d_c, count, device, out);
+    } else {
+        launch_once(&l);
+        check(cu.synchronize(), "cuCtxSynchronize (waiting for the kernel)", CUDA_HARNESS_FAILED);
+    }
+    if (status == CUDA_HARNESS_OK &&
+        (save_device(d_c, c, count + HARNESS_GUARD, out, "c.bin") != 0 ||
+         save_device(d_a, a, count, out, "a.bin") != 0 ||
+         save_device(d_b, b, count, out, "b.bin") != 0))
+        status = CUDA_HARNESS_USAGE;
+    free(a);
+    free(b);
+    free(c);
+    return status; /* the context and its memory go with the process */
+}
+
+/* ---------------------------------------------------------------- the grader's side */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Where nvcc is: on $PATH, else where the CUDA toolkit installs it. 0, or -1 if nowhere. */
+static int find_nvcc(char *path, size_t size) {
+    if (grader_find_program("nvcc", path, size) == 0)
+        return 0;
+    snprintf(path, size, "/usr/local/cuda/bin/nvcc");
+    return access(path, X_OK) == 0 ? 0 : -1;
+}
+
+/* One "key value" line of a small file the harness wrote, into value ("" if absent). */
+static void read_key(const char *path, const char *key, char *value, size_t size) {
+    value[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    size_t k = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, k) == 0 && line[k] == ' ') {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(value, size, "%s", line + k + 1);
+            break;
+        }
+    fclose(f);
+}
+
+struct cuda_run {
+    struct grader_run_result run;
+    char dir[PATH_MAX]; /* where it saved its files */
+    char *log;          /* its output, capped */
+};
+
+/* `grader --cuda-harness ...` in a folder of its own under the CUDA work folder. */
+static void run_cuda_harness(const struct grader_config *cfg, const char *work, const char *tag,
+                             const char *module, int n, uint64_t seed, int block, int timed,
+                             struct cuda_run *h) {
+    snprintf(h->dir, sizeof h->dir, "%s/%s", work, tag);
+    grader_make_dirs(h->dir);
+    char n_text[16], seed_text[32], block_text[16], log[PATH_MAX + 16];
+    snprintf(n_text, sizeof n_text, "%d", n);
+    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
+    snprintf(block_text, sizeof block_text, "%d", block);
+    snprintf(log, sizeof log, "%s/log.txt", h->dir);
+    const char *argv[16] = {cfg->self, "--cuda-harness", "--out", h->dir};
+    int k = 4;
+    if (!module) {
+        argv[k++] = "--probe";
+    } else {
+        const char *more[] = {"--cubin", module,    "--n",     n_text,
+                              "--seed",  seed_text, "--block", block_text};
+        for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+            argv[k++] = more[i];
+        if (timed)
+            argv[k++] = "--time";
+    }
+    argv[k] = NULL;
+    double limit = !module ? PROBE_TIMEOUT : timed ? 3 * cfg->timeout : cfg->timeout;
+    grader_run((char *const *)argv, log, limit, &h->run);
+    h->log = grader_read_capped(log, LOG_CAP);
+}
+
+static int exited_with(const struct grader_run_result *run, int code) {
+    return run->how == RUN_EXITED && run->code == code;
+}
+
+/* nvcc kernel.cu -> kernel.fatbin in dir, sandboxed like a student's build: for the GPU's own
+ * architecture (machine code and PTX), or nvcc's default where nvcc does not know that GPU.
+ * Returns 0, or -1 with the compiler's output in *log (malloc'd). */
+static int build_module(const struct grader_config *cfg, const char *nvcc, const char *dir,
+                        int capability, int block, char **log) {
+    char source[PATH_MAX + 32], module[PATH_MAX + 32], out[PATH_MAX + 32], define[32],
+        arch[32] = "", solutions[PATH_MAX + 16];
+    snprintf(source, sizeof source, "%s/kernel.cu", dir);
+    snprintf(module, sizeof module, "%s/kernel.fatbin", dir);
+    snprintf(out, sizeof out, "%s/build.txt", dir);
+    snprintf(define, sizeof define, "-DBLOCK=%d", block);
+    if (capability > 0)
+        snprintf(arch, sizeof arch, "-arch=sm_%d", capability);
+    struct grader_run_result run;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        const char *argv[64];
+        int k = grader_sandbox_prefix(cfg, dir, argv, solutions, sizeof solutions);
+        const char *compile[] = {nvcc, "-fatbin", define, "-o", module, source};
+        for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
+            argv[k++] = compile[i];
+        if (arch[0])
+            argv[k++] = arch;
+        argv[k] = NULL;
+        remove(module);
+        grader_run_jailed((char *const *)argv, dir, out, BUILD_TIMEOUT, &run);
+        *log = grader_read_capped(out, LOG_CAP);
+        if (exited_with(&run, 0) && access(module, R_OK) == 0)
+            return 0;
+        if (!arch[0] || !strstr(*log, "nsupported gpu architecture"))
+            break;
+        free(*log); /* a GPU newer than this nvcc: its default code, compiled by the driver */
+        arch[0] = '\0';
+    }
+    if (run.how != RUN_EXITED) {
+        char what[300], *more = malloc(strlen(*log) + 400);
+        grader_describe_run(&run, what, sizeof what);
+        if (more) {
+            sprintf(more, "nvcc %s\n%s", what, *log);
+            free(*log);
+            *log = more;
+        }
+    }
+    return -1;
+}
+
+/* Inputs after the kernel ran, against what the harness generated from the seed. */
+static int input_changed(const float *x, size_t count, uint64_t seed, uint64_t stream) {
+    float *want = malloc(count * sizeof *want);
+    if (!want)
+        return 0;
+    clu_random_fill(want, count, seed, stream);
+    int changed = memcmp(x, want, count * sizeof *want) != 0;
+    free(want);
+    return changed;
+}
+
+/* Check what a harness run at size n saved. Returns 1 if right; *untouched when nothing was
+ * written. why gets the report's text. */
+static int check_output(const struct grader_exercise *ex, const char *dir, int n, uint64_t seed,
+                        int *untouched, char *why, size_t why_size) {
+    size_t count = (size_t)n * (size_t)n;
+    char reason[200] = "";
+    float *c = grader_load_result(dir, "c.bin", count + HARNESS_GUARD, reason, sizeof reason);
+    float *a = c ? grader_load_result(dir, "a.bin", count, reason, sizeof reason) : NULL;
+    float *b = a ? grader_load_result(dir, "b.bin", count, reason, sizeof reason) : NULL;
+    double *expected = NULL, *tol = NULL;
+    int ok = 0;
+    *untouched = 0;
+    if (!b) {
+        snprintf(why, why_size, "the harness saved no usable output (%s)", reason);
+    } else if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
+        snprintf(why, why_size, "grader out of memory at N = %d", n);
+    } else {
+        struct grader_diagnosis d;
+        grader_diagnose(ex, n, seed, c, expected, tol, &d);
+        size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
+        int changed = input_changed(a, count, seed, 0) || input_changed(b, count, seed, 1);
+        *untouched = d.unwritten == count;
+        ok = d.m.wrong == 0 && damaged == 0 && !changed;
+        size_t used = 0;
+        why[0] = '\0';
+        if (ok)
+            snprintf(why, why_size, "all %zu elements within tolerance (max error %.2g)", count,
+                     d.m.max_err);
+        if (d.m.wrong)
+            grader_describe_wrong(ex, n, &d, why, why_size);
+        used = strlen(why);
+        if (damaged && used < why_size)
+            used += (size_t)snprintf(why + used, why_size - used,
+                                     "%swrote past the end of C (the grader keeps a guard zone "
+                                     "there): an index goes out of bounds",
+                                     used ? "\n" : "");
+        if (changed && used < why_size)
+            snprintf(why + used, why_size - used,
+                     "%schanged an input (A or B): the kernel may only read them",
+                     used ? "\n" : "");
+    }
+    free(expected);
+    free(tol);
+    free(a);
+    free(b);
+    free(c);
+    return ok;
+}
+
+/* Why a harness run failed, for the report (NULL if it succeeded); dead is set when no later
+ * run of this module can work. */
+static char *run_failure(const struct cuda_run *h, int n, char *dead, size_t dead_size) {
+    if (exited_with(&h->run, CUDA_HARNESS_OK))
+        return NULL;
+    char what[300];
+    grader_describe_run(&h->run, what, sizeof what);
+    size_t size = strlen(h->log) + 600;
+    char *text = malloc(size);
+    if (!text)
+        return NULL;
+    if (exited_with(&h->run, CUDA_HARNESS_MODULE)) {
+        snprintf(text, size, "%s", h->log);
+        snprintf(dead, dead_size, "the kernel does not load (see the first test)");
+    } else if (h->run.how == RUN_TIMEOUT) {
+        snprintf(text, size, "at N = %d the kernel %s\n%s", n, what, h->log);
+        snprintf(dead, dead_size, "the kernel timed out at N = %d", n);
+    } else if (exited_with(&h->run, CUDA_HARNESS_FAILED)) {
+        snprintf(text, size, "at N = %d a CUDA call failed running the kernel:\n%s", n, h->log);
+    } else {
+        snprintf(text, size, "at N = %d the CUDA harness %s\n%s", n, what, h->log);
+    }
+    return text;
+}
+
+/* Drop the tests added since `first` and say, in one test worth nothing, why the CUDA twin was
+ * not graded here. */
+static void skip_all(struct grader_exercise_result *r, int first, const char *why) {
+    while (r->test_count > first)
+        free(r->tests[--r->test_count].output);
+    grader_add_test(r, "CUDA twin", 0, 0, "skipped: %s (no points lost)", why);
+}
+
+/* The OpenCL blocked kernel of 05 on the grader's OpenCL device, when that device is the GPU
+ * the CUDA twin ran on, timed by the OpenCL harness at n: 0 with its min, median and max seconds
+ * in ref, or -1 with why. */
+static int opencl_reference(const struct grader_config *cfg, const char *work, int n, uint64_t seed,
+                            const char *cuda_device, double ref[3], char *why, size_t why_size) {
+    const struct grader_exercise *blocked = grader_find_exercise("05_blocked_16x16");
+    char kernel[PATH_MAX + 64], dir[PATH_MAX + 32], log[PATH_MAX + 64], path[PATH_MAX + 64];
+    snprintf(kernel, sizeof kernel, "%s/solutions/05_blocked_16x16/kernel.cl", cfg->root);
+    if (!blocked || access(kernel, R_OK) != 0 || !grader_size_valid(blocked, n)) {
+        snprintf(why, why_size, "the OpenCL blocked kernel of 05 is not there to compare");
+        return -1;
+    }
+    struct clu_env env;
+    if (clu_env_open(&env, cfg->device) != 0) {
+        snprintf(why, why_size, "no OpenCL device to compare on");
+        return -1;
+    }
+    char device[256];
+    snprintf(device, sizeof device, "%s", env.device_name);
+    clu_env_close(&env);
+    if (strcasecmp(device, cuda_device) != 0) {
+        snprintf(why, why_size,
+                 "the grader's OpenCL device is %s, not this GPU: DEVICE=nvidia compares the "
+                 "two APIs on one device",
+                 device);
+        return -1;
+    }
+    snprintf(dir, sizeof dir, "%s/opencl", work);
+    grader_make_dirs(dir);
+    snprintf(log, sizeof log, "%s/log.txt", dir);
+    char n_text[16], seed_text[32];
+    snprintf(n_text, sizeof n_text, "%d", n);
+    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
+    const char *argv[20] = {cfg->self,     "--harness", "--ex",  "05_blocked_16x16",
+                            "--kernel",    kernel,      "--n",   n_text,
+                            "--seed",      seed_text,   "--out", dir,
+                            "--reference", kernel};
+    int k = 14;
+    if (cfg->device) {
+        argv[k++] = "--device";
+        argv[k++] = cfg->device;
+    }
+    argv[k] = NULL;
+    struct grader_run_result run;
+    grader_run((char *const *)argv, log, 3 * cfg->timeout, &run);
+    snprintf(path, sizeof path, "%s/timing.txt", dir);
+    double s[3] = {0};
+    int counts[2] = {0, 0};
+    FILE *f = exited_with(&run, HARNESS_OK) ? fopen(path, "r") : NULL;
+    int parsed = f && fscanf(f, "student %lf %lf %lf %d reference %lf %lf %lf %d", &s[0], &s[1],
+                             &s[2], &counts[0], &ref[0], &ref[1], &ref[2], &counts[1]) == 8;
+    if (f)
+        fclose(f);
+    if (!parsed || ref[1] <= 0) {
+        char what[300];
+        grader_describe_run(&run, what, sizeof what);
+        snprintf(why, why_size, "timing the OpenCL kernel failed (the harness %s)", what);
+        return -1;
+    }
+    return 0;
+}
+
+/* The timing at perf_n, a test worth nothing: the CUDA figure, and the OpenCL one beside it. */
+static void test_speed(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       const char *work, const char *module, int block,
+                       struct grader_exercise_result *r) {
+    char name[96];
+    int n = ex->perf_n > 0 ? ex->perf_n : 1024;
+    snprintf(name, sizeof name, "CUDA twin: performance at N=%d (not scored)", n);
+    uint64_t seed = grader_seed_for(cfg, ex, n);
+    struct cuda_run h;
+    run_cuda_harness(cfg, work, "perf", module, n, seed, block, 1, &h);
+    char dead[200] = "", wrong[1000] = "", timing[PATH_MAX + 16], figures[400] = "";
+    char *failure = run_failure(&h, n, dead, sizeof dead);
+    double s[3] = {0};
+    int runs = 0, untouched = 0;
+    snprintf(timing, sizeof timing, "%s/timing.txt", h.dir);
+    FILE *f = failure ? NULL : fopen(timing, "r");
+    int parsed = f && fscanf(f, "cuda %lf %lf %lf %d", &s[0], &s[1], &s[2], &runs) == 4;
+    if (f)
+        fclose(f);
+    char device[256];
+    read_key(timing, "device", device, sizeof device);
+    if (parsed && !check_output(ex, h.dir, n, seed, &untouched, wrong, sizeof wrong)) {
+        grader_add_test(r, name, 0, 0, "not timed: the timed runs at N = %d did not compute C: %s",
+                        n, wrong);
+    } else if (!parsed || s[1] <= 0) {
+        grader_add_test(r, name, 0, 0, "%s", failure ? failure : "the timing run saved no figures");
+    } else {
+        double flops = grader_flops(ex, n);
+        r->gflops = flops / s[1] * 1e-9;
+        char beside[400] = "";
+        double ref[3] = {0};
+        if (opencl_reference(cfg, work, n, seed, device, ref, beside, sizeof beside) == 0) {
+            r->ref_gflops = flops / ref[1] * 1e-9;
+            snprintf(figures, sizeof figures,
+                     "\nOpenCL, 05's kernel  median %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
+                     "ratio CUDA / OpenCL %.2f of medians",
+                     ref[1] * 1e3, ref[0] * 1e3, ref[2] * 1e3, r->ref_gflops,
+                     r->gflops / r->ref_gflops);
+        } else {
+            snprintf(figures, sizeof figures, "\nOpenCL beside it: not timed: %.200s", beside);
+        }
+        grader_add_test(r, name, 0, 0,
+                        "N = %d on %s, %d timed launches after a warm-up (CUDA events):\n"
+                        "CUDA, your kernel.cu  median %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s%s",
+                        n, device, runs, s[1] * 1e3, s[0] * 1e3, s[2] * 1e3, r->gflops, figures);
+    }
+    free(failure);
+    free(h.log);
+}
+
+void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       struct grader_exercise_result *r) {
+    int first = r->test_count, pts = ex->cuda_per_size;
+    int block = ex->block > 0 ? ex->block : CUDA_BLOCK;
+    char nvcc[PATH_MAX], work[PATH_MAX], source[PATH_MAX + 64], copy[PATH_MAX + 32];
+    char module[PATH_MAX + 32], why[300], bad[100], dead[300] = "";
+    if (find_nvcc(nvcc, sizeof nvcc) != 0) {
+        skip_all(r, first,
+                 "nvcc not found on $PATH or in /usr/local/cuda/bin: kernel.cu is "
+                 "graded where the CUDA toolkit and an NVIDIA GPU are");
+        return;
+    }
+    /* a fresh folder: nothing of an earlier run can be picked up */
+    snprintf(work, sizeof work, "%s/%s/cuda", cfg->work, ex->id);
+    nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    grader_make_dirs(work);
+
+    /* the GPU first: without one nothing is graded, whatever kernel.cu holds */
+    struct cuda_run probe;
+    run_cuda_harness(cfg, work, "probe", NULL, 0, 0, block, 0, &probe);
+    if (!exited_with(&probe.run, CUDA_HARNESS_OK)) {
+        char what[300] = "";
+        if (!exited_with(&probe.run, CUDA_HARNESS_NO_DEVICE))
+            grader_describe_run(&probe.run, what, sizeof what);
+        snprintf(why, sizeof why, "no NVIDIA GPU to run it on (%.100s%s%.150s", what,
+                 what[0] ? ": " : "", probe.log);
+        why[strcspn(why, "\n")] = '\0';
+        strcat(why, ")");
+        skip_all(r, first, why);
+        free(probe.log);
+        return;
+    }
+    free(probe.log);
+    char path[PATH_MAX + 16], capability[16];
+    snprintf(path, sizeof path, "%s/device.txt", probe.dir);
+    read_key(path, "capability", capability, sizeof capability);
+
+    /* every run uses the grader's own checked copy of kernel.cu */
+    snprintf(source, sizeof source, "%s/%s/kernel.cu", cfg->submission, ex->id);
+    snprintf(copy, sizeof copy, "%s/kernel.cu", work);
+    snprintf(module, sizeof module, "%s/kernel.fatbin", work);
+    char *build_log = NULL;
+    int build_failed = 0;
+    if (access(source, F_OK) != 0)
+        snprintf(dead, sizeof dead, "%s/kernel.cu is missing from the submission", ex->id);
+    else if (grader_copy_source(source, copy, bad, sizeof bad) != 0)
+        snprintf(dead, sizeof dead, "%s/kernel.cu: %s", ex->id, bad);
+    else if ((build_failed =
+                  build_module(cfg, nvcc, work, atoi(capability), block, &build_log) != 0))
+        snprintf(dead, sizeof dead, "kernel.cu does not compile (see the first test)");
+
+    int sizes = 0, passed = 0, untouched_all = 1;
+    for (; sizes < GRADER_MAX_SIZES && ex->sizes[sizes]; sizes++) {
+        int n = ex->sizes[sizes], untouched = 0;
+        char name[64], tag[32], text[1200];
+        snprintf(name, sizeof name, "CUDA twin: correct at N=%d", n);
+        if (dead[0]) {
+            untouched_all = 0;
+            if (build_failed && sizes == 0)
+                grader_add_test(r, name, 0, pts, "kernel.cu does not compile; nvcc says:\n%s",
+                                build_log);
+            else
+                grader_add_test(r, name, 0, pts, "not run: %s", dead);
+            continue;
+        }
+        snprintf(tag, sizeof tag, "n%d", n);
+        uint64_t seed = grader_seed_for(cfg, ex, n);
+        struct cuda_run h;
+        run_cuda_harness(cfg, work, tag, module, n, seed, block, 0, &h);
+        if (exited_with(&h.run, CUDA_HARNESS_NO_DEVICE)) {
+            snprintf(why, sizeof why, "the GPU cannot run what nvcc made: %.200s", h.log);
+            skip_all(r, first, why);
+            free(h.log);
+            free(build_log);
+            return;
+        }
+        char *failure = run_failure(&h, n, dead, sizeof dead);
+        if (failure) {
+            grader_add_test(r, name, 0, pts, "%s", failure);
+            untouched_all = 0;
+        } else {
+            int ok = check_output(ex, h.dir, n, seed, &untouched, text, sizeof text);
+            passed += ok;
+            untouched_all &= untouched;
+            grader_add_test(r, name, ok ? pts : 0, pts, "%s%s", ok ? "right: " : "", text);
+        }
+        free(failure);
+        free(h.log);
+    }
+    free(build_log);
+    /* the skeleton as given: it ran and wrote nothing anywhere */
+    r->not_implemented = sizes > 0 && untouched_all && passed == 0;
+
+    if (!cfg->perf)
+        grader_add_test(r, "CUDA twin: performance (not scored)", 0, 0,
+                        "not run: timing was switched off");
+    else if (passed < sizes || sizes == 0)
+        grader_add_test(r, "CUDA twin: performance (not scored)", 0, 0,
+                        "not timed: the kernel must first be right at every size");
+    else
+        test_speed(cfg, ex, work, module, block, r);
+}
