@@ -3,6 +3,7 @@
 #   make test                                     the whole test suite (what CI runs)
 #   make bench [N=1024] [SWEEP=1] [DEVICE=...]     the lecture's GFLOP/s table, measured here
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file]   grade a class
+#   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
 ROOT       := $(CURDIR)
 BUILD      := $(ROOT)/build
@@ -17,12 +18,12 @@ EXERCISES  := $(notdir $(wildcard solutions/[0-9][0-9]_*))
 SUBMISSION ?= $(ROOT)/exercises
 EX         ?=
 
-.PHONY: all grader libclu grade bench batch test deps-build deps-grade deps-bench deps-batch deps-test programs format format-check clean
+.PHONY: all grader libclu grade bench batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
 all: $(LIBCLU) $(GRADER) programs
 grader: $(GRADER)
 libclu: $(LIBCLU)
 
-deps-build deps-grade deps-bench deps-batch deps-test: deps-%:
+deps-build deps-grade deps-bench deps-batch deps-slides deps-test: deps-%:
 	@sh common/deps.sh $*
 
 $(BUILD)/common/%.o: common/%.c common/clu.h | deps-build
@@ -52,6 +53,10 @@ bench: deps-bench $(GRADER)
 batch: deps-batch $(GRADER) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
 	    sh grader/batch.sh
+
+# tables from this machine's latest `make bench` (results/) and the committed reference results
+slides: deps-slides
+	@sh slides/render.sh results results/slides
 
 test: deps-test all
 	@sh tests/run.sh

@@ -1,7 +1,7 @@
 #!/bin/sh
 # common/deps.sh PURPOSE - make sure the Debian packages PURPOSE needs are installed.
 # PURPOSE: build (compile and run exercises), grade (make grade), bench (make bench),
-# batch (make batch), test (make test).
+# batch (make batch), slides (make slides), test (make test).
 # As root, missing packages are installed with apt-get; otherwise one line says what to run.
 set -u
 # CLU_SKIP_DEPS=1: trust the environment (a cluster module, a vendor SDK) and check nothing
@@ -11,18 +11,24 @@ grade="$build oclgrind bubblewrap"
 # the vendor libraries are loaded at run time (dlopen): only their runtime packages are needed
 bench="$grade libopenblas0 libclblast1 gnuplot-nox"
 batch="$grade jq unzip"
-test="$bench libcmocka-dev jq clang-format unzip"
+slides="pandoc"
+test="$bench libcmocka-dev jq clang-format unzip zip pandoc"
 case "${1:-build}" in
 build) want=$build ;;
 grade) want=$grade ;;
 bench) want=$bench ;;
 batch) want=$batch ;;
+slides) want=$slides ;;
 test) want=$test ;;
-*) echo "usage: $0 build|grade|bench|batch|test" >&2; exit 2 ;;
+*) echo "usage: $0 build|grade|bench|batch|slides|test" >&2; exit 2 ;;
 esac
 
 # Everything already works (whatever installed it: packages, a vendor SDK, a module system)?
 works() {
+    if [ "$1" = slides ]; then
+        command -v pandoc >/dev/null 2>&1
+        return
+    fi
     probe=$(mktemp -d) || return 1
     printf '#include <CL/cl.h>\nint main(void) { cl_uint n; return clGetPlatformIDs(0, 0, &n) == 99; }\n' \
         >"$probe/cl.c"
@@ -49,8 +55,7 @@ works() {
     esac
     if [ "$1" = test ]; then
         ${CC:-cc} -o "$probe/cm" "$probe/cm.c" -lcmocka >/dev/null 2>&1 || ok=1
-        command -v jq >/dev/null 2>&1 || ok=1
-        command -v clang-format >/dev/null 2>&1 || ok=1
+        for tool in jq clang-format zip pandoc; do command -v $tool >/dev/null 2>&1 || ok=1; done
     fi
     rm -rf "$probe"
     return $ok

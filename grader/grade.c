@@ -523,7 +523,10 @@ static char *summarise_oclgrind(const char *log) {
          "barrier(CLK_LOCAL_MEM_FENCE) between: fill, barrier, use, barrier before refilling"},
         {"data race at global", "data races in global memory",
          "two work-items write the same element of C, or one reads what another writes"},
-        {"ninitiali", "uses of uninitialised values", "something is read before it is written"},
+        {"ninitiali", "uses of uninitialised values",
+         "a value is read before anything was written to it: a private variable without a "
+         "start value (float tmp; instead of float tmp = 0.0f;), or local memory read before "
+         "the work-items that fill it reached a barrier(CLK_LOCAL_MEM_FENCE)"},
         {"divergence", "barrier divergences",
          "every work-item of a group must reach the same barriers: a barrier inside an if, or "
          "after a return that only some work-items take, breaks the group"},
@@ -737,7 +740,8 @@ static void test_technique(const struct grader_exercise *ex, int all_right,
 
 /* Why the C of the timed runs is wrong ("" if right). */
 static void timed_result_wrong(const struct grader_config *cfg, const struct grader_exercise *ex,
-                               const char *dir, char *why, size_t why_size) {
+                               const char *dir, uint64_t seed, char *why, size_t why_size) {
+    (void)cfg;
     int n = ex->perf_n;
     size_t count = grader_output_count(ex, n);
     char reason[200] = "";
@@ -745,11 +749,11 @@ static void timed_result_wrong(const struct grader_config *cfg, const struct gra
     double *expected = NULL, *tol = NULL;
     if (!c) {
         snprintf(why, why_size, "no result saved (%s)", reason);
-    } else if (grader_reference(ex, n, grader_seed_for(cfg, ex, n), &expected, &tol) != 0) {
+    } else if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
         snprintf(why, why_size, "grader out of memory");
     } else {
         struct grader_diagnosis d;
-        grader_diagnose(ex, n, grader_seed_for(cfg, ex, n), c, expected, tol, &d);
+        grader_diagnose(ex, n, seed, c, expected, tol, &d);
         if (d.m.wrong)
             grader_describe_wrong(ex, n, &d, why, why_size);
         else if (grader_guard_damage(c + count, HARNESS_GUARD))
@@ -782,14 +786,17 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
     double s[3] = {0}, ref[3] = {0};
     int counts[2] = {0, 0};
     FILE *f = failure ? NULL : fopen(path, "r");
-    int parsed = f && fscanf(f, "student %lf %lf %lf %d reference %lf %lf %lf %d", &s[0], &s[1],
-                             &s[2], &counts[0], &ref[0], &ref[1], &ref[2], &counts[1]) == 8;
+    unsigned long long checked = 0;
+    int parsed = f && fscanf(f, "student %lf %lf %lf %d reference %lf %lf %lf %d checked %llu",
+                             &s[0], &s[1], &s[2], &counts[0], &ref[0], &ref[1], &ref[2],
+                             &counts[1], &checked) == 9;
     if (f)
         fclose(f);
-    /* the timed launches must compute the product too (the harness saved the last one's C) */
+    /* the timed launches must compute the product too (the harness saved one round's C, on that
+     * round's fresh inputs) */
     char wrong[900] = "";
     if (parsed)
-        timed_result_wrong(cfg, ex, h.dir, wrong, sizeof wrong);
+        timed_result_wrong(cfg, ex, h.dir, (uint64_t)checked, wrong, sizeof wrong);
     if (parsed && wrong[0]) {
         grader_add_test(r, name, 0, pts,
                         "not scored: the timed runs at N = %d did not compute C: %s", ex->perf_n,

@@ -4,7 +4,8 @@
  * as the exercise's table row says, on inputs generated from the hidden seed, with C filled with
  * NaN and followed by a guard zone. It then saves C (with the guard), A and B as result files
  * for the parent to check, or, with --reference, times the student's kernel and the reference
- * solution's kernel alternately on the same buffers and saves the figures. It decides nothing:
+ * solution's kernel alternately, each round on fresh inputs, and saves the figures and the C of
+ * one round (timing.txt names the seed of its inputs). It decides nothing:
  * the parent grader checks what it saved.
  *
  *   grader --harness --ex ID --kernel FILE --n N --seed S --out DIR [--device SPEC]
@@ -141,12 +142,20 @@ static cl_int refill(const struct clu_env *env, cl_mem c, size_t count) {
     return err == CL_SUCCESS ? clFinish(env->queue) : err;
 }
 
+/* The inputs of timed round r: fresh A and B from a seed of their own, so that a kernel cannot
+ * tell the timed runs from the checked ones or keep an answer from an earlier launch. */
+static uint64_t round_seed(uint64_t seed, int r) {
+    return (seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(r + 1))) & 0x7fffffffffffffffull;
+}
+
 /* Student and reference alternately, each on its own C, so that a slow spell of a shared machine
- * hits both. The student's C of its last timed launch is saved: the parent checks it, so a timed
- * kernel must compute the product too. */
+ * hits both; every round on fresh A and B (written outside the timed launches). The student's C
+ * of one round, chosen from the hidden seed, is saved with that round's seed: the parent checks
+ * it, so a timed kernel must compute the product too. */
 static int time_both(const struct clu_env *env, struct grader_launch *student,
                      struct grader_launch *ref, cl_mem *c_of, size_t count, float *c_host,
-                     size_t c_total, int repeats, const char *dir) {
+                     size_t c_total, int repeats, const char *dir, cl_mem *ab, float *a,
+                     float *b, size_t in_count, uint64_t seed) {
     double *samples[2];
     struct grader_launch *which[2] = {student, ref};
     for (int w = 0; w < 2; w++) {
@@ -158,7 +167,14 @@ static int time_both(const struct clu_env *env, struct grader_launch *student,
         CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, which[w], 2, 0, &unused),
                       "warm-up");
     }
-    for (int r = 0; r < repeats; r++)
+    int checked = (int)(seed % (uint64_t)repeats);
+    for (int r = 0; r < repeats; r++) {
+        clu_random_fill(a, in_count, round_seed(seed, r), 0);
+        clu_random_fill(b, in_count, round_seed(seed, r), 1);
+        CLU_CHECK(clEnqueueWriteBuffer(env->queue, ab[0], CL_TRUE, 0, in_count * sizeof(float), a,
+                                       0, NULL, NULL));
+        CLU_CHECK(clEnqueueWriteBuffer(env->queue, ab[1], CL_TRUE, 0, in_count * sizeof(float), b,
+                                       0, NULL, NULL));
         for (int turn = 0; turn < 2; turn++) {
             int w =
                 turn ^ (r & 1); /* who goes first swaps every round: neither gets warmer caches */
@@ -167,9 +183,11 @@ static int time_both(const struct clu_env *env, struct grader_launch *student,
             CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, which[w], 0, 1, &one),
                           "timed launch");
             samples[w][r] = one.median;
+            if (w == 0 && r == checked &&
+                save_buffer(env, c_of[0], c_host, c_total, dir, "c.bin") != 0)
+                return HARNESS_USAGE;
         }
-    if (save_buffer(env, c_of[0], c_host, c_total, dir, "c.bin") != 0)
-        return HARNESS_USAGE;
+    }
     char path[4096];
     snprintf(path, sizeof path, "%s/timing.txt", dir);
     FILE *f = fopen(path, "w");
@@ -181,6 +199,7 @@ static int time_both(const struct clu_env *env, struct grader_launch *student,
                 s.count);
         free(samples[w]);
     }
+    fprintf(f, "checked %llu\n", (unsigned long long)round_seed(seed, checked));
     return fclose(f) == 0 ? HARNESS_OK : HARNESS_USAGE;
 }
 
@@ -260,8 +279,8 @@ int grader_harness_main(int argc, char **argv) {
         if (grader_set_args(ex, ref.kernel, n, block, ref_abc) != CL_SUCCESS)
             return HARNESS_OPENCL;
         cl_mem c_of[2] = {abc[2], ref_abc[2]};
-        status =
-            time_both(&env, &student, &ref, c_of, out_count, c, out_count + guard, repeats, out);
+        status = time_both(&env, &student, &ref, c_of, out_count, c, out_count + guard, repeats,
+                           out, abc, a, b, in_count, seed);
         clReleaseMemObject(ref_abc[2]);
     } else {
         cl_event done;

@@ -154,6 +154,7 @@ step "grading the skeletons: zero, no crash" skeletons_zero
 step "make grade inside an exercise folder" make_grade_in_folder
 step "planted bugs lose the right points" sh tests/planted.sh
 step "make bench at a small N" bench_small
+step "make slides: every deck rendered, tables filled" sh tests/slides.sh "$tmp/bench"
 step "make batch: the hostile class, killed and resumed" sh tests/corpus.sh
 
 if [ -n "$failed" ]; then
