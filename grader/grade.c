@@ -787,9 +787,9 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
     int counts[2] = {0, 0};
     FILE *f = failure ? NULL : fopen(path, "r");
     unsigned long long checked = 0;
-    int parsed = f && fscanf(f, "student %lf %lf %lf %d reference %lf %lf %lf %d checked %llu",
-                             &s[0], &s[1], &s[2], &counts[0], &ref[0], &ref[1], &ref[2],
-                             &counts[1], &checked) == 9;
+    int parsed =
+        f && fscanf(f, "student %lf %lf %lf %d reference %lf %lf %lf %d checked %llu", &s[0], &s[1],
+                    &s[2], &counts[0], &ref[0], &ref[1], &ref[2], &counts[1], &checked) == 9;
     if (f)
         fclose(f);
     /* the timed launches must compute the product too (the harness saved one round's C, on that

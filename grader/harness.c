@@ -154,8 +154,8 @@ static uint64_t round_seed(uint64_t seed, int r) {
  * it, so a timed kernel must compute the product too. */
 static int time_both(const struct clu_env *env, struct grader_launch *student,
                      struct grader_launch *ref, cl_mem *c_of, size_t count, float *c_host,
-                     size_t c_total, int repeats, const char *dir, cl_mem *ab, float *a,
-                     float *b, size_t in_count, uint64_t seed) {
+                     size_t c_total, int repeats, const char *dir, cl_mem *ab, float *a, float *b,
+                     size_t in_count, uint64_t seed) {
     double *samples[2];
     struct grader_launch *which[2] = {student, ref};
     for (int w = 0; w < 2; w++) {
