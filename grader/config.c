@@ -60,14 +60,16 @@ static int split_list(char *value, char **items, int max) {
 static int set_exercise_key(struct grader_exercise *ex, const char *key, char *value, char *why,
                             size_t why_size) {
     long v;
+    /* a vector's length or a matrix's order: vadd takes millions, a matmul thousands */
+    const long size_limit = ex->is_vector ? 1L << 26 : 16384;
     struct {
         const char *name;
         int *field;
         long low, high;
     } ints[] = {
-        {"host_n", &ex->host_n, 1, 8192},
-        {"memcheck_n", &ex->memcheck_n, 1, 512},
-        {"perf_n", &ex->perf_n, 1, 16384},
+        {"host_n", &ex->host_n, 1, size_limit},
+        {"memcheck_n", &ex->memcheck_n, 1, ex->is_vector ? 1 << 20 : 512},
+        {"perf_n", &ex->perf_n, 1, size_limit},
         {"points.per_size", &ex->points.per_size, 0, 1000},
         {"points.host", &ex->points.host, 0, 1000},
         {"points.memcheck", &ex->points.memcheck, 0, 1000},
@@ -103,12 +105,17 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
         }
         int sizes[GRADER_MAX_SIZES] = {0};
         for (int i = 0; i < count; i++) {
-            if (parse_long(items[i], 1, 8192, &v) != 0 || !grader_size_valid(ex, (int)v)) {
+            if (parse_long(items[i], 1, size_limit, &v) != 0 || !grader_size_valid(ex, (int)v)) {
                 snprintf(why, why_size,
-                         "%s.sizes: \"%s\" is not a valid size (multiple of %d, at most %d)",
-                         ex->id, items[i], ex->multiple, ex->max_n ? ex->max_n : 8192);
+                         "%s.sizes: \"%s\" is not a valid size (multiple of %d, at most %ld)",
+                         ex->id, items[i], ex->multiple, ex->max_n ? (long)ex->max_n : size_limit);
                 return -1;
             }
+            for (int j = 0; j < i; j++)
+                if (sizes[j] == (int)v) {
+                    snprintf(why, why_size, "%s.sizes: %ld twice", ex->id, v);
+                    return -1;
+                }
             sizes[i] = (int)v;
         }
         memcpy(ex->sizes, sizes, sizeof sizes);
@@ -208,6 +215,15 @@ int grader_load_config(const char *path, struct grader_config *cfg,
         snprintf(err, err_size, "%s: cannot read it (%s)", path, strerror(errno));
         return -1;
     }
+    const char *nul = memchr(text, '\0', length);
+    if (nul) {
+        int line = 1;
+        for (const char *p = text; p < nul; p++)
+            line += *p == '\n';
+        snprintf(err, err_size, "%s:%d: not a text file (a NUL byte)", path, line);
+        free(text);
+        return -1;
+    }
     struct grader_limits limits = *grader_get_limits();
     int line_no = 0, status = 0;
     char why[300];
@@ -224,10 +240,10 @@ int grader_load_config(const char *path, struct grader_config *cfg,
         if (eq)
             *eq = '\0';
         char *items[2];
-        int parts = split_list(key, items, 1);
+        int parts = split_list(key, items, 2);
         if (parts == 0 && !value)
             continue; /* blank or comment */
-        if (parts == 0 || !value) {
+        if (parts != 1 || !value) {
             snprintf(err, err_size, "%s:%d: expected `key = value`", path, line_no);
             status = -1;
             break;

@@ -43,6 +43,7 @@ struct jail_plan {
     struct rlimit cpu, nproc, nofile, data;
     char **envp;
     const char *dir; /* its working folder */
+    rlim_t fsize;    /* no file larger than the folder may hold */
 };
 
 static void become_child(const char *out_path, int report_fd, const struct jail_plan *jail) {
@@ -59,7 +60,8 @@ static void become_child(const char *out_path, int report_fd, const struct jail_
     dup2(out, STDERR_FILENO);
     close(in);
     close(out);
-    struct rlimit fsize = {OUTPUT_CAP, OUTPUT_CAP}, core = {0, 0};
+    rlim_t cap = jail && jail->active && jail->fsize < OUTPUT_CAP ? jail->fsize : OUTPUT_CAP;
+    struct rlimit fsize = {cap, cap}, core = {0, 0};
     setrlimit(RLIMIT_FSIZE, &fsize);
     setrlimit(RLIMIT_CORE, &core);
     signal(SIGPIPE, SIG_DFL);
@@ -260,8 +262,13 @@ static void run_child(char *const argv[], const char *out_path, double timeout,
         jail.data.rlim_cur = jail.data.rlim_max =
             limits.memory_bytes > 0 ? (rlim_t)limits.memory_bytes : RLIM_INFINITY;
         jail.envp = jail_environment(jail_dir);
-        if (jail.uid != (uid_t)-1 && chown(jail_dir, jail.uid, jail.uid) != 0)
-            jail.uid = (uid_t)-1; /* cannot hand it the folder: keep the grader's uid */
+        jail.fsize = limits.disk_bytes > 0 ? (rlim_t)limits.disk_bytes : OUTPUT_CAP;
+        if (jail.uid != (uid_t)-1 && chown(jail_dir, jail.uid, jail.uid) != 0) {
+            /* never run a student's program as root instead: it would escape RLIMIT_NPROC */
+            result->how = RUN_NO_START;
+            result->code = errno;
+            return;
+        }
     }
     double start = now(), last_watch = start;
     int report[2];

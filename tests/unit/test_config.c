@@ -1,0 +1,1011 @@
+/* test_config.c - unit tests (cmocka) of the instructor's config file (grader_load_config):
+ * every documented key changes what it should and nothing else (the table rows' sizes, host_n,
+ * memcheck_n, perf_n, points.* and quiz.*; the limits; cfg->timeout; grader_perf_ratio; the
+ * chosen exercises in order without duplicates, by "04" or by full id); comments, blank lines,
+ * spaces, tabs and CRLF line ends; errors that name FILE:LINE: with the right line (unknown key,
+ * unknown exercise, bad number, a size the exercise does not allow, a missing '=', an empty
+ * exercise list) and a missing file; random files (printable, binary, mutated) that never crash
+ * and either load or give an error with a line number.
+ *
+ * grader_load_config changes the global table, the limits and grader_perf_ratio: every test
+ * saves them before and restores them after, so the tests stay independent.
+ *
+ * Random inputs come from a seed chosen at run time and printed at the start and in every
+ * failure; TEST_CONFIG_SEED=<seed> repeats a run. Built and run by tests/run.sh from the
+ * repository root (with every grader source but main.c).
+ */
+#define _GNU_SOURCE /* mkdtemp, nftw */
+#include "grader.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+/* ---------------------------------------------------------------- seeds, checks, temp files */
+
+static uint64_t g_seed;
+static char g_tmp[64];
+
+/* A check that says where, what, and the seed that reproduces it. */
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            print_error("%s:%d: check failed: %s (seed %" PRIu64 ")\n    ", __FILE__, __LINE__,    \
+                        #cond, g_seed);                                                            \
+            print_error(__VA_ARGS__);                                                              \
+            print_error("\n");                                                                     \
+            fail();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+struct rng {
+    uint64_t s;
+};
+
+static uint64_t rng_next(struct rng *r) {
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Each test gets its own stream, so one test's draws do not depend on the others'. */
+static struct rng rng_for(const char *tag) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *tag; tag++)
+        h = (h ^ (unsigned char)*tag) * 1099511628211ull;
+    struct rng r = {g_seed ^ h};
+    rng_next(&r);
+    return r;
+}
+
+/* Uniform in [lo, hi]. */
+static long rng_range(struct rng *r, long lo, long hi) {
+    return lo + (long)(rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* ---------------------------------------------------------------- the state a config changes */
+
+static struct grader_exercise *g_saved_table;
+static struct grader_limits g_saved_limits;
+static double g_saved_ratio;
+
+static int save_state(void **state) {
+    (void)state;
+    memcpy(g_saved_table, grader_exercises,
+           sizeof grader_exercises[0] * (size_t)grader_exercise_count);
+    g_saved_limits = *grader_get_limits();
+    g_saved_ratio = grader_perf_ratio;
+    return 0;
+}
+
+static int restore_state(void **state) {
+    (void)state;
+    memcpy(grader_exercises, g_saved_table,
+           sizeof grader_exercises[0] * (size_t)grader_exercise_count);
+    grader_set_limits(&g_saved_limits);
+    grader_perf_ratio = g_saved_ratio;
+    return 0;
+}
+
+static int group_setup(void **state) {
+    (void)state;
+    const char *fixed = getenv("TEST_CONFIG_SEED");
+    if (fixed && *fixed) {
+        g_seed = strtoull(fixed, NULL, 0);
+    } else {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        struct rng r = {(uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 20) ^
+                        ((uint64_t)getpid() << 40)};
+        g_seed = rng_next(&r);
+    }
+    print_message("test_config: seed %" PRIu64 " (TEST_CONFIG_SEED=%" PRIu64 " repeats this run)\n",
+                  g_seed, g_seed);
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/test_config.XXXXXX");
+    if (!mkdtemp(g_tmp)) {
+        print_error("mkdtemp: %s\n", strerror(errno));
+        return -1;
+    }
+    g_saved_table = malloc(sizeof grader_exercises[0] * (size_t)grader_exercise_count);
+    return g_saved_table ? 0 : -1;
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    nftw(g_tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(g_saved_table);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- loading a text */
+
+#define MAX_CHOSEN 64
+#define NOT_SET    (-12345)
+#define TIMEOUT0   123.0 /* cfg->timeout before a load */
+
+static struct grader_config g_cfg;
+static const struct grader_exercise *g_chosen[MAX_CHOSEN];
+static int g_chosen_count;
+static char g_err[600];
+static char g_path[128];
+static int g_file_no;
+
+/* Write length bytes of data to a fresh file and load it with room for max chosen exercises. */
+static int load_bytes_max(const char *data, size_t length, int max) {
+    snprintf(g_path, sizeof g_path, "%s/grader-%d.conf", g_tmp, ++g_file_no);
+    FILE *f = fopen(g_path, "wb");
+    CHECK(f != NULL, "cannot write %s: %s", g_path, strerror(errno));
+    CHECK(fwrite(data, 1, length, f) == length, "short write to %s", g_path);
+    CHECK(fclose(f) == 0, "cannot close %s", g_path);
+    memset(&g_cfg, 0, sizeof g_cfg);
+    g_cfg.timeout = TIMEOUT0;
+    memset(g_chosen, 0, sizeof g_chosen);
+    g_chosen_count = NOT_SET;
+    memset(g_err, 0, sizeof g_err);
+    int status =
+        grader_load_config(g_path, &g_cfg, g_chosen, max, &g_chosen_count, g_err, sizeof g_err);
+    unlink(g_path);
+    return status;
+}
+
+static int load_text(const char *text) {
+    return load_bytes_max(text, strlen(text), MAX_CHOSEN);
+}
+
+/* The error must be exactly "PATH:LINE: " followed by text holding want. */
+static void check_error_at(int status, const char *text, int line, const char *want) {
+    CHECK(status == -1, "loaded (status %d), expected an error at line %d:\n%s", status, line,
+          text);
+    char prefix[200];
+    snprintf(prefix, sizeof prefix, "%s:%d: ", g_path, line);
+    CHECK(strncmp(g_err, prefix, strlen(prefix)) == 0, "error \"%s\" does not start with \"%s\"",
+          g_err, prefix);
+    CHECK(strstr(g_err + strlen(prefix), want) != NULL, "error \"%s\" does not say \"%s\"", g_err,
+          want);
+}
+
+static void check_loaded(int status, const char *text) {
+    CHECK(status == 0, "status %d, error \"%s\" loading:\n%s", status, g_err, text);
+}
+
+/* Every row equals the one in want; the limits and the ratio those given. */
+static void check_table(const struct grader_exercise *want) {
+    for (int e = 0; e < grader_exercise_count; e++)
+        CHECK(memcmp(&grader_exercises[e], &want[e], sizeof want[e]) == 0,
+              "row %s differs from what the config should have made of it", want[e].id);
+}
+
+static void check_limits(const struct grader_limits *want) {
+    const struct grader_limits *got = grader_get_limits();
+    CHECK(got->cpu_seconds == want->cpu_seconds, "cpu_seconds %g, expected %g", got->cpu_seconds,
+          want->cpu_seconds);
+    CHECK(got->processes == want->processes, "processes %ld, expected %ld", got->processes,
+          want->processes);
+    CHECK(got->open_files == want->open_files, "open_files %ld, expected %ld", got->open_files,
+          want->open_files);
+    CHECK(got->memory_bytes == want->memory_bytes, "memory_bytes %lld, expected %lld",
+          got->memory_bytes, want->memory_bytes);
+    CHECK(got->disk_bytes == want->disk_bytes, "disk_bytes %lld, expected %lld", got->disk_bytes,
+          want->disk_bytes);
+}
+
+static void check_untouched(void) {
+    check_table(g_saved_table);
+    check_limits(&g_saved_limits);
+    CHECK(grader_perf_ratio == g_saved_ratio, "perf_ratio %g, expected %g", grader_perf_ratio,
+          g_saved_ratio);
+}
+
+/* ---------------------------------------------------------------- building config texts */
+
+/* A config text written line by line, with random spacing, comments and blank lines, and LF or
+ * CRLF line ends; lines counts the lines written so far. */
+struct text {
+    char buf[32768];
+    size_t len;
+    int lines;
+    int crlf;
+    struct rng *r;
+};
+
+static void text_start(struct text *t, struct rng *r) {
+    t->len = 0;
+    t->buf[0] = '\0';
+    t->lines = 0;
+    t->r = r;
+    t->crlf = rng_range(r, 0, 3) == 0;
+}
+
+/* One line (printf-style), then the line end; returns its line number. */
+static int text_line(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int text_line(struct text *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
+    va_end(ap);
+    CHECK(n >= 0 && (size_t)n + 3 < sizeof t->buf - t->len, "config text too long");
+    t->len += (size_t)n;
+    t->len +=
+        (size_t)snprintf(t->buf + t->len, sizeof t->buf - t->len, "%s", t->crlf ? "\r\n" : "\n");
+    return ++t->lines;
+}
+
+static const char *spaces(struct rng *r) {
+    static const char *choices[] = {"", "", " ", "  ", "\t", " \t "};
+    return choices[rng_range(r, 0, 5)];
+}
+
+/* Zero to two lines that change nothing: blank, spaces only, or comments. */
+static void text_noise(struct text *t) {
+    for (long i = rng_range(t->r, 0, 2); i > 0; i--) {
+        switch (rng_range(t->r, 0, 3)) {
+        case 0:
+            text_line(t, "%s", "");
+            break;
+        case 1:
+            text_line(t, "%s", spaces(t->r));
+            break;
+        case 2:
+            text_line(t, "# timeout = 1 (a comment: %d)", (int)rng_range(t->r, 0, 99));
+            break;
+        default:
+            text_line(t, "%s#%s exercises = 99_none", spaces(t->r), spaces(t->r));
+            break;
+        }
+    }
+}
+
+/* `key = value` with random spacing and sometimes a trailing comment; returns its line number. */
+static int text_key(struct text *t, const char *key, const char *value) {
+    const char *comment = rng_range(t->r, 0, 2) == 0 ? " # = 7, what it means" : "";
+    return text_line(t, "%s%s%s=%s%s%s%s", spaces(t->r), key, spaces(t->r), spaces(t->r), value,
+                     spaces(t->r), comment);
+}
+
+/* ---------------------------------------------------------------- random valid values */
+
+static int max_size_of(const struct grader_exercise *ex, int cap) {
+    return ex->max_n > 0 && ex->max_n < cap ? ex->max_n : cap;
+}
+
+/* A size valid for ex in [1, cap] (cap: the key's own range). */
+static int valid_size(struct rng *r, const struct grader_exercise *ex, int cap) {
+    int m = ex->multiple > 1 ? ex->multiple : 1;
+    return m * (int)rng_range(r, 1, max_size_of(ex, cap) / m);
+}
+
+/* A size in [1, cap] that ex does not allow, or 0 if every one is allowed. */
+static int invalid_size(struct rng *r, const struct grader_exercise *ex, int cap) {
+    for (int tries = 0; tries < 1000; tries++) {
+        int n = (int)rng_range(r, 1, cap);
+        if (!grader_size_valid(ex, n))
+            return n;
+    }
+    return 0;
+}
+
+/* Random exercise id as written in a config: "04" or "04_local_B". */
+static const char *spelling(struct rng *r, const struct grader_exercise *ex, char *buf,
+                            size_t size) {
+    if (rng_range(r, 0, 1))
+        snprintf(buf, size, "%.2s", ex->id);
+    else
+        snprintf(buf, size, "%s", ex->id);
+    return buf;
+}
+
+/* ---------------------------------------------------------------- tests: what loads */
+
+static void test_empty_and_comments_change_nothing(void **state) {
+    (void)state;
+    struct rng r = rng_for("empty");
+    const char *fixed[] = {"",
+                           "\n",
+                           "\r\n",
+                           "# only a comment",
+                           "# a\n\n   \n\t\n# b = c\n",
+                           "#exercises = 99\r\n\r\n"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        check_loaded(load_text(fixed[i]), fixed[i]);
+        check_untouched();
+        CHECK(g_chosen_count == NOT_SET, "chosen_count set to %d without `exercises`",
+              g_chosen_count);
+        CHECK(g_cfg.timeout == TIMEOUT0, "timeout changed to %g", g_cfg.timeout);
+    }
+    for (int i = 0; i < 50; i++) {
+        struct text t;
+        text_start(&t, &r);
+        for (int k = 0; k < 5; k++)
+            text_noise(&t);
+        check_loaded(load_text(t.buf), t.buf);
+        check_untouched();
+        CHECK(g_chosen_count == NOT_SET, "chosen_count set without `exercises`");
+    }
+}
+
+static void test_sizes(void **state) {
+    (void)state;
+    struct rng r = rng_for("sizes");
+    struct grader_exercise *want = malloc(sizeof want[0] * (size_t)grader_exercise_count);
+    CHECK(want != NULL, "out of memory");
+    for (int round = 0; round < 40; round++) {
+        restore_state(NULL);
+        memcpy(want, g_saved_table, sizeof want[0] * (size_t)grader_exercise_count);
+        struct text t;
+        text_start(&t, &r);
+        /* some rows, each perhaps set twice (the last line wins) */
+        for (int k = (int)rng_range(&r, 1, 2 * grader_exercise_count); k > 0; k--) {
+            int e = (int)rng_range(&r, 0, grader_exercise_count - 1);
+            struct grader_exercise *ex = &want[e];
+            int count = (int)rng_range(&r, 1, GRADER_MAX_SIZES - 1);
+            char list[200] = "", key[64], id[32];
+            memset(ex->sizes, 0, sizeof ex->sizes);
+            for (int s = 0; s < count; s++) {
+                int fresh;
+                do { /* a size twice is an error of its own (test_errors_name_file_and_line) */
+                    ex->sizes[s] = valid_size(&r, ex, 8192);
+                    fresh = 1;
+                    for (int t = 0; t < s; t++)
+                        fresh &= ex->sizes[t] != ex->sizes[s];
+                } while (!fresh);
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s%d%s", s ? "," : "", spaces(&r),
+                         ex->sizes[s], spaces(&r));
+            }
+            if (rng_range(&r, 0, 3) == 0) /* a trailing comma adds no size */
+                strcat(list, ",");
+            snprintf(key, sizeof key, "%s.sizes", spelling(&r, ex, id, sizeof id));
+            text_noise(&t);
+            text_key(&t, key, list);
+        }
+        check_loaded(load_text(t.buf), t.buf);
+        check_table(want);
+        check_limits(&g_saved_limits);
+        CHECK(g_chosen_count == NOT_SET, "chosen set by sizes alone");
+    }
+    free(want);
+}
+
+/* The whole-number keys of a row: name, where, range, and whether it is a size. */
+static const struct {
+    const char *name;
+    size_t offset;
+    long low, high;
+    int is_size;
+} int_keys[] = {
+    {"host_n", offsetof(struct grader_exercise, host_n), 1, 8192, 1},
+    {"memcheck_n", offsetof(struct grader_exercise, memcheck_n), 1, 512, 1},
+    {"perf_n", offsetof(struct grader_exercise, perf_n), 1, 16384, 1},
+    {"points.per_size", offsetof(struct grader_exercise, points.per_size), 0, 1000, 0},
+    {"points.host", offsetof(struct grader_exercise, points.host), 0, 1000, 0},
+    {"points.memcheck", offsetof(struct grader_exercise, points.memcheck), 0, 1000, 0},
+    {"points.perf", offsetof(struct grader_exercise, points.perf), 0, 1000, 0},
+    {"points.technique", offsetof(struct grader_exercise, points.technique), 0, 1000, 0},
+    {"points.cuda_per_size", offsetof(struct grader_exercise, cuda_per_size), 0, 1000, 0},
+};
+#define INT_KEYS ((int)(sizeof int_keys / sizeof int_keys[0]))
+
+static int *int_field(struct grader_exercise *ex, int k) {
+    return (int *)((char *)ex + int_keys[k].offset);
+}
+
+static void test_whole_number_keys(void **state) {
+    (void)state;
+    struct rng r = rng_for("ints");
+    struct grader_exercise *want = malloc(sizeof want[0] * (size_t)grader_exercise_count);
+    CHECK(want != NULL, "out of memory");
+    /* each key of each row alone, at both ends of its range and in between */
+    for (int e = 0; e < grader_exercise_count; e++)
+        for (int k = 0; k < INT_KEYS; k++)
+            for (int pick = 0; pick < 3; pick++) {
+                restore_state(NULL);
+                memcpy(want, g_saved_table, sizeof want[0] * (size_t)grader_exercise_count);
+                struct grader_exercise *ex = &want[e];
+                int v;
+                if (int_keys[k].is_size) {
+                    int m = ex->multiple > 1 ? ex->multiple : 1;
+                    int top = max_size_of(ex, (int)int_keys[k].high) / m * m;
+                    v = pick == 0 ? m : pick == 1 ? top : valid_size(&r, ex, top);
+                } else {
+                    v = pick == 0   ? (int)int_keys[k].low
+                        : pick == 1 ? (int)int_keys[k].high
+                                    : (int)rng_range(&r, int_keys[k].low, int_keys[k].high);
+                }
+                *int_field(ex, k) = v;
+                char key[64], value[32], id[32];
+                snprintf(key, sizeof key, "%s.%s", spelling(&r, ex, id, sizeof id),
+                         int_keys[k].name);
+                snprintf(value, sizeof value, "%d", v);
+                struct text t;
+                text_start(&t, &r);
+                text_noise(&t);
+                text_key(&t, key, value);
+                text_noise(&t);
+                check_loaded(load_text(t.buf), t.buf);
+                check_table(want);
+                check_limits(&g_saved_limits);
+                CHECK(grader_perf_ratio == g_saved_ratio, "perf_ratio changed by %s", key);
+                CHECK(g_cfg.timeout == TIMEOUT0, "timeout changed by %s", key);
+            }
+    /* many keys of many rows at once */
+    for (int round = 0; round < 30; round++) {
+        restore_state(NULL);
+        memcpy(want, g_saved_table, sizeof want[0] * (size_t)grader_exercise_count);
+        struct text t;
+        text_start(&t, &r);
+        for (int i = 0; i < 20; i++) {
+            int e = (int)rng_range(&r, 0, grader_exercise_count - 1);
+            int k = (int)rng_range(&r, 0, INT_KEYS - 1);
+            struct grader_exercise *ex = &want[e];
+            int v = int_keys[k].is_size ? valid_size(&r, ex, (int)int_keys[k].high)
+                                        : (int)rng_range(&r, int_keys[k].low, int_keys[k].high);
+            *int_field(ex, k) = v;
+            char key[64], value[32], id[32];
+            snprintf(key, sizeof key, "%s.%s", spelling(&r, ex, id, sizeof id), int_keys[k].name);
+            snprintf(value, sizeof value, "%d", v);
+            text_noise(&t);
+            text_key(&t, key, value);
+        }
+        check_loaded(load_text(t.buf), t.buf);
+        check_table(want);
+    }
+    free(want);
+}
+
+static void test_quiz_points(void **state) {
+    (void)state;
+    struct rng r = rng_for("quiz");
+    struct grader_exercise *want = malloc(sizeof want[0] * (size_t)grader_exercise_count);
+    CHECK(want != NULL, "out of memory");
+    int quizzes = 0;
+    for (int e = 0; e < grader_exercise_count; e++) {
+        if (!g_saved_table[e].quiz[0].id)
+            continue;
+        quizzes++;
+        for (int round = 0; round < 10; round++) {
+            restore_state(NULL);
+            memcpy(want, g_saved_table, sizeof want[0] * (size_t)grader_exercise_count);
+            struct grader_exercise *ex = &want[e];
+            int questions = 0;
+            while (questions < GRADER_MAX_QUESTIONS && ex->quiz[questions].id)
+                questions++;
+            struct text t;
+            text_start(&t, &r);
+            for (int i = (int)rng_range(&r, 1, 4); i > 0; i--) {
+                int q = (int)rng_range(&r, 0, questions - 1);
+                ex->quiz[q].points = (int)rng_range(&r, 0, 1000);
+                char key[64], value[32], id[32];
+                snprintf(key, sizeof key, "%s.quiz.%s", spelling(&r, ex, id, sizeof id),
+                         ex->quiz[q].id);
+                snprintf(value, sizeof value, "%d", ex->quiz[q].points);
+                text_noise(&t);
+                text_key(&t, key, value);
+            }
+            check_loaded(load_text(t.buf), t.buf);
+            check_table(want);
+            CHECK(grader_max_points(&grader_exercises[e]) == grader_max_points(ex),
+                  "%s: max points %d, expected %d", ex->id, grader_max_points(&grader_exercises[e]),
+                  grader_max_points(ex));
+        }
+    }
+    CHECK(quizzes > 0, "no exercise of the table has a quiz");
+    free(want);
+}
+
+static void test_limits_timeout_ratio(void **state) {
+    (void)state;
+    struct rng r = rng_for("limits");
+    for (int round = 0; round < 60; round++) {
+        restore_state(NULL);
+        struct grader_limits want = g_saved_limits;
+        double want_timeout = TIMEOUT0, want_ratio = g_saved_ratio;
+        struct text t;
+        text_start(&t, &r);
+        for (int i = (int)rng_range(&r, 1, 10); i > 0; i--) {
+            char value[64];
+            const char *key;
+            switch (rng_range(&r, 0, 6)) {
+            case 0: {
+                long mb = rng_range(&r, 0, 1) ? rng_range(&r, 64, 65536)
+                                              : (rng_range(&r, 0, 1) ? 64 : 1L << 20);
+                want.memory_bytes = (long long)mb << 20;
+                key = "memory_mb";
+                snprintf(value, sizeof value, "%ld", mb);
+                break;
+            }
+            case 1: {
+                long mb = rng_range(&r, 0, 1) ? rng_range(&r, 1, 65536)
+                                              : (rng_range(&r, 0, 1) ? 1 : 1L << 20);
+                want.disk_bytes = (long long)mb << 20;
+                key = "disk_mb";
+                snprintf(value, sizeof value, "%ld", mb);
+                break;
+            }
+            case 2:
+                want.processes = rng_range(&r, 16, 1 << 20);
+                key = "processes";
+                snprintf(value, sizeof value, "%ld", want.processes);
+                break;
+            case 3:
+                want.open_files = rng_range(&r, 16, 1 << 20);
+                key = "open_files";
+                snprintf(value, sizeof value, "%ld", want.open_files);
+                break;
+            case 4:
+                want.cpu_seconds = (double)rng_range(&r, 4, 345600) / 4; /* exact in binary */
+                key = "cpu_seconds";
+                snprintf(value, sizeof value, "%.2f", want.cpu_seconds);
+                break;
+            case 5:
+                want_timeout = (double)rng_range(&r, 8, 8000) / 8;
+                key = "timeout";
+                snprintf(value, sizeof value, "%.3f", want_timeout);
+                break;
+            default:
+                want_ratio = (double)rng_range(&r, 0, 800) / 8;
+                key = "perf_ratio";
+                snprintf(value, sizeof value, "%.3f", want_ratio);
+                break;
+            }
+            text_noise(&t);
+            text_key(&t, key, value);
+        }
+        check_loaded(load_text(t.buf), t.buf);
+        check_limits(&want);
+        CHECK(g_cfg.timeout == want_timeout, "timeout %g, expected %g", g_cfg.timeout,
+              want_timeout);
+        CHECK(grader_perf_ratio == want_ratio, "perf_ratio %g, expected %g", grader_perf_ratio,
+              want_ratio);
+        check_table(g_saved_table);
+    }
+    /* number forms strtod takes */
+    restore_state(NULL);
+    check_loaded(load_text("timeout = 1e3\ncpu_seconds=+2.5\nperf_ratio = 0\n"), "forms");
+    CHECK(g_cfg.timeout == 1000, "timeout = 1e3 gave %g", g_cfg.timeout);
+    CHECK(grader_get_limits()->cpu_seconds == 2.5, "cpu_seconds = +2.5 gave %g",
+          grader_get_limits()->cpu_seconds);
+    CHECK(grader_perf_ratio == 0, "perf_ratio = 0 gave %g", grader_perf_ratio);
+}
+
+static void test_exercises(void **state) {
+    (void)state;
+    struct rng r = rng_for("exercises");
+    for (int round = 0; round < 100; round++) {
+        restore_state(NULL);
+        int max = rng_range(&r, 0, 3) == 0 ? (int)rng_range(&r, 1, 3) : MAX_CHOSEN;
+        const struct grader_exercise *want[MAX_CHOSEN];
+        int want_count = 0;
+        char list[1024] = "";
+        for (int i = (int)rng_range(&r, 1, 12); i > 0; i--) {
+            const struct grader_exercise *ex =
+                &grader_exercises[rng_range(&r, 0, grader_exercise_count - 1)];
+            int already = 0;
+            for (int c = 0; c < want_count; c++)
+                already |= want[c] == ex;
+            if (!already && want_count < max)
+                want[want_count++] = ex;
+            char id[32];
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s%s%s", used ? "," : "", spaces(&r),
+                     spelling(&r, ex, id, sizeof id), spaces(&r));
+        }
+        struct text t;
+        text_start(&t, &r);
+        text_noise(&t);
+        if (rng_range(&r, 0, 2) == 0) /* an earlier list is replaced */
+            text_key(&t, "exercises", "00, 01, 02, 03, 04, 05");
+        text_key(&t, "exercises", list);
+        text_noise(&t);
+        check_loaded(load_bytes_max(t.buf, t.len, max), t.buf);
+        CHECK(g_chosen_count == want_count, "%d chosen from \"%s\" (max %d), expected %d",
+              g_chosen_count, list, max, want_count);
+        for (int c = 0; c < want_count; c++)
+            CHECK(g_chosen[c] == want[c], "chosen[%d] is %s, expected %s (list \"%s\")", c,
+                  g_chosen[c] ? g_chosen[c]->id : "NULL", want[c]->id, list);
+        check_untouched();
+    }
+}
+
+static void test_spacing_and_line_ends(void **state) {
+    (void)state;
+    /* the same settings written five ways load the same */
+    const char *texts[] = {
+        "timeout=7\n04_local_B.sizes=16,32\nexercises=04\nmemory_mb=100\n",
+        "  timeout   =   7   \n\t04_local_B.sizes\t=\t16 ,  32\t\n exercises = 04 \n"
+        "memory_mb = 100",
+        "timeout = 7 # seconds\r\n04.sizes = 16, 32 # two\r\n\r\n# c\r\nexercises = 04\r\n"
+        "memory_mb = 100\r\n",
+        "# header\n\n\ntimeout = 7\n   # indented comment\n04.sizes = 16,32,\nexercises = "
+        "04_local_B, 04\nmemory_mb = 100 #\n",
+        "timeout = 7\r\n04_local_B.sizes = 16, 32\r\nexercises = 04\r\nmemory_mb = 100",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        restore_state(NULL);
+        check_loaded(load_text(texts[i]), texts[i]);
+        const struct grader_exercise *ex = grader_find_exercise("04_local_B");
+        CHECK(g_cfg.timeout == 7, "text %zu: timeout %g", i, g_cfg.timeout);
+        CHECK(ex->sizes[0] == 16 && ex->sizes[1] == 32 && ex->sizes[2] == 0,
+              "text %zu: sizes %d %d %d", i, ex->sizes[0], ex->sizes[1], ex->sizes[2]);
+        CHECK(g_chosen_count == 1 && g_chosen[0] == ex, "text %zu: %d chosen", i, g_chosen_count);
+        CHECK(grader_get_limits()->memory_bytes == 100LL << 20, "text %zu: memory %lld", i,
+              grader_get_limits()->memory_bytes);
+    }
+    /* keys are case-sensitive, and a key holds no space */
+    restore_state(NULL);
+    check_error_at(load_text("Timeout = 7\n"), "Timeout", 1, "unknown key");
+    check_error_at(load_text("\r\ntime out = 7\r\n"), "time out", 2, "unknown key");
+}
+
+/* ---------------------------------------------------------------- tests: errors */
+
+struct bad_line {
+    const char *line; /* the offending line */
+    const char *says; /* what the error must say */
+};
+
+static void test_errors_name_file_and_line(void **state) {
+    (void)state;
+    struct rng r = rng_for("errors");
+    const struct bad_line cases[] = {
+        {"colour = blue", "unknown key \"colour\""},
+        {"exercises_list = 04", "unknown key"},
+        {"04_local_B.colour = 3", "unknown key \"04_local_B.colour\""},
+        {"04.points.bonus = 3", "unknown key"},
+        {"04.sizes.extra = 16", "unknown key"},
+        {"07_tensor.sizes = 16", "no exercise \"07_tensor\""},
+        {"4.sizes = 16", "no exercise \"4\""},
+        {".sizes = 16", "no exercise \"\""},
+        {"exercises = 04, 07_tensor", "no exercise \"07_tensor\""},
+        {"exercises = 4", "no exercise \"4\""},
+        {"exercises =", "exercises lists none"},
+        {"exercises = , ,", "exercises lists none"},
+        {"timeout = 12abc", "not a number"},
+        {"timeout = 0.5", "not a number in range"},
+        {"timeout = nan", "not a number"},
+        {"timeout = inf", "not a number"},
+        {"timeout =", "not a number"},
+        {"perf_ratio = -0.1", "not a number"},
+        {"perf_ratio = 100.5", "not a number"},
+        {"cpu_seconds = many", "not a number"},
+        {"memory_mb = 63", "not a number in range"},
+        {"memory_mb = -5", "not a number"},
+        {"memory_mb = 1.5", "not a number"},
+        {"memory_mb = 0x100", "not a number"},
+        {"disk_mb = 0", "not a number"},
+        {"disk_mb = 1048577", "not a number"},
+        {"disk_mb = 99999999999999999999999", "not a number"},
+        {"processes = 15", "not a number"},
+        {"open_files = 1e3", "not a number"},
+        {"04.host_n = x", "wants a whole number"},
+        {"04.host_n = 0", "wants a whole number"},
+        {"04.perf_n = 16385", "wants a whole number"},
+        {"04.memcheck_n = 513", "wants a whole number"},
+        {"04.points.host = 1001", "wants a whole number"},
+        {"04.points.perf = -1", "wants a whole number"},
+        {"04.points.per_size = 2 points", "wants a whole number"},
+        {"05.sizes = 16, 20", "\"20\" is not a valid size (multiple of 16"},
+        {"05_blocked_16x16.sizes = 8", "not a valid size"},
+        {"05.host_n = 100", "not a valid size of 05_blocked_16x16"},
+        {"05.memcheck_n = 24", "not a valid size"},
+        {"05.perf_n = 1000", "not a valid size"},
+        {"04_local_B.sizes = 16, 1040", "\"1040\" is not a valid size"},
+        {"04.perf_n = 2048", "not a valid size of 04_local_B"},
+        {"04.host_n = 1025", "not a valid size"},
+        {"03.perf_n = 4096", "not a valid size"},
+        {"01.sizes = 0", "not a valid size"},
+        {"01.sizes = 16, x", "\"x\" is not a valid size"},
+        {"01.sizes = 16385", "not a valid size"},
+        {"01.sizes = 16, 48, 16", "16 twice"},
+        {"timeout, colour = 5", "expected `key = value`"},
+        {"01.sizes = 1, 2, 3, 4, 5, 6", "wants 1 to 5 sizes"},
+        {"01.sizes = , ", "wants 1 to 5 sizes"},
+        {"01.sizes =", "wants 1 to 5 sizes"},
+        {"06.quiz.q99 = 1", "no quiz question \"q99\""},
+        {"06.quiz.q1 = 1001", "wants points"},
+        {"06.quiz.q1 = one", "wants points"},
+        {"01.quiz.q1 = 1", "no quiz question"},
+        {"timeout 20", "expected `key = value`"},
+        {"exercises", "expected `key = value`"},
+        {"= 5", "expected `key = value`"},
+        {"  =", "expected `key = value`"},
+        {"just words here", "expected `key = value`"},
+    };
+    int count = (int)(sizeof cases / sizeof cases[0]);
+    for (int i = 0; i < count; i++)
+        for (int repeat = 0; repeat < 3; repeat++) {
+            restore_state(NULL);
+            struct text t;
+            text_start(&t, &r);
+            /* good lines before: the limits they set must not be applied on an error */
+            for (int k = (int)rng_range(&r, 0, 4); k > 0; k--) {
+                text_noise(&t);
+                text_key(&t, "memory_mb", "100");
+            }
+            text_noise(&t);
+            int line = text_line(&t, "%s%s", spaces(&r), cases[i].line);
+            /* and lines after: never read */
+            text_noise(&t);
+            text_key(&t, "perf_ratio", "7");
+            text_key(&t, "colour", "also wrong");
+            check_error_at(load_text(t.buf), t.buf, line, cases[i].says);
+            check_limits(&g_saved_limits);
+            CHECK(grader_perf_ratio == g_saved_ratio, "a line after the error was applied:\n%s",
+                  t.buf);
+        }
+    /* a size that one exercise takes and another refuses: every row, random sizes */
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &g_saved_table[e];
+        for (int k = 0; k < 20; k++) {
+            int bad = invalid_size(&r, ex, 8192);
+            if (!bad)
+                break;
+            char key[64], value[64];
+            snprintf(key, sizeof key, "%s.%s", ex->id, rng_range(&r, 0, 1) ? "sizes" : "host_n");
+            snprintf(value, sizeof value, "%d", bad);
+            restore_state(NULL);
+            struct text t;
+            text_start(&t, &r);
+            text_noise(&t);
+            int line = text_key(&t, key, value);
+            check_error_at(load_text(t.buf), t.buf, line, "not a valid size");
+        }
+    }
+}
+
+static void test_missing_file(void **state) {
+    (void)state;
+    char path[128], err[300];
+    snprintf(path, sizeof path, "%s/no-such.conf", g_tmp);
+    struct grader_config cfg = {.timeout = TIMEOUT0};
+    const struct grader_exercise *chosen[4];
+    int count = NOT_SET;
+    int status = grader_load_config(path, &cfg, chosen, 4, &count, err, sizeof err);
+    CHECK(status == -1, "a missing file loaded (status %d)", status);
+    CHECK(strncmp(err, path, strlen(path)) == 0 && err[strlen(path)] == ':',
+          "error \"%s\" does not start with \"%s:\"", err, path);
+    CHECK(strstr(err, strerror(ENOENT)) != NULL, "error \"%s\" does not say \"%s\"", err,
+          strerror(ENOENT));
+    CHECK(count == NOT_SET && cfg.timeout == TIMEOUT0, "a missing file changed the config");
+    /* a folder is no config either */
+    status = grader_load_config(g_tmp, &cfg, chosen, 4, &count, err, sizeof err);
+    CHECK(status == -1, "a folder loaded (status %d)", status);
+    CHECK(strncmp(err, g_tmp, strlen(g_tmp)) == 0, "error \"%s\" does not name %s", err, g_tmp);
+    check_untouched();
+}
+
+/* ---------------------------------------------------------------- tests: random files */
+
+/* After any successful load, every row still makes sense to the grader. */
+static void check_table_sane(const char *text) {
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        int count = 0;
+        while (count < GRADER_MAX_SIZES && ex->sizes[count]) {
+            CHECK(grader_size_valid(ex, ex->sizes[count]), "%s: size %d invalid after:\n%s", ex->id,
+                  ex->sizes[count], text);
+            count++;
+        }
+        CHECK(count >= 1 && count < GRADER_MAX_SIZES, "%s: %d sizes after:\n%s", ex->id, count,
+              text);
+        if (ex->kernel)
+            CHECK(grader_size_valid(ex, ex->host_n) && grader_size_valid(ex, ex->memcheck_n) &&
+                      grader_size_valid(ex, ex->perf_n),
+                  "%s: sizes %d %d %d invalid after:\n%s", ex->id, ex->host_n, ex->memcheck_n,
+                  ex->perf_n, text);
+        CHECK(ex->points.per_size >= 0 && ex->points.host >= 0 && ex->points.memcheck >= 0 &&
+                  ex->points.perf >= 0 && ex->points.technique >= 0 && ex->cuda_per_size >= 0,
+              "%s: negative points after:\n%s", ex->id, text);
+    }
+    const struct grader_limits *l = grader_get_limits();
+    CHECK(l->memory_bytes >= 64LL << 20 && l->disk_bytes >= 1LL << 20 && l->processes >= 16 &&
+              l->open_files >= 16 && l->cpu_seconds >= 1,
+          "limits out of range after:\n%s", text);
+    CHECK(isfinite(grader_perf_ratio) && grader_perf_ratio >= 0, "perf_ratio %g after:\n%s",
+          grader_perf_ratio, text);
+}
+
+/* Load random bytes: either fine, or an error "PATH:LINE: ..." with 1 <= LINE <= lines. Returns
+ * the status. */
+static int load_random(const char *data, size_t length, size_t err_size, const char *kind) {
+    int lines = 1;
+    for (size_t i = 0; i < length; i++)
+        lines += data[i] == '\n';
+    restore_state(NULL);
+    snprintf(g_path, sizeof g_path, "%s/random.conf", g_tmp);
+    FILE *f = fopen(g_path, "wb");
+    CHECK(f && fwrite(data, 1, length, f) == length && fclose(f) == 0, "cannot write %s", g_path);
+    struct grader_config cfg = {.timeout = TIMEOUT0};
+    const struct grader_exercise *chosen[MAX_CHOSEN];
+    int count = NOT_SET;
+    char err[700];
+    memset(err, 'Z', sizeof err);
+    int status = grader_load_config(g_path, &cfg, chosen, MAX_CHOSEN, &count, err, err_size);
+    CHECK(status == 0 || status == -1, "%s file: status %d", kind, status);
+    if (status == 0) {
+        check_table_sane(kind);
+        CHECK(count == NOT_SET || (count >= 1 && count <= MAX_CHOSEN), "%s file: %d chosen", kind,
+              count);
+        CHECK(cfg.timeout >= 1 && cfg.timeout <= 86400, "%s file: timeout %g", kind, cfg.timeout);
+        return status;
+    }
+    CHECK(memchr(err, '\0', err_size) != NULL, "%s file: error not terminated in %zu bytes", kind,
+          err_size);
+    CHECK(err[err_size] == 'Z', "%s file: error written past its %zu bytes", kind, err_size);
+    check_limits(&g_saved_limits);
+    size_t plen = strlen(g_path);
+    if (err_size <= plen + 4)
+        return status; /* too short to hold the line number */
+    CHECK(strncmp(err, g_path, plen) == 0 && err[plen] == ':', "%s file: error \"%s\"", kind, err);
+    char *end;
+    long line = strtol(err + plen + 1, &end, 10);
+    if (*end == '\0' && (size_t)(end - err) + 1 == err_size)
+        return status; /* cut inside the number */
+    CHECK(end > err + plen + 1 && *end == ':', "%s file: no line number in \"%s\"", kind, err);
+    CHECK(line >= 1 && line <= lines, "%s file: line %ld of %d in \"%s\"", kind, line, lines, err);
+    return status;
+}
+
+static void test_random_files(void **state) {
+    (void)state;
+    struct rng r = rng_for("random");
+    static const char *words[] = {
+        "exercises",
+        "timeout",
+        "perf_ratio",
+        "cpu_seconds",
+        "processes",
+        "open_files",
+        "memory_mb",
+        "disk_mb",
+        "04",
+        "05_blocked_16x16",
+        "00_vadd",
+        "06",
+        "01_per_element",
+        ".sizes",
+        ".host_n",
+        ".memcheck_n",
+        ".perf_n",
+        ".points.host",
+        ".points.per_size",
+        ".points.cuda_per_size",
+        ".quiz.q1",
+        ".quiz.",
+        ".",
+        "=",
+        "=",
+        "=",
+        ",",
+        ",",
+        "#",
+        " ",
+        " ",
+        "\t",
+        "\r",
+        "16",
+        "100",
+        "1024",
+        "0",
+        "-1",
+        "1e308",
+        "nan",
+        "99999999999999999999",
+        "0x10",
+        "junk",
+        "é",
+        "\\",
+        "\"",
+        "'",
+        "==",
+        "%s%n",
+        "",
+    };
+    int nwords = (int)(sizeof words / sizeof words[0]);
+    char *data = malloc(65536);
+    CHECK(data != NULL, "out of memory");
+    int loaded = 0, refused = 0;
+    for (int i = 0; i < 1500; i++) {
+        size_t len = 0;
+        int kind = (int)(i % 3);
+        if (kind == 0) { /* printable: config-like words and noise */
+            for (int line = (int)rng_range(&r, 0, 20); line > 0; line--) {
+                for (int w = (int)rng_range(&r, 0, 7); w > 0 && len < 60000; w--) {
+                    const char *word = words[rng_range(&r, 0, nwords - 1)];
+                    size_t wl = strlen(word);
+                    memcpy(data + len, word, wl);
+                    len += wl;
+                }
+                data[len++] = '\n';
+            }
+        } else if (kind == 1) { /* binary bytes, NULs included, some line ends */
+            len = (size_t)rng_range(&r, 0, rng_range(&r, 0, 1) ? 200 : 20000);
+            for (size_t k = 0; k < len; k++) {
+                uint64_t x = rng_next(&r);
+                data[k] = (x & 0x700) == 0 ? '\n' : (char)(x & 0xff);
+            }
+        } else { /* a valid config, mutated: bytes changed, cut, doubled */
+            static const char *base =
+                "# grader.conf\nexercises = 02_per_row, 04_local_B\ntimeout = 20\n"
+                "memory_mb = 2048\ndisk_mb = 100\nprocesses = 64\nopen_files = 256\n"
+                "cpu_seconds = 30\nperf_ratio = 0.4\n04_local_B.sizes = 16, 100, 200\n"
+                "04_local_B.points.host = 3\n05.perf_n = 256\n06.quiz.q8 = 3\n";
+            len = strlen(base);
+            memcpy(data, base, len);
+            for (int m = (int)rng_range(&r, 1, 6); m > 0; m--) {
+                size_t at = (size_t)rng_range(&r, 0, (long)len - 1);
+                switch (rng_range(&r, 0, 3)) {
+                case 0:
+                    data[at] = (char)rng_next(&r);
+                    break;
+                case 1:
+                    data[at] = "=,#.\n\r \t0"[rng_range(&r, 0, 9)];
+                    break;
+                case 2:
+                    len = at; /* cut */
+                    break;
+                default:
+                    if (len + 40 < 65536) { /* a stretch repeated */
+                        size_t n = (size_t)rng_range(&r, 1, 40);
+                        if (at + n > len)
+                            n = len - at;
+                        memmove(data + at + n, data + at, len - at);
+                        len += n;
+                    }
+                    break;
+                }
+                if (len == 0)
+                    break;
+            }
+        }
+        static const char *kinds[] = {"printable", "binary", "mutated"};
+        size_t err_size = rng_range(&r, 0, 4) == 0 ? (size_t)rng_range(&r, 1, 80) : 600;
+        int status = load_random(data, len, err_size, kinds[kind]);
+        /* the same text again with a roomy error: it names a line */
+        if (err_size != 600)
+            status = load_random(data, len, 600, kinds[kind]);
+        if (status == 0)
+            loaded++;
+        else
+            refused++;
+    }
+    restore_state(NULL);
+    free(data);
+    print_message("random files: %d loaded, %d refused with a line number\n", loaded, refused);
+    CHECK(loaded > 0 && refused > 0, "%d loaded, %d refused: the generator is off", loaded,
+          refused);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_empty_and_comments_change_nothing, save_state,
+                                        restore_state),
+        cmocka_unit_test_setup_teardown(test_sizes, save_state, restore_state),
+        cmocka_unit_test_setup_teardown(test_whole_number_keys, save_state, restore_state),
+        cmocka_unit_test_setup_teardown(test_quiz_points, save_state, restore_state),
+        cmocka_unit_test_setup_teardown(test_limits_timeout_ratio, save_state, restore_state),
+        cmocka_unit_test_setup_teardown(test_exercises, save_state, restore_state),
+        cmocka_unit_test_setup_teardown(test_spacing_and_line_ends, save_state, restore_state),
+        cmocka_unit_test_setup_teardown(test_errors_name_file_and_line, save_state, restore_state),
+        cmocka_unit_test_setup_teardown(test_missing_file, save_state, restore_state),
+        cmocka_unit_test_setup_teardown(test_random_files, save_state, restore_state),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,702 @@
+/* test_jail.c - unit tests (cmocka) of grader_run_jailed, the runner of a student's own programs:
+ * small programs run through /bin/sh -c in a fresh folder under tight limits (disk 8 MB, memory
+ * 256 MB, 64 processes, 64 open files, 20 s of CPU).
+ *
+ * Every run: a normal program exits 0 and writes in its folder (HOME, TMPDIR and the working
+ * folder are the folder; the rlimits are in place), exit codes, signals and a program that does
+ * not exist are told apart, a program past its time is stopped with its background children, a
+ * CPU-bound loop dies of SIGXCPU, a disk filler ends as RUN_OVER_LIMIT/LIMIT_DISK, a single
+ * memory hog dies of RLIMIT_DATA (or the memory watch).
+ *
+ * Only when the test runs as root and the grader really switches to a uid of its own (checked by
+ * a probe run first): a fork bomb is held by RLIMIT_NPROC, ends at the wall-clock limit and leaves
+ * no process of the uid; a process that escapes with setsid is killed after the run; processes
+ * that each stay under RLIMIT_DATA but together pass the limit end as LIMIT_MEMORY; the program
+ * cannot write outside its folder. Without the uid switch those cases are skipped with the
+ * reason (RLIMIT_NPROC does not bind root, and nothing else kills escaped processes).
+ *
+ * Random choices come from a seed chosen at run time and printed at the start and in every
+ * failure; TEST_JAIL_SEED=<seed> repeats a run. Built and run by tests/run.sh from the repository
+ * root (with every grader source but main.c).
+ */
+#define _GNU_SOURCE /* mkdtemp, nftw, prctl, setresuid, strcasestr */
+#include "grader.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+/* ---------------------------------------------------------------- seeds, checks */
+
+static uint64_t g_seed;
+
+/* A check that says where, what, and the seed that reproduces it. */
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            print_error("%s:%d: check failed: %s (seed %" PRIu64 ")\n    ", __FILE__, __LINE__,    \
+                        #cond, g_seed);                                                            \
+            print_error(__VA_ARGS__);                                                              \
+            print_error("\n");                                                                     \
+            fail();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+struct rng {
+    uint64_t s;
+};
+
+static uint64_t rng_next(struct rng *r) {
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static struct rng rng_for(const char *tag) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *tag; tag++)
+        h = (h ^ (unsigned char)*tag) * 1099511628211ull;
+    struct rng r = {g_seed ^ h};
+    rng_next(&r);
+    return r;
+}
+
+static long rng_range(struct rng *r, long lo, long hi) {
+    return lo + (long)(rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void nap(double seconds) {
+    struct timespec t = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&t, NULL);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* ---------------------------------------------------------------- the jail's folders and limits */
+
+/* The limits every test runs under (a test may tighten one). */
+static const struct grader_limits tight = {
+    .cpu_seconds = 20,
+    .processes = 64,
+    .open_files = 64,
+    .memory_bytes = 256LL << 20,
+    .disk_bytes = 8LL << 20,
+};
+
+static struct grader_limits g_defaults; /* the grader's, restored after each test */
+static char g_top[64];                  /* /tmp/test_jail.XXXXXX, 0711, owned by us */
+static char g_dir[128];                 /* this test's folder: g_top/wN, handed to the program */
+static char g_out[128];                 /* its stdout and stderr: g_top/outN.txt */
+static char g_hog[128];                 /* the memory hog, compiled at start ("" if cc failed) */
+static uid_t g_uid;                     /* grader_jail_uid() */
+static int g_contained;                 /* the probe ran as g_uid: the hostile cases may run */
+static char g_not_contained[1024];      /* why not */
+static int g_test_no;
+
+static void reap(void) {
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+}
+
+/* Processes (zombies counted apart) whose real, effective or saved uid is uid. */
+static int processes_of(uid_t uid, int *zombies) {
+    DIR *proc = opendir("/proc");
+    int live = 0;
+    if (zombies)
+        *zombies = 0;
+    if (!proc)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], line[256];
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        int zombie = 0, mine = 0;
+        while (fgets(line, sizeof line, f)) {
+            unsigned long real, effective, saved;
+            char state;
+            if (sscanf(line, "State: %c", &state) == 1)
+                zombie = state == 'Z' || state == 'X';
+            else if (sscanf(line, "Uid: %lu %lu %lu", &real, &effective, &saved) == 3) {
+                mine = real == uid || effective == uid || saved == uid;
+                break;
+            }
+        }
+        fclose(f);
+        if (mine && zombie && zombies)
+            (*zombies)++;
+        else if (mine && !zombie)
+            live++;
+    }
+    closedir(proc);
+    return live;
+}
+
+/* Reap what came back to us and wait up to 2 s for the uid to have no process at all. */
+static void check_none_left(uid_t uid, const char *after) {
+    int live = 0, zombies = 0;
+    for (double end = now() + 2; now() < end; nap(0.01)) {
+        reap();
+        live = processes_of(uid, &zombies);
+        if (live == 0 && zombies == 0)
+            return;
+    }
+    CHECK(live == 0 && zombies == 0, "after %s, uid %u still has %d processes (%d zombies)", after,
+          (unsigned)uid, live, zombies);
+}
+
+static void run_argv(char *const argv[], double timeout, struct grader_run_result *r) {
+    grader_run_jailed(argv, g_dir, g_out, timeout, r);
+}
+
+static void run_sh(const char *script, double timeout, struct grader_run_result *r) {
+    char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+    run_argv(argv, timeout, r);
+}
+
+static const char *describe(const struct grader_run_result *r) {
+    static char buf[400];
+    grader_describe_run(r, buf, sizeof buf);
+    return buf;
+}
+
+/* A file of the folder (or of g_top with "../"), trailing newline cut; NULL if missing. */
+static char *read_back(const char *name) {
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    char *text = clu_read_file(path, NULL);
+    if (text) {
+        size_t len = strlen(text);
+        while (len > 0 && text[len - 1] == '\n')
+            text[--len] = '\0';
+    }
+    return text;
+}
+
+static long long folder_size_sum;
+static int add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)path, (void)flag, (void)ftw;
+    folder_size_sum += (long long)st->st_blocks * 512;
+    return 0;
+}
+
+static long long folder_size(const char *dir) {
+    folder_size_sum = 0;
+    nftw(dir, add_size, 16, FTW_PHYS);
+    return folder_size_sum;
+}
+
+/* Kill every process of uid as the uid itself does (kill(-1) from a child that takes the uid):
+ * the test's own safety net, so that a failed test never leaves a program of the jail running. */
+static void kill_everything_of(uid_t uid) {
+    pid_t killer = fork();
+    if (killer == 0) {
+        if (setgroups(0, NULL) == 0 && setresgid(uid, uid, uid) == 0 &&
+            setresuid(uid, uid, uid) == 0)
+            for (int i = 0; i < 1000 && kill(-1, SIGKILL) == 0; i++)
+                ;
+        _exit(0);
+    }
+    if (killer > 0)
+        waitpid(killer, NULL, 0);
+}
+
+/* A fresh folder for the test, as grade.c makes it: g_top is 0711, the folder 0755. */
+static int test_setup(void **state) {
+    (void)state;
+    g_test_no++;
+    snprintf(g_dir, sizeof g_dir, "%s/w%d", g_top, g_test_no);
+    snprintf(g_out, sizeof g_out, "%s/out%d.txt", g_top, g_test_no);
+    if (mkdir(g_dir, 0755) != 0) {
+        print_error("mkdir %s: %s\n", g_dir, strerror(errno));
+        return -1;
+    }
+    grader_set_limits(&tight);
+    return 0;
+}
+
+static int test_teardown(void **state) {
+    (void)state;
+    grader_set_limits(&g_defaults);
+    if (g_contained)
+        kill_everything_of(g_uid);
+    nftw(g_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    reap();
+    return 0;
+}
+
+static const char hog_source[] =
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <unistd.h>\n"
+    "/* hog MB PROCS: PROCS processes, each touching MB megabytes, then sleeping */\n"
+    "int main(int argc, char **argv) {\n"
+    "    long mb = argc > 1 ? atol(argv[1]) : 0;\n"
+    "    int procs = argc > 2 ? atoi(argv[2]) : 1;\n"
+    "    for (int i = 1; i < procs; i++)\n"
+    "        if (fork() == 0)\n"
+    "            break;\n"
+    "    for (long i = 0; i < mb; i++) {\n"
+    "        volatile char *p = malloc(1 << 20);\n"
+    "        if (!p) {\n"
+    "            printf(\"malloc failed after %ld MB\\n\", i);\n"
+    "            return 3;\n"
+    "        }\n"
+    "        for (long k = 0; k < (1 << 20); k += 4096)\n"
+    "            p[k] = 1;\n"
+    "    }\n"
+    "    sleep(30);\n"
+    "    return 0;\n"
+    "}\n";
+
+static int group_setup(void **state) {
+    (void)state;
+    const char *fixed = getenv("TEST_JAIL_SEED");
+    if (fixed && *fixed) {
+        g_seed = strtoull(fixed, NULL, 0);
+    } else {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        struct rng r = {(uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 20) ^
+                        ((uint64_t)getpid() << 40)};
+        g_seed = rng_next(&r);
+    }
+    print_message("test_jail: seed %" PRIu64 " (TEST_JAIL_SEED=%" PRIu64 " repeats this run)\n",
+                  g_seed, g_seed);
+    g_defaults = *grader_get_limits();
+    snprintf(g_top, sizeof g_top, "/tmp/test_jail.XXXXXX");
+    if (!mkdtemp(g_top) || chmod(g_top, 0711) != 0) {
+        print_error("mkdtemp: %s\n", strerror(errno));
+        return -1;
+    }
+    /* what the jailed programs leave behind comes back to us to be reaped (an init that does
+     * not reap would otherwise keep them as zombies of the uid) */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+    char src[128], cmd[400];
+    snprintf(src, sizeof src, "%s/hog.c", g_top);
+    snprintf(g_hog, sizeof g_hog, "%s/hog", g_top);
+    FILE *f = fopen(src, "w");
+    int ok = f && fputs(hog_source, f) >= 0;
+    if (f)
+        ok &= fclose(f) == 0;
+    snprintf(cmd, sizeof cmd, "cc -O0 -o '%s' '%s' 2>&1", g_hog, src);
+    if (!ok || system(cmd) != 0 || chmod(g_hog, 0755) != 0) {
+        print_message("note: cannot compile the memory hog with cc: its tests are skipped\n");
+        g_hog[0] = '\0';
+    }
+
+    /* the hostile cases need the uid switch to work, not only to be planned */
+    g_uid = grader_jail_uid();
+    if (g_uid == (uid_t)-1) {
+        snprintf(g_not_contained, sizeof g_not_contained,
+                 "not root (or GRADER_NO_UID set): no uid of its own, RLIMIT_NPROC would not "
+                 "bind and escaped processes would not be killed");
+        return 0;
+    }
+    test_setup(NULL);
+    struct grader_run_result r;
+    run_sh("id -u > uid.txt", 10, &r);
+    char *got = read_back("uid.txt");
+    struct stat st;
+    char want[32];
+    snprintf(want, sizeof want, "%u", (unsigned)g_uid);
+    g_contained = r.how == RUN_EXITED && r.code == 0 && got && !strcmp(got, want) &&
+                  stat(g_dir, &st) == 0 && st.st_uid == g_uid;
+    if (!g_contained)
+        snprintf(g_not_contained, sizeof g_not_contained,
+                 "the probe did not run as uid %u (%s, id -u said \"%.100s\")", (unsigned)g_uid,
+                 describe(&r), got ? got : "nothing");
+    free(got);
+    test_teardown(NULL);
+    return 0;
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    grader_set_limits(&g_defaults);
+    nftw(g_top, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    reap();
+    return 0;
+}
+
+#define NEEDS_CONTAINMENT()                                                                        \
+    do {                                                                                           \
+        if (!g_contained) {                                                                        \
+            print_message("skipped: %s\n", g_not_contained);                                       \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/* ---------------------------------------------------------------- tests: ordinary programs */
+
+/* The soft and hard value of one line of /proc/self/limits ("Max processes"), as text. */
+static void limit_of(const char *limits, const char *name, char *soft, char *hard) {
+    soft[0] = hard[0] = '\0';
+    const char *line = limits ? strstr(limits, name) : NULL;
+    CHECK(line != NULL, "no \"%s\" in the program's /proc/self/limits:\n%s", name,
+          limits ? limits : "(missing)");
+    CHECK(sscanf(line + 26, "%31s %31s", soft, hard) == 2, "cannot read \"%.60s\"", line);
+}
+
+static void test_normal_program(void **state) {
+    (void)state;
+    struct grader_run_result r;
+    run_sh("echo \"$HOME\" > home.txt; echo \"$TMPDIR\" > tmpdir.txt; pwd -P > cwd.txt; "
+           "id -u > uid.txt; cat /proc/self/limits > limits.txt; "
+           "mkdir sub && echo deep > sub/file.txt; echo to-stdout; echo to-stderr >&2; exit 0",
+           10, &r);
+    CHECK(r.how == RUN_EXITED && r.code == 0, "a normal program %s", describe(&r));
+    CHECK(r.seconds >= 0 && r.seconds < 5, "took %.2f s", r.seconds);
+
+    char real[PATH_MAX];
+    CHECK(realpath(g_dir, real) != NULL, "realpath %s: %s", g_dir, strerror(errno));
+    char *home = read_back("home.txt"), *tmpdir = read_back("tmpdir.txt");
+    char *cwd = read_back("cwd.txt"), *uid = read_back("uid.txt");
+    char *deep = read_back("sub/file.txt"), *limits = read_back("limits.txt");
+    CHECK(home && !strcmp(home, g_dir), "HOME \"%s\", expected \"%s\"", home ? home : "?", g_dir);
+    CHECK(tmpdir && !strcmp(tmpdir, g_dir), "TMPDIR \"%s\", expected \"%s\"", tmpdir ? tmpdir : "?",
+          g_dir);
+    CHECK(cwd && !strcmp(cwd, real), "working folder \"%s\", expected \"%s\"", cwd ? cwd : "?",
+          real);
+    CHECK(deep && !strcmp(deep, "deep"), "sub/file.txt holds \"%s\"", deep ? deep : "(missing)");
+    char want_uid[32];
+    snprintf(want_uid, sizeof want_uid, "%u", (unsigned)(g_contained ? g_uid : getuid()));
+    CHECK(uid && !strcmp(uid, want_uid), "ran as uid %s, expected %s", uid ? uid : "?", want_uid);
+
+    char soft[32], hard[32];
+    limit_of(limits, "Max cpu time", soft, hard);
+    CHECK(!strcmp(soft, "20") && !strcmp(hard, "25"), "cpu time %s/%s, expected 20/25", soft, hard);
+    limit_of(limits, "Max open files", soft, hard);
+    CHECK(!strcmp(soft, "64") && !strcmp(hard, "64"), "open files %s/%s, expected 64", soft, hard);
+    limit_of(limits, "Max data size", soft, hard);
+    CHECK(!strcmp(soft, "268435456") && !strcmp(hard, "268435456"),
+          "data size %s/%s, expected 256 MB", soft, hard);
+    limit_of(limits, "Max processes", soft, hard);
+    if (g_contained) /* a uid of its own starts from no process */
+        CHECK(!strcmp(soft, "64") && !strcmp(hard, "64"), "processes %s/%s, expected 64", soft,
+              hard);
+    else
+        CHECK(atol(soft) >= 64, "processes %s, expected at least 64", soft);
+
+    char *out = clu_read_file(g_out, NULL);
+    CHECK(out && strstr(out, "to-stdout") && strstr(out, "to-stderr"),
+          "the output file holds \"%s\"", out ? out : "(missing)");
+    if (g_contained) {
+        struct stat st;
+        CHECK(stat(g_dir, &st) == 0 && st.st_uid == g_uid, "the folder is owned by %u, not %u",
+              (unsigned)st.st_uid, (unsigned)g_uid);
+        check_none_left(g_uid, "a normal program");
+    }
+    free(home), free(tmpdir), free(cwd), free(uid), free(deep), free(limits), free(out);
+}
+
+static void test_outcomes(void **state) {
+    (void)state;
+    struct rng rg = rng_for("outcomes");
+    struct grader_run_result r;
+    int code = (int)rng_range(&rg, 1, 125);
+    char script[64];
+    snprintf(script, sizeof script, "exit %d", code);
+    run_sh(script, 10, &r);
+    CHECK(r.how == RUN_EXITED && r.code == code, "`%s` %s", script, describe(&r));
+
+    static const int signals[] = {SIGSEGV, SIGABRT, SIGTERM, SIGKILL, SIGBUS};
+    int sig = signals[rng_range(&rg, 0, 4)];
+    snprintf(script, sizeof script, "kill -%d $$", sig);
+    run_sh(script, 10, &r);
+    CHECK(r.how == RUN_SIGNALED && r.code == sig, "`%s` %s", script, describe(&r));
+
+    char *missing[] = {"/nonexistent/program", NULL};
+    run_argv(missing, 10, &r);
+    CHECK(r.how == RUN_NO_START && r.code == ENOENT, "a missing program %s", describe(&r));
+}
+
+static void test_timeout_kills_the_group(void **state) {
+    (void)state;
+    struct grader_run_result r;
+    double start = now();
+    run_sh("sleep 30 & echo $! > bg.txt; sleep 30", 1.0, &r);
+    double took = now() - start;
+    CHECK(r.how == RUN_TIMEOUT, "a sleeping program %s", describe(&r));
+    CHECK(r.seconds >= 1.0 && r.seconds < 2.5 && took < 3, "stopped after %.2f s (%.2f s)",
+          r.seconds, took);
+    char *bg = read_back("bg.txt");
+    CHECK(bg && atol(bg) > 0, "no background pid written");
+    pid_t pid = (pid_t)atol(bg);
+    free(bg);
+    int gone = 0;
+    for (double end = now() + 2; !gone && now() < end; nap(0.01)) {
+        reap();
+        gone = kill(pid, 0) != 0 && errno == ESRCH;
+    }
+    CHECK(gone, "the background sleep %d outlived the timeout", (int)pid);
+    if (g_contained)
+        check_none_left(g_uid, "a timeout");
+}
+
+static void test_cpu_limit(void **state) {
+    (void)state;
+    struct grader_limits l = tight;
+    l.cpu_seconds = 1;
+    grader_set_limits(&l);
+    struct grader_run_result r;
+    run_sh("while :; do :; done", 15, &r);
+    CHECK(r.how == RUN_SIGNALED && r.code == SIGXCPU, "a CPU-bound loop with 1 s of CPU %s",
+          describe(&r));
+    CHECK(r.seconds >= 0.9 && r.seconds < 5, "it ran %.2f s", r.seconds);
+}
+
+/* ---------------------------------------------------------------- tests: hostile programs */
+
+static void test_disk_filler(void **state) {
+    (void)state;
+    struct grader_run_result r;
+    run_sh("i=0; while :; do head -c 1048576 /dev/zero >> f$((i=i+1)); done", 20, &r);
+    long long size = folder_size(g_dir);
+    CHECK(r.how == RUN_OVER_LIMIT && r.code == LIMIT_DISK, "a disk filler %s", describe(&r));
+    CHECK(r.seconds < 5, "stopped only after %.2f s", r.seconds);
+    CHECK(size > tight.disk_bytes, "the folder holds %lld bytes: it never passed the limit", size);
+    print_message("disk filler: stopped after %.2f s with %.1f MB in a folder of %.0f MB\n",
+                  r.seconds, (double)size / (1 << 20), (double)tight.disk_bytes / (1 << 20));
+    if (g_contained)
+        check_none_left(g_uid, "a disk filler");
+}
+
+static void test_memory_one_process(void **state) {
+    (void)state;
+    if (!g_hog[0]) {
+        print_message("skipped: no memory hog (cc failed)\n");
+        skip();
+    }
+    struct grader_run_result r;
+    char *argv[] = {g_hog, "600", "1", NULL};
+    run_argv(argv, 20, &r);
+    char *out = clu_read_file(g_out, NULL);
+    /* RLIMIT_DATA makes malloc fail near 256 MB; the watch may stop it first when root */
+    int data_limit = r.how == RUN_EXITED && r.code == 3;
+    int watched = r.how == RUN_OVER_LIMIT && r.code == LIMIT_MEMORY;
+    CHECK(data_limit || watched, "a 600 MB hog %s (output \"%s\")", describe(&r), out ? out : "");
+    CHECK(r.seconds < 5, "stopped only after %.2f s", r.seconds);
+    if (data_limit) {
+        long mb = -1;
+        CHECK(out && sscanf(out, "malloc failed after %ld MB", &mb) == 1 && mb >= 100 && mb <= 256,
+              "malloc failed after %ld MB, expected near 256 (\"%s\")", mb, out ? out : "");
+    }
+    print_message("memory hog: %s after %.2f s\n",
+                  data_limit ? "malloc failed under RLIMIT_DATA"
+                             : "stopped by the resident-memory watch",
+                  r.seconds);
+    free(out);
+    if (g_contained)
+        check_none_left(g_uid, "a memory hog");
+}
+
+static void test_memory_many_processes(void **state) {
+    (void)state;
+    NEEDS_CONTAINMENT(); /* the resident-memory watch follows the uid */
+    if (!g_hog[0]) {
+        print_message("skipped: no memory hog (cc failed)\n");
+        skip();
+    }
+    /* 4 x 100 MB: each under RLIMIT_DATA, 400 MB in all, past the 256 MB limit */
+    struct grader_run_result r;
+    char *argv[] = {g_hog, "100", "4", NULL};
+    run_argv(argv, 20, &r);
+    CHECK(r.how == RUN_OVER_LIMIT && r.code == LIMIT_MEMORY, "4 processes of 100 MB %s",
+          describe(&r));
+    CHECK(r.seconds < 5, "stopped only after %.2f s", r.seconds);
+    print_message("4 memory hogs: stopped after %.2f s\n", r.seconds);
+    check_none_left(g_uid, "4 memory hogs");
+}
+
+/* A child that counts the uid's processes (zombies too: RLIMIT_NPROC counts them) until told to
+ * stop, and writes the most it saw. Should the count run away (RLIMIT_NPROC not binding) it kills
+ * them all as the uid does, and reports it with a negative count. */
+static pid_t start_counter(uid_t uid, int *stop_fd, int *result_fd) {
+    int stop[2], result[2];
+    CHECK(pipe(stop) == 0 && pipe(result) == 0, "pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(stop[1]);
+        close(result[0]);
+        fcntl(stop[0], F_SETFL, O_NONBLOCK);
+        int most = 0, runaway = 0;
+        char c;
+        while (read(stop[0], &c, 1) < 0 && errno == EAGAIN) {
+            int zombies, count = processes_of(uid, &zombies) + zombies;
+            most = count > most ? count : most;
+            if (count > 4 * tight.processes && !runaway) {
+                runaway = 1;
+                kill_everything_of(uid);
+            }
+            nap(0.002);
+        }
+        int report = runaway ? -most : most;
+        ssize_t ignored = write(result[1], &report, sizeof report);
+        (void)ignored;
+        _exit(0);
+    }
+    close(stop[0]);
+    close(result[1]);
+    *stop_fd = stop[1];
+    *result_fd = result[0];
+    return pid;
+}
+
+static int stop_counter(pid_t pid, int stop_fd, int result_fd) {
+    close(stop_fd);
+    int most = 0;
+    ssize_t got = read(result_fd, &most, sizeof most);
+    close(result_fd);
+    waitpid(pid, NULL, 0);
+    return got == (ssize_t)sizeof most ? most : 0;
+}
+
+static void test_fork_bomb(void **state) {
+    (void)state;
+    NEEDS_CONTAINMENT();
+    /* and the limit itself, seen from inside, before anything hostile runs */
+    struct grader_run_result r;
+    run_sh("id -u > uid.txt; cat /proc/self/limits > limits.txt", 10, &r);
+    char *uid = read_back("uid.txt"), *limits = read_back("limits.txt");
+    char want[32], soft[32] = "", hard[32] = "";
+    snprintf(want, sizeof want, "%u", (unsigned)g_uid);
+    const char *line = limits ? strstr(limits, "Max processes") : NULL;
+    if (line && sscanf(line + 26, "%31s %31s", soft, hard) != 2)
+        soft[0] = hard[0] = '\0';
+    int ready = r.how == RUN_EXITED && r.code == 0 && uid && !strcmp(uid, want) &&
+                atol(soft) == tight.processes && atol(hard) == tight.processes;
+    free(uid), free(limits);
+    if (!ready) {
+        print_message("skipped: the program does not run as uid %u with %ld processes (%s, "
+                      "processes %s/%s)\n",
+                      (unsigned)g_uid, tight.processes, describe(&r), soft, hard);
+        skip();
+    }
+
+    int stop_fd, result_fd;
+    pid_t counter = start_counter(g_uid, &stop_fd, &result_fd);
+    /* the bomb grows behind a main process that never ends: it must end by the timeout */
+    run_sh("( b() { b | b & }; b ) & exec sleep 100", 3, &r);
+    int most = stop_counter(counter, stop_fd, result_fd);
+    char *out = clu_read_file(g_out, NULL);
+    CHECK(most >= 0, "the bomb ran away to %d processes: RLIMIT_NPROC did not bind", -most);
+    CHECK(r.how == RUN_TIMEOUT, "a fork bomb %s", describe(&r));
+    CHECK(r.seconds >= 3 && r.seconds < 5, "stopped after %.2f s", r.seconds);
+    CHECK(most >= tight.processes / 2 && most <= tight.processes + 1,
+          "at most %d processes of the uid seen, expected up to the limit %ld", most,
+          tight.processes);
+    CHECK(out && strcasestr(out, "fork"), "the shell never failed to fork: \"%.300s\"",
+          out ? out : "");
+    print_message("fork bomb: held at %d processes, stopped after %.2f s\n", most, r.seconds);
+    free(out);
+    check_none_left(g_uid, "a fork bomb");
+}
+
+static void test_setsid_escape(void **state) {
+    (void)state;
+    NEEDS_CONTAINMENT();
+    struct grader_run_result r;
+    run_sh("setsid sleep 1000 & p=$!; sleep 0.3; echo $p > pid.txt; "
+           "cut -d' ' -f6 /proc/$p/stat > sid.txt; exit 0",
+           10, &r);
+    CHECK(r.how == RUN_EXITED && r.code == 0, "the escaping program %s", describe(&r));
+    char *pid_text = read_back("pid.txt"), *sid_text = read_back("sid.txt");
+    CHECK(pid_text && sid_text && atol(pid_text) > 0 && !strcmp(pid_text, sid_text),
+          "the sleep %s did not lead a session of its own (session %s)", pid_text ? pid_text : "?",
+          sid_text ? sid_text : "?");
+    pid_t pid = (pid_t)atol(pid_text);
+    free(pid_text), free(sid_text);
+    check_none_left(g_uid, "a setsid escape");
+    CHECK(kill(pid, 0) != 0 && errno == ESRCH, "the escaped sleep %d still runs", (int)pid);
+}
+
+static void test_cannot_write_outside(void **state) {
+    (void)state;
+    NEEDS_CONTAINMENT();
+    char victim[160], outside[160], made[160], shared[160];
+    snprintf(victim, sizeof victim, "%s/victim.txt", g_top);
+    snprintf(outside, sizeof outside, "%s/outside.txt", g_top);
+    snprintf(made, sizeof made, "%s/made", g_top);
+    snprintf(shared, sizeof shared, "/tmp/test_jail_shared.%d", (int)getpid());
+    FILE *f = fopen(victim, "w");
+    CHECK(f && fputs("root's\n", f) >= 0 && fclose(f) == 0, "cannot write %s", victim);
+    CHECK(chmod(victim, 0644) == 0, "chmod %s", victim);
+
+    char script[1024];
+    snprintf(script, sizeof script,
+             "echo x > ../outside.txt; echo x >> ../victim.txt; mkdir ../made; rm -f ../hog; "
+             "chmod 777 ..; echo x > '%s'; echo here > inside.txt; exit 0",
+             shared);
+    struct grader_run_result r;
+    run_sh(script, 10, &r);
+    CHECK(r.how == RUN_EXITED && r.code == 0, "the program %s", describe(&r));
+    struct stat st;
+    char *text = clu_read_file(victim, NULL), *inside = read_back("inside.txt");
+    CHECK(inside && !strcmp(inside, "here"), "it could not write in its own folder");
+    CHECK(access(outside, F_OK) != 0, "it created %s", outside);
+    CHECK(access(made, F_OK) != 0, "it made the folder %s", made);
+    CHECK(text && !strcmp(text, "root's\n"), "it changed %s to \"%s\"", victim, text ? text : "");
+    CHECK(!g_hog[0] || access(g_hog, F_OK) == 0, "it removed %s", g_hog);
+    CHECK(stat(g_top, &st) == 0 && (st.st_mode & 07777) == 0711, "it changed %s to %o", g_top,
+          (unsigned)(st.st_mode & 07777));
+    if (access(shared, F_OK) == 0) { /* a world-writable folder: not the jail's to close */
+        print_message("note: the jailed program can write to world-writable /tmp (%s), outside "
+                      "the folder the disk limit watches\n",
+                      shared);
+        unlink(shared);
+    }
+    free(text), free(inside);
+    check_none_left(g_uid, "writing outside");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_normal_program, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_outcomes, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_timeout_kills_the_group, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_cpu_limit, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_disk_filler, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_memory_one_process, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_memory_many_processes, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_fork_bomb, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_setsid_escape, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_cannot_write_outside, test_setup, test_teardown),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
