@@ -80,6 +80,28 @@ static void remove_tree(const char *path) {
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Whether the student's processes could reach path, so that the sandbox must hide it: always
+ * when they run as the grader's own user; under a uid of their own only when every folder on the
+ * way lets others through (under /root, say, it is out of reach already). */
+static int must_hide(const char *path) {
+    if (grader_jail_uid() == (uid_t)-1)
+        return 1;
+    char prefix[PATH_MAX];
+    snprintf(prefix, sizeof prefix, "%s", path);
+    for (char *p = prefix;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char keep = *p;
+            *p = '\0';
+            struct stat st;
+            if (prefix[0] && (stat(prefix, &st) != 0 || !(st.st_mode & S_IXOTH)))
+                return 0;
+            *p = keep;
+            if (!keep)
+                return 1;
+        }
+    }
+}
+
 /* The sandbox of a student's build and host program, when bubblewrap works here: read-only
  * system, no network, private /tmp and process ids (everything it starts dies with it), the
  * reference solutions, the submission and the other work folders hidden, and only `dir`
@@ -124,7 +146,12 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
                             dir};
     int k = 0;
     for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) {
-        if (prefix[i] != proc_mark) {
+        int hide =
+            i > 0 && !strcmp(prefix[i - 1], "--tmpfs") &&
+            (prefix[i] == solutions || prefix[i] == cfg->submission || prefix[i] == cfg->work);
+        if (hide && !must_hide(prefix[i])) {
+            k--; /* its uid cannot reach it anyway (and bubblewrap could not mount over it) */
+        } else if (prefix[i] != proc_mark) {
             argv[k++] = prefix[i];
         } else if (cfg->sandbox == SANDBOX_OWN_PROC) {
             argv[k++] = "--proc";
