@@ -441,7 +441,8 @@ static void count_traffic(struct bench *b) {
             fclose(f);
         printf("  counting memory traffic of %s under oclgrind (N = %d) ...\n", r->name, n);
         fflush(stdout);
-        r->traffic_done = bench_traffic(b->self, r->ex, path, r->block, n, work, t) == 0;
+        r->traffic_done =
+            bench_traffic(b->self, r->ex, path, r->block, n, work, t, NULL, NULL) == 0;
         if (!r->traffic_done) {
             printf("    not counted: %s\n", t->why);
             continue;

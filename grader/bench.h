@@ -85,9 +85,11 @@ struct bench_traffic {
 
 /* Count the traffic of kernel_path for exercise ex with BLOCK block at size n (small: oclgrind
  * interprets), by running `oclgrind --inst-counts <self> --harness ... --block B` as a child
- * in workdir. Returns 0, or -1 with t->why set (oclgrind missing, run failed). */
+ * in workdir. prefix (NULL-terminated, or NULL) goes before oclgrind: a sandbox; with jail_dir
+ * the run is jailed there (a student's kernel). Returns 0, or -1 with t->why set. */
 int bench_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
-                  int block, int n, const char *workdir, struct bench_traffic *t);
+                  int block, int n, const char *workdir, struct bench_traffic *t,
+                  const char *const *prefix, const char *jail_dir);
 
 /* Flops per byte of global memory traffic (2 flops per multiply-add, 4 bytes per access). */
 double bench_intensity(const struct bench_traffic *t);

@@ -171,3 +171,45 @@ size_t grader_guard_damage(const float *guard, size_t count) {
         damaged += memcmp(&guard[i], &(float){HARNESS_GUARD_VALUE}, sizeof(float)) != 0;
     return damaged;
 }
+
+size_t grader_freivalds(int n, const float *a, const float *b, const float *c, uint64_t seed) {
+    size_t un = (size_t)n, bad = 0;
+    double *x = malloc(un * sizeof *x), *bx = malloc(un * sizeof *bx),
+           *row_abs_b = malloc(un * sizeof *row_abs_b);
+    if (!x || !bx || !row_abs_b) {
+        free(x), free(bx), free(row_abs_b);
+        return un; /* no memory: counted as unchecked, so wrong */
+    }
+    uint64_t state = seed ^ 0xf2e1d0c3b4a59687ull;
+    for (size_t j = 0; j < un; j++) { /* x of +-1 from a splitmix64 stream */
+        state += 0x9e3779b97f4a7c15ull;
+        uint64_t z = state;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        x[j] = ((z ^ (z >> 31)) & 1) ? 1.0 : -1.0;
+    }
+    for (size_t k = 0; k < un; k++) {
+        double sum = 0.0, abs_sum = 0.0;
+        for (size_t j = 0; j < un; j++) {
+            sum += (double)b[k * un + j] * x[j];
+            abs_sum += fabs((double)b[k * un + j]);
+        }
+        bx[k] = sum;
+        row_abs_b[k] = abs_sum;
+    }
+    for (size_t i = 0; i < un; i++) {
+        double want = 0.0, scale = 0.0, got = 0.0;
+        for (size_t k = 0; k < un; k++) {
+            want += (double)a[i * un + k] * bx[k];
+            scale += fabs((double)a[i * un + k]) * row_abs_b[k];
+        }
+        for (size_t j = 0; j < un; j++)
+            got += (double)c[i * un + j] * x[j];
+        /* the row's error is at most the sum of its elements' tolerances */
+        double bound = 2.0 * (clu_dot_tolerance(n, scale) + un * clu_dot_tolerance(n, 0.0));
+        if (!(fabs(got - want) <= bound)) /* NaN fails too */
+            bad++;
+    }
+    free(x), free(bx), free(row_abs_b);
+    return bad;
+}

@@ -166,26 +166,151 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
     return k;
 }
 
+/* A folder for a student's own program that its uid can reach wherever the grader's work folder
+ * is (under a private home or a 0700 temporary folder): /tmp/clmm-host-XXXXXX (the grader's,
+ * 0711) holding w/, handed to the student's uid when the program runs. 0, or -1. */
+static int make_host_dir(char *dir, size_t size) {
+    char top[64] = "/tmp/clmm-host-XXXXXX";
+    if (!mkdtemp(top) || chmod(top, 0711) != 0)
+        return -1;
+    snprintf(dir, size, "%s/w", top);
+    return mkdir(dir, 0755);
+}
+
+static void remove_host_dir(const char *dir) {
+    char top[PATH_MAX];
+    snprintf(top, sizeof top, "%s", dir);
+    char *slash = strrchr(top, '/');
+    if (slash && strncmp(top, "/tmp/clmm-host-", 15) == 0) {
+        *slash = '\0';
+        remove_tree(top);
+    }
+}
+
+/* Copy one of the workbook's own files (no limits: it is trusted). 0, or -1. */
+static int copy_trusted(const char *from, const char *to) {
+    size_t length = 0;
+    char *text = clu_read_file(from, &length);
+    FILE *f = text ? fopen(to, "wb") : NULL;
+    int ok = f && fwrite(text, 1, length, f) == length;
+    if (f)
+        ok &= fclose(f) == 0;
+    free(text);
+    return ok ? 0 : -1;
+}
+
+/* The folder of a jailed harness: the grader's own executable, the student's kernel and the
+ * reference copied in (the student's uid may not reach the originals, and must not reach
+ * solutions/). */
+struct jail {
+    char dir[PATH_MAX];
+    char self[PATH_MAX + 16], kernel[PATH_MAX + 16], reference[PATH_MAX + 16];
+};
+
+static int jail_open(const struct grader_config *cfg, const char *kernel, const char *reference,
+                     struct jail *j) {
+    memset(j, 0, sizeof *j);
+    if (make_host_dir(j->dir, sizeof j->dir) != 0)
+        return -1;
+    snprintf(j->self, sizeof j->self, "%s/grader", j->dir);
+    snprintf(j->kernel, sizeof j->kernel, "%s/kernel.cl", j->dir);
+    snprintf(j->reference, sizeof j->reference, "%s/reference.cl", j->dir);
+    if (copy_trusted(cfg->self, j->self) != 0 || chmod(j->self, 0755) != 0 ||
+        copy_trusted(kernel, j->kernel) != 0 ||
+        (reference && copy_trusted(reference, j->reference) != 0)) {
+        remove_host_dir(j->dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether an OpenCL source has an #include (or #import) directive: kernel.cl is built alone, and
+ * an include could pull in a file the student may not read (the reference solution). Lines
+ * joined by backslash-newline and comments between '#' and the name are seen through. */
+static int has_include(const char *path) {
+    size_t length = 0;
+    char *text = clu_read_file(path, &length);
+    if (!text)
+        return 0;
+    size_t w = 0; /* splice backslash-newline (and backslash-CR-LF) first, as the compiler does */
+    for (size_t r = 0; r < length; r++) {
+        if (text[r] == '\\' && r + 1 < length && text[r + 1] == '\n') {
+            r++;
+            continue;
+        }
+        if (text[r] == '\\' && r + 2 < length && text[r + 1] == '\r' && text[r + 2] == '\n') {
+            r += 2;
+            continue;
+        }
+        text[w++] = text[r];
+    }
+    text[w] = '\0';
+    int found = 0;
+    for (const char *line = text; line && *line && !found;) {
+        const char *p = line + strspn(line, " \t\r\f\v");
+        if (*p == '#') {
+            p++;
+            for (;;) { /* blanks and comments between '#' and the directive's name */
+                p += strspn(p, " \t\r\f\v");
+                if (p[0] == '/' && p[1] == '*') {
+                    const char *close = strstr(p + 2, "*/");
+                    if (!close)
+                        break;
+                    p = close + 2;
+                } else {
+                    break;
+                }
+            }
+            found = !strncmp(p, "include", 7) || !strncmp(p, "import", 6);
+        }
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+    free(text);
+    return found;
+}
+
 /* ---------------------------------------------------------------- harness children */
 
 struct harness_run {
     struct grader_run_result run;
-    char dir[PATH_MAX]; /* where it saved its files */
+    char dir[PATH_MAX]; /* where it saved its files (its jail, removed by harness_done) */
     char *log;          /* its output, capped */
+    struct jail jail;
 };
 
+static void harness_done(struct harness_run *h) {
+    free(h->log);
+    h->log = NULL;
+    remove_host_dir(h->jail.dir);
+}
+
+/* The harness runs the student's kernel: it runs jailed like the student's own program (its
+ * uid, its limits, the sandbox), since a kernel is code too (POCL runs it in the harness's own
+ * process). With memcheck, under oclgrind, whose findings go to oclgrind.txt in h->dir. */
 static void run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const char *kernel, int n, const char *tag, const char *reference,
-                        const char *wrapper_log, struct harness_run *h) {
-    snprintf(h->dir, sizeof h->dir, "%s/%s/%s", cfg->work, ex->id, tag);
-    grader_make_dirs(h->dir);
-    char n_text[16], seed_text[32], log[PATH_MAX + 16], oclgrind[PATH_MAX];
+                        int memcheck, struct harness_run *h) {
+    memset(h, 0, sizeof *h);
+    char logs[PATH_MAX], log[PATH_MAX + 16], oclgrind[PATH_MAX];
+    snprintf(logs, sizeof logs, "%s/%s/%s", cfg->work, ex->id, tag);
+    grader_make_dirs(logs);
+    snprintf(log, sizeof log, "%s/log.txt", logs);
+    if (jail_open(cfg, kernel, reference, &h->jail) != 0) {
+        h->run.how = RUN_NO_START;
+        h->run.code = errno;
+        h->log = strdup("the grader cannot prepare its folder in /tmp");
+        return;
+    }
+    snprintf(h->dir, sizeof h->dir, "%s", h->jail.dir);
+    char n_text[16], seed_text[32], wrapper_log[PATH_MAX + 16], solutions[PATH_MAX + 16];
     snprintf(n_text, sizeof n_text, "%d", n);
     snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)grader_seed_for(cfg, ex, n));
-    snprintf(log, sizeof log, "%s/log.txt", h->dir);
-    const char *argv[32];
-    int k = 0;
-    if (wrapper_log) {
+    snprintf(wrapper_log, sizeof wrapper_log, "%s/oclgrind.txt", h->dir);
+    const char *argv[64];
+    int k = grader_sandbox_prefix(cfg, h->dir, argv, solutions, sizeof solutions);
+    if (memcheck) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
         const char *checks[] = {oclgrind,       "--data-races", "--uninitialized", "--check-api",
@@ -193,23 +318,24 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
         for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
             argv[k++] = checks[i];
     }
-    const char *args[] = {cfg->self, "--harness", "--ex",   ex->id,    "--kernel", kernel,
-                          "--n",     n_text,      "--seed", seed_text, "--out",    h->dir};
+    const char *args[] = {h->jail.self, "--harness",    "--ex",  ex->id,
+                          "--kernel",   h->jail.kernel, "--n",   n_text,
+                          "--seed",     seed_text,      "--out", h->dir};
     for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
         argv[k++] = args[i];
-    if (cfg->device && !wrapper_log) { /* under oclgrind its device is the only one */
+    if (cfg->device && !memcheck) { /* under oclgrind its device is the only one */
         argv[k++] = "--device";
         argv[k++] = cfg->device;
     }
-    if (wrapper_log)
+    if (memcheck)
         argv[k++] = "--exact"; /* no guard zone: oclgrind must see C's true end */
     if (reference) {
         argv[k++] = "--reference";
-        argv[k++] = reference;
+        argv[k++] = h->jail.reference;
     }
     argv[k] = NULL;
-    double limit = reference || wrapper_log ? 3 * cfg->timeout : cfg->timeout;
-    grader_run((char *const *)argv, log, limit, &h->run);
+    double limit = reference || memcheck ? 3 * cfg->timeout : cfg->timeout;
+    grader_run_jailed((char *const *)argv, h->dir, log, limit, &h->run);
     h->log = grader_read_capped(log, LOG_CAP);
 }
 
@@ -310,12 +436,12 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
     }
     snprintf(tag, sizeof tag, "n%d", n);
     struct harness_run h;
-    run_harness(cfg, ex, kernel, n, tag, NULL, NULL, &h);
+    run_harness(cfg, ex, kernel, n, tag, NULL, 0, &h);
     char *failure = harness_failure(&h, n, dead, dead_size);
     if (failure) {
         grader_add_test(r, name, 0, pts, "%s", failure);
         free(failure);
-        free(h.log);
+        harness_done(&h);
         return 0;
     }
     size_t count = grader_output_count(ex, n), in_count = ex->is_vector ? count : count;
@@ -360,44 +486,11 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
     free(a);
     free(b);
     free(c);
-    free(h.log);
+    harness_done(&h);
     return ok;
 }
 
 /* Build the student's main.c against the pristine library, run it, check what it saved. */
-/* A folder for a student's own program that its uid can reach wherever the grader's work folder
- * is (under a private home or a 0700 temporary folder): /tmp/clmm-host-XXXXXX (the grader's,
- * 0711) holding w/, handed to the student's uid when the program runs. 0, or -1. */
-static int make_host_dir(char *dir, size_t size) {
-    char top[64] = "/tmp/clmm-host-XXXXXX";
-    if (!mkdtemp(top) || chmod(top, 0711) != 0)
-        return -1;
-    snprintf(dir, size, "%s/w", top);
-    return mkdir(dir, 0755);
-}
-
-static void remove_host_dir(const char *dir) {
-    char top[PATH_MAX];
-    snprintf(top, sizeof top, "%s", dir);
-    char *slash = strrchr(top, '/');
-    if (slash && strncmp(top, "/tmp/clmm-host-", 15) == 0) {
-        *slash = '\0';
-        remove_tree(top);
-    }
-}
-
-/* Copy one of the workbook's own files (no limits: it is trusted). 0, or -1. */
-static int copy_trusted(const char *from, const char *to) {
-    size_t length = 0;
-    char *text = clu_read_file(from, &length);
-    FILE *f = text ? fopen(to, "wb") : NULL;
-    int ok = f && fwrite(text, 1, length, f) == length;
-    if (f)
-        ok &= fclose(f) == 0;
-    free(text);
-    return ok ? 0 : -1;
-}
-
 static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
                          const char *kernel, const char *dead, const char *dir,
                          struct grader_exercise_result *r);
@@ -627,13 +720,10 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
                         "not run: oclgrind is not installed (apt-get install oclgrind)");
         return;
     }
-    char log[PATH_MAX + 32], dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/%s/memcheck", cfg->work, ex->id);
-    grader_make_dirs(dir);
-    snprintf(log, sizeof log, "%s/oclgrind.txt", dir);
-    remove(log);
+    char log[PATH_MAX + 32];
     struct harness_run h;
-    run_harness(cfg, ex, kernel, ex->memcheck_n, "memcheck", NULL, log, &h);
+    run_harness(cfg, ex, kernel, ex->memcheck_n, "memcheck", NULL, 1, &h);
+    snprintf(log, sizeof log, "%s/oclgrind.txt", h.dir);
     char *found = grader_read_capped(log, 1 << 20), what[300]; /* whole, to count findings */
     grader_describe_run(&h.run, what, sizeof what);
     int clean = strspn(found, " \t\n") == strlen(found); /* the log holds only findings */
@@ -648,17 +738,28 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
                         what, h.log);
     }
     free(found);
-    free(h.log);
+    harness_done(&h);
 }
 
 /* Memory traffic of a kernel at memcheck_n, counted under oclgrind in the work folder `tag`:
  * 0, or -1 with t->why set. */
 static int count_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
                          const char *kernel, const char *tag, struct bench_traffic *t) {
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/%s/%s", cfg->work, ex->id, tag);
-    grader_make_dirs(dir);
-    return bench_traffic(cfg->self, ex, kernel, ex->block, ex->memcheck_n, dir, t);
+    (void)tag;
+    struct jail j;
+    if (jail_open(cfg, kernel, NULL, &j) != 0) {
+        memset(t, 0, sizeof *t);
+        snprintf(t->why, sizeof t->why, "the grader cannot prepare its folder in /tmp");
+        return -1;
+    }
+    const char *prefix[64];
+    char solutions[PATH_MAX + 16];
+    int k = grader_sandbox_prefix(cfg, j.dir, prefix, solutions, sizeof solutions);
+    prefix[k] = NULL;
+    int status =
+        bench_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t, prefix, j.dir);
+    remove_host_dir(j.dir);
+    return status;
 }
 
 /* FNV-1a of a file's bytes (0 if unreadable): names a cache entry after what it was made from. */
@@ -766,29 +867,76 @@ static void test_technique(const struct grader_exercise *ex, int all_right,
 }
 
 /* Why the C of the timed runs is wrong ("" if right). */
-static void timed_result_wrong(const struct grader_config *cfg, const struct grader_exercise *ex,
-                               const char *dir, uint64_t seed, char *why, size_t why_size) {
-    (void)cfg;
+/* Why the student's C of timed round `round` is wrong ("" if right): every element against the
+ * reference (full), or Freivalds' O(N^2) check of the product. */
+static void timed_result_wrong(const struct grader_exercise *ex, const char *dir, int round,
+                               uint64_t seed, int full, char *why, size_t why_size) {
     int n = ex->perf_n;
-    size_t count = grader_output_count(ex, n);
-    char reason[200] = "";
-    float *c = grader_load_result(dir, "c.bin", count + HARNESS_GUARD, reason, sizeof reason);
+    size_t count = grader_output_count(ex, n), in_count = (size_t)n * (size_t)n;
+    char reason[200] = "", name[32];
+    snprintf(name, sizeof name, "c-%d.bin", round);
+    float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
     double *expected = NULL, *tol = NULL;
+    float *a = NULL, *b = NULL;
     if (!c) {
-        snprintf(why, why_size, "no result saved (%s)", reason);
-    } else if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
+        snprintf(why, why_size, "round %d: no result saved (%s)", round + 1, reason);
+    } else if (grader_guard_damage(c + count, HARNESS_GUARD)) {
+        snprintf(why, why_size, "round %d: it wrote past the end of C", round + 1);
+    } else if (full || ex->is_vector) {
+        if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
+            snprintf(why, why_size, "grader out of memory");
+        } else {
+            struct grader_diagnosis d;
+            grader_diagnose(ex, n, seed, c, expected, tol, &d);
+            if (d.m.wrong) {
+                int used = snprintf(why, why_size, "round %d: ", round + 1);
+                if (used > 0 && (size_t)used < why_size)
+                    grader_describe_wrong(ex, n, &d, why + used, why_size - (size_t)used);
+            }
+        }
+    } else if (!(a = malloc(in_count * sizeof *a)) || !(b = malloc(in_count * sizeof *b))) {
         snprintf(why, why_size, "grader out of memory");
     } else {
-        struct grader_diagnosis d;
-        grader_diagnose(ex, n, seed, c, expected, tol, &d);
-        if (d.m.wrong)
-            grader_describe_wrong(ex, n, &d, why, why_size);
-        else if (grader_guard_damage(c + count, HARNESS_GUARD))
-            snprintf(why, why_size, "it wrote past the end of C");
+        clu_random_fill(a, in_count, seed, 0);
+        clu_random_fill(b, in_count, seed, 1);
+        size_t rows = grader_freivalds(n, a, b, c, seed);
+        if (rows)
+            snprintf(why, why_size,
+                     "round %d: C is not A*B (%zu of %d rows fail a check against A(Bx) for a "
+                     "random x)",
+                     round + 1, rows, n);
     }
+    free(a);
+    free(b);
     free(c);
     free(expected);
     free(tol);
+}
+
+/* Every timed round of the student's kernel computed the product on that round's inputs, and
+ * left A and B as they were: "" or why not. */
+static void timed_rounds_wrong(const struct grader_exercise *ex, const char *dir, FILE *f,
+                               int rounds, char *why, size_t why_size) {
+    int checked = -1, spoiled = 0;
+    why[0] = '\0';
+    if (fscanf(f, " checked %d spoiled %d", &checked, &spoiled) != 2 || checked < 0 ||
+        checked >= rounds) {
+        snprintf(why, why_size, "the timing run saved no round list");
+        return;
+    }
+    if (spoiled) {
+        snprintf(why, why_size, "the kernel changed A or B during the timed runs");
+        return;
+    }
+    for (int r = 0; r < rounds && !why[0]; r++) {
+        int number = -1;
+        unsigned long long seed = 0;
+        if (fscanf(f, " round %d %llu", &number, &seed) != 2 || number != r) {
+            snprintf(why, why_size, "the timing run saved no seed for round %d", r + 1);
+            return;
+        }
+        timed_result_wrong(ex, dir, r, (uint64_t)seed, r == checked, why, why_size);
+    }
 }
 
 static void test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
@@ -805,7 +953,7 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
     char reference[PATH_MAX];
     snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
     struct harness_run h;
-    run_harness(cfg, ex, kernel, ex->perf_n, "perf", reference, NULL, &h);
+    run_harness(cfg, ex, kernel, ex->perf_n, "perf", reference, 0, &h);
     char dead[200] = "";
     char *failure = harness_failure(&h, ex->perf_n, dead, sizeof dead);
     char path[PATH_MAX + 16];
@@ -813,21 +961,18 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
     double s[3] = {0}, ref[3] = {0};
     int counts[2] = {0, 0};
     FILE *f = failure ? NULL : fopen(path, "r");
-    unsigned long long checked = 0;
-    int parsed =
-        f && fscanf(f, "student %lf %lf %lf %d reference %lf %lf %lf %d checked %llu", &s[0], &s[1],
-                    &s[2], &counts[0], &ref[0], &ref[1], &ref[2], &counts[1], &checked) == 9;
-    if (f)
-        fclose(f);
-    /* the timed launches must compute the product too (the harness saved one round's C, on that
-     * round's fresh inputs) */
+    int parsed = f && fscanf(f, "student %lf %lf %lf %d reference %lf %lf %lf %d", &s[0], &s[1],
+                             &s[2], &counts[0], &ref[0], &ref[1], &ref[2], &counts[1]) == 8;
+    /* every timed launch must compute the product too, on its round's fresh inputs */
     char wrong[900] = "";
     if (parsed)
-        timed_result_wrong(cfg, ex, h.dir, (uint64_t)checked, wrong, sizeof wrong);
+        timed_rounds_wrong(ex, h.dir, f, counts[0], wrong, sizeof wrong);
+    if (f)
+        fclose(f);
     if (parsed && wrong[0]) {
         grader_add_test(r, name, 0, pts,
-                        "not scored: the timed runs at N = %d did not compute C: %s", ex->perf_n,
-                        wrong);
+                        "not scored: the timed runs at N = %d did not all compute C: %s",
+                        ex->perf_n, wrong);
     } else if (!parsed || s[0] <= 0 || s[1] <= 0 || ref[1] <= 0) {
         grader_add_test(r, name, 0, pts, "%s",
                         failure ? failure
@@ -855,7 +1000,7 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
                         grader_perf_ratio, traffic);
     }
     free(failure);
-    free(h.log);
+    harness_done(&h);
 }
 
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,
@@ -889,6 +1034,11 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         snprintf(dead, sizeof dead, "%s/kernel.cl is missing from the submission", ex->id);
     else if (grader_copy_source(src, kernel, why, sizeof why) != 0)
         snprintf(dead, sizeof dead, "%s/kernel.cl: %s", ex->id, why);
+    else if (has_include(kernel))
+        snprintf(dead, sizeof dead,
+                 "%s/kernel.cl has an #include: the grader builds kernel.cl alone (copy what "
+                 "you need into it)",
+                 ex->id);
 
     int passed = 0, sizes = 0, untouched_all = 1, passed_only_16 = 1, failed_not_16 = 1;
     for (; sizes < GRADER_MAX_SIZES && ex->sizes[sizes]; sizes++) {

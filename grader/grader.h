@@ -222,6 +222,11 @@ int grader_reference(const struct grader_exercise *ex, int n, uint64_t seed, dou
 void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
                      const double *expected, const double *tol, struct grader_diagnosis *d);
 
+/* Freivalds' check of C = A*B for n x n matrices in O(n^2): C x against A (B x) for a random
+ * +-1 vector x from seed, each row within the sum of its elements' tolerances. Returns the rows
+ * that fail (0: C is the product, but for a chance of 2^-n per wrong element pattern). */
+size_t grader_freivalds(int n, const float *a, const float *b, const float *c, uint64_t seed);
+
 /* Elements of the guard zone after C that the kernel changed (0 when intact). */
 size_t grader_guard_damage(const float *guard, size_t count);
 

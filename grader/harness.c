@@ -148,16 +148,44 @@ static uint64_t round_seed(uint64_t seed, int r) {
     return (seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(r + 1))) & 0x7fffffffffffffffull;
 }
 
+/* A and B as generated for round r, written before a turn (outside its timed launch). */
+static cl_int write_inputs(const struct clu_env *env, cl_mem *ab, const float *a, const float *b,
+                           size_t in_count) {
+    cl_int err = clEnqueueWriteBuffer(env->queue, ab[0], CL_TRUE, 0, in_count * sizeof(float), a, 0,
+                                      NULL, NULL);
+    return err == CL_SUCCESS ? clEnqueueWriteBuffer(env->queue, ab[1], CL_TRUE, 0,
+                                                    in_count * sizeof(float), b, 0, NULL, NULL)
+                             : err;
+}
+
+/* Whether the student's turn changed A or B (a kernel that spoils the inputs for the next turn,
+ * with denormals say, would slow the reference down). */
+static int inputs_spoiled(const struct clu_env *env, cl_mem *ab, const float *a, const float *b,
+                          float *scratch, size_t in_count) {
+    const float *want[2] = {a, b};
+    for (int m = 0; m < 2; m++) {
+        if (clEnqueueReadBuffer(env->queue, ab[m], CL_TRUE, 0, in_count * sizeof(float), scratch, 0,
+                                NULL, NULL) != CL_SUCCESS ||
+            memcmp(scratch, want[m], in_count * sizeof(float)) != 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Student and reference alternately, each on its own C, so that a slow spell of a shared machine
- * hits both; every round on fresh A and B (written outside the timed launches). The student's C
- * of one round, chosen from the hidden seed, is saved with that round's seed: the parent checks
- * it, so a timed kernel must compute the product too. */
+ * hits both; every round on fresh A and B, written again before each turn. The student's C of
+ * every round is saved (c-R.bin) for the parent to check, and timing.txt names the seed of each
+ * round's inputs and the round checked element by element: a timed kernel must compute the
+ * product every time. */
 static int time_both(const struct clu_env *env, struct grader_launch *student,
                      struct grader_launch *ref, cl_mem *c_of, size_t count, float *c_host,
                      size_t c_total, int repeats, const char *dir, cl_mem *ab, float *a, float *b,
                      size_t in_count, uint64_t seed) {
     double *samples[2];
     struct grader_launch *which[2] = {student, ref};
+    float *scratch = malloc(in_count * sizeof *scratch);
+    if (!scratch)
+        return HARNESS_OPENCL;
     for (int w = 0; w < 2; w++) {
         samples[w] = calloc((size_t)repeats, sizeof(double));
         if (!samples[w])
@@ -167,27 +195,29 @@ static int time_both(const struct clu_env *env, struct grader_launch *student,
         CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, which[w], 2, 0, &unused),
                       "warm-up");
     }
-    int checked = (int)(seed % (uint64_t)repeats);
+    int checked = (int)(seed % (uint64_t)repeats), spoiled = 0;
     for (int r = 0; r < repeats; r++) {
         clu_random_fill(a, in_count, round_seed(seed, r), 0);
         clu_random_fill(b, in_count, round_seed(seed, r), 1);
-        CLU_CHECK(clEnqueueWriteBuffer(env->queue, ab[0], CL_TRUE, 0, in_count * sizeof(float), a,
-                                       0, NULL, NULL));
-        CLU_CHECK(clEnqueueWriteBuffer(env->queue, ab[1], CL_TRUE, 0, in_count * sizeof(float), b,
-                                       0, NULL, NULL));
         for (int turn = 0; turn < 2; turn++) {
             int w =
                 turn ^ (r & 1); /* who goes first swaps every round: neither gets warmer caches */
             struct clu_stats one;
+            CLU_CHECK_ERR(write_inputs(env, ab, a, b, in_count), "clEnqueueWriteBuffer");
             CLU_CHECK_ERR(refill(env, c_of[w], count), "clEnqueueFillBuffer");
             CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, which[w], 0, 1, &one),
                           "timed launch");
             samples[w][r] = one.median;
-            if (w == 0 && r == checked &&
-                save_buffer(env, c_of[0], c_host, c_total, dir, "c.bin") != 0)
-                return HARNESS_USAGE;
+            if (w == 0) {
+                char name[32];
+                snprintf(name, sizeof name, "c-%d.bin", r);
+                if (save_buffer(env, c_of[0], c_host, c_total, dir, name) != 0)
+                    return HARNESS_USAGE;
+                spoiled |= inputs_spoiled(env, ab, a, b, scratch, in_count);
+            }
         }
     }
+    free(scratch);
     char path[4096];
     snprintf(path, sizeof path, "%s/timing.txt", dir);
     FILE *f = fopen(path, "w");
@@ -199,7 +229,9 @@ static int time_both(const struct clu_env *env, struct grader_launch *student,
                 s.count);
         free(samples[w]);
     }
-    fprintf(f, "checked %llu\n", (unsigned long long)round_seed(seed, checked));
+    fprintf(f, "checked %d spoiled %d\n", checked, spoiled);
+    for (int r = 0; r < repeats; r++)
+        fprintf(f, "round %d %llu\n", r, (unsigned long long)round_seed(seed, r));
     return fclose(f) == 0 ? HARNESS_OK : HARNESS_USAGE;
 }
 

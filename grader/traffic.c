@@ -126,7 +126,8 @@ static void traffic_parse(const char *text, struct traffic_counts *c) {
 /* ---------------------------------------------------------------- counting a kernel */
 
 int bench_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
-                  int block, int n, const char *workdir, struct bench_traffic *t) {
+                  int block, int n, const char *workdir, struct bench_traffic *t,
+                  const char *const *prefix, const char *jail_dir) {
     memset(t, 0, sizeof *t);
     t->n = n;
     char oclgrind[PATH_MAX];
@@ -146,18 +147,27 @@ int bench_traffic(const char *self, const struct grader_exercise *ex, const char
     snprintf(log, sizeof log, "%s/traffic-%s-b%d-n%d.log", workdir, ex->id, block, n);
     /* oclgrind's simulated device takes groups of 1024 by default; the counts do not depend on
      * it, so let it take the 64x64 tiles too */
-    char *argv[] = {oclgrind,     "--max-wgsize",
-                    "4096",       "--inst-counts",
-                    (char *)self, "--harness",
-                    "--ex",       (char *)ex->id,
-                    "--kernel",   (char *)kernel_path,
-                    "--n",        n_text,
-                    "--seed",     "1",
-                    "--out",      (char *)workdir,
-                    "--exact",    "--block",
-                    block_text,   NULL};
+    char *counting[] = {oclgrind,     "--max-wgsize",
+                        "4096",       "--inst-counts",
+                        (char *)self, "--harness",
+                        "--ex",       (char *)ex->id,
+                        "--kernel",   (char *)kernel_path,
+                        "--n",        n_text,
+                        "--seed",     "1",
+                        "--out",      (char *)workdir,
+                        "--exact",    "--block",
+                        block_text,   NULL};
+    char *argv[96];
+    int k = 0;
+    for (; prefix && prefix[k] && k < 64; k++)
+        argv[k] = (char *)prefix[k];
+    for (size_t i = 0; i < sizeof counting / sizeof counting[0]; i++)
+        argv[k++] = counting[i];
     struct grader_run_result run;
-    grader_run(argv, log, TRAFFIC_TIMEOUT, &run);
+    if (jail_dir) /* a student's kernel: jailed like the student's program */
+        grader_run_jailed(argv, jail_dir, log, TRAFFIC_TIMEOUT, &run);
+    else
+        grader_run(argv, log, TRAFFIC_TIMEOUT, &run);
     if (run.how != RUN_EXITED || run.code != 0) {
         char how[160];
         grader_describe_run(&run, how, sizeof how);

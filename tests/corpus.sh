@@ -10,6 +10,7 @@
 # An entry is the reference solution of 04_local_B with one change, described by its `expect`:
 #   kernel skeleton | main skeleton   take that file from exercises/ (the unfilled skeleton)
 #   kernel_sed EXPR | main_sed EXPR   a GNU sed expression applied to the solution's file
+#   kernel.cl (a file)                replaces the kernel; @WORKBOOK_ROOT@ becomes the real path
 #   attack.c (a file)                 static int attack(int argc, char **argv), called first in
 #                                     main(); a non-zero return fails the host program on purpose
 #                                     (so a snoop that succeeds loses points). It may use
@@ -45,6 +46,7 @@ assemble() { # assemble CLASS OUT PORT
             expr=$(value "$id" "${f}_sed")
             [ -n "$expr" ] && sed -i "$expr" "$file"
         done
+        [ -f "$dir/kernel.cl" ] && sed "s|@WORKBOOK_ROOT@|$root|g" "$dir/kernel.cl" >"$files/kernel.cl"
         if [ -f "$dir/attack.c" ]; then
             {
                 echo '#include "clu.h"'
