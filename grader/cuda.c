@@ -471,17 +471,29 @@ static int exited_with(const struct grader_run_result *run, int code) {
 static int build_module(const struct grader_config *cfg, const char *nvcc, const char *dir,
                         int capability, int block, char **log) {
     char source[PATH_MAX + 32], module[PATH_MAX + 32], out[PATH_MAX + 32], define[32],
-        arch[32] = "", solutions[PATH_MAX + 16];
-    snprintf(source, sizeof source, "%s/kernel.cu", dir);
-    snprintf(module, sizeof module, "%s/kernel.fatbin", dir);
+        arch[32] = "", solutions[PATH_MAX + 16], jail[PATH_MAX], why[100];
+    /* built in a folder the student's uid can reach (the work folder may be under /root) */
     snprintf(out, sizeof out, "%s/build.txt", dir);
+    snprintf(source, sizeof source, "%s/kernel.cu", dir);
+    if (grader_jail_dir_make(jail, sizeof jail) != 0) {
+        *log = strdup("the grader cannot prepare its build folder in /tmp");
+        return -1;
+    }
+    snprintf(module, sizeof module, "%s/kernel.cu", jail);
+    if (grader_copy_source(source, module, why, sizeof why) != 0) {
+        *log = strdup(why);
+        grader_jail_dir_remove(jail);
+        return -1;
+    }
+    snprintf(source, sizeof source, "%s/kernel.cu", jail);
+    snprintf(module, sizeof module, "%s/kernel.fatbin", jail);
     snprintf(define, sizeof define, "-DBLOCK=%d", block);
     if (capability > 0)
         snprintf(arch, sizeof arch, "-arch=sm_%d", capability);
     struct grader_run_result run;
     for (int attempt = 0; attempt < 2; attempt++) {
         const char *argv[64];
-        int k = grader_sandbox_prefix(cfg, dir, argv, solutions, sizeof solutions);
+        int k = grader_sandbox_prefix(cfg, jail, argv, solutions, sizeof solutions);
         const char *compile[] = {nvcc, "-fatbin", define, "-o", module, source};
         for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
             argv[k++] = compile[i];
@@ -489,10 +501,14 @@ static int build_module(const struct grader_config *cfg, const char *nvcc, const
             argv[k++] = arch;
         argv[k] = NULL;
         remove(module);
-        grader_run_jailed((char *const *)argv, dir, out, BUILD_TIMEOUT, &run);
+        grader_run_jailed((char *const *)argv, jail, out, BUILD_TIMEOUT, &run);
         *log = grader_read_capped(out, LOG_CAP);
-        if (exited_with(&run, 0) && access(module, R_OK) == 0)
+        char kept[PATH_MAX + 32];
+        snprintf(kept, sizeof kept, "%s/kernel.fatbin", dir);
+        if (exited_with(&run, 0) && grader_copy_source(module, kept, why, sizeof why) == 0) {
+            grader_jail_dir_remove(jail);
             return 0;
+        }
         if (!arch[0] || !strstr(*log, "nsupported gpu architecture"))
             break;
         free(*log); /* a GPU newer than this nvcc: its default code, compiled by the driver */
@@ -507,6 +523,7 @@ static int build_module(const struct grader_config *cfg, const char *nvcc, const
             *log = more;
         }
     }
+    grader_jail_dir_remove(jail);
     return -1;
 }
 

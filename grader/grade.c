@@ -120,6 +120,10 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
                             "--dev-bind",
                             "/dev",
                             "/dev",
+                            "--size",
+                            "67108864", /* a private /dev/shm: no file outlives the run */
+                            "--tmpfs",
+                            "/dev/shm",
                             proc_mark,
                             "--size",
                             "1048576", /* a private /tmp, read-only below (TMPDIR is its folder) */
@@ -169,7 +173,7 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
 /* A folder for a student's own program that its uid can reach wherever the grader's work folder
  * is (under a private home or a 0700 temporary folder): /tmp/clmm-host-XXXXXX (the grader's,
  * 0711) holding w/, handed to the student's uid when the program runs. 0, or -1. */
-static int make_host_dir(char *dir, size_t size) {
+int grader_jail_dir_make(char *dir, size_t size) {
     char top[64] = "/tmp/clmm-host-XXXXXX";
     if (!mkdtemp(top) || chmod(top, 0711) != 0)
         return -1;
@@ -177,7 +181,7 @@ static int make_host_dir(char *dir, size_t size) {
     return mkdir(dir, 0755);
 }
 
-static void remove_host_dir(const char *dir) {
+void grader_jail_dir_remove(const char *dir) {
     char top[PATH_MAX];
     snprintf(top, sizeof top, "%s", dir);
     char *slash = strrchr(top, '/');
@@ -210,7 +214,7 @@ struct jail {
 static int jail_open(const struct grader_config *cfg, const char *kernel, const char *reference,
                      struct jail *j) {
     memset(j, 0, sizeof *j);
-    if (make_host_dir(j->dir, sizeof j->dir) != 0)
+    if (grader_jail_dir_make(j->dir, sizeof j->dir) != 0)
         return -1;
     snprintf(j->self, sizeof j->self, "%s/grader", j->dir);
     snprintf(j->kernel, sizeof j->kernel, "%s/kernel.cl", j->dir);
@@ -218,7 +222,7 @@ static int jail_open(const struct grader_config *cfg, const char *kernel, const 
     if (copy_trusted(cfg->self, j->self) != 0 || chmod(j->self, 0755) != 0 ||
         copy_trusted(kernel, j->kernel) != 0 ||
         (reference && copy_trusted(reference, j->reference) != 0)) {
-        remove_host_dir(j->dir);
+        grader_jail_dir_remove(j->dir);
         return -1;
     }
     return 0;
@@ -283,7 +287,7 @@ struct harness_run {
 static void harness_done(struct harness_run *h) {
     free(h->log);
     h->log = NULL;
-    remove_host_dir(h->jail.dir);
+    grader_jail_dir_remove(h->jail.dir);
 }
 
 /* The harness runs the student's kernel: it runs jailed like the student's own program (its
@@ -498,14 +502,14 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
 static void test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const char *dead, struct grader_exercise_result *r) {
     char dir[PATH_MAX];
-    if (make_host_dir(dir, sizeof dir) != 0) {
+    if (grader_jail_dir_make(dir, sizeof dir) != 0) {
         grader_add_test(r, "host program saves the right result", 0, ex->points.host,
                         "not run: the grader cannot create its folder in /tmp (%s)",
                         strerror(errno));
         return;
     }
     host_program(cfg, ex, kernel, dead, dir, r);
-    remove_host_dir(dir);
+    grader_jail_dir_remove(dir);
 }
 
 /* The host program built and run in dir; its logs stay in the work folder. */
@@ -758,7 +762,7 @@ static int count_traffic(const struct grader_config *cfg, const struct grader_ex
     prefix[k] = NULL;
     int status =
         bench_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t, prefix, j.dir);
-    remove_host_dir(j.dir);
+    grader_jail_dir_remove(j.dir);
     return status;
 }
 

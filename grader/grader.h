@@ -306,6 +306,10 @@ int grader_copy_source(const char *from, const char *to, char *why, size_t why_s
  * index 0 and returns the count (0 without a sandbox); solutions is scratch for a path. */
 int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, const char **argv,
                           char *solutions, size_t solutions_size);
+/* A folder for a student's own processes that their uid can reach wherever the work folder is:
+ * /tmp/clmm-host-XXXXXX/w (the grader's top folder, 0711). 0, or -1. Removed with the other. */
+int grader_jail_dir_make(char *dir, size_t size);
+void grader_jail_dir_remove(const char *dir);
 /* dir/name saved by clu_save_result holding exactly want floats, or NULL with why set. */
 float *grader_load_result(const char *dir, const char *name, size_t want, char *why,
                           size_t why_size);

@@ -58,7 +58,8 @@ static const char *absolute(const char *path, const char *what) {
 
 /* Whether bubblewrap is installed and can make a sandbox here (it cannot inside some containers);
  * says so in one line when it cannot. */
-static int sandbox_works(const char *work) {
+static int sandbox_works(const struct grader_config *cfg) {
+    const char *work = cfg->work;
     char bwrap[PATH_MAX] = "", log[PATH_MAX + 32];
     if (grader_find_program("bwrap", bwrap, sizeof bwrap) != 0)
         bwrap[0] = '\0';
@@ -77,19 +78,16 @@ static int sandbox_works(const char *work) {
         snprintf(dir, sizeof dir, "%s/w", top);
         mkdir(dir, 0755);
         /* a /proc of its own where it can; inside another sandbox the outer /proc is bound */
+        /* the very prefix student programs get; a /proc of its own where it can, inside
+         * another sandbox the outer /proc bound */
+        struct grader_config probe_cfg = *cfg;
         for (int way = SANDBOX_OWN_PROC; way <= SANDBOX_HOST_PROC && !found; way++) {
-            const char *probe[24] = {bwrap, "--ro-bind", "/", "/", "--dev", "/dev"};
-            int k = 6;
-            if (way == SANDBOX_OWN_PROC) {
-                probe[k++] = "--proc";
-            } else {
-                probe[k++] = "--ro-bind";
-                probe[k++] = "/proc";
-            }
-            const char *rest[] = {"/proc", "--tmpfs",       "/tmp",          "--bind", dir,
-                                  dir,     "--unshare-pid", "--unshare-net", "true",   NULL};
-            for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
-                probe[k++] = rest[i];
+            const char *probe[80];
+            char solutions[PATH_MAX + 16];
+            probe_cfg.sandbox = way;
+            int k = grader_sandbox_prefix(&probe_cfg, dir, probe, solutions, sizeof solutions);
+            probe[k++] = "/bin/true";
+            probe[k] = NULL;
             grader_run_jailed((char *const *)probe, dir, log, 20, &run);
             if (run.how == RUN_EXITED && run.code == 0)
                 found = way;
@@ -229,7 +227,7 @@ int main(int argc, char **argv) {
     cfg.work = absolute(cfg.work, "work folder");
 
     if (cfg.sandbox)
-        cfg.sandbox = sandbox_works(cfg.work);
+        cfg.sandbox = sandbox_works(&cfg);
 
     if (chosen_count == 0) /* --ex flags win over the config's exercises */
         for (int i = 0; i < config_chosen_count; i++)

@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,17 +85,28 @@ static void become_child(const char *out_path, int report_fd, const struct jail_
 }
 
 /* Bytes a folder holds (allocated blocks), summed by nftw. */
-static long long folder_bytes_sum;
+static long long folder_bytes_sum, folder_entries;
 static int add_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     (void)path, (void)flag, (void)ftw;
     folder_bytes_sum += (long long)st->st_blocks * 512;
+    folder_entries++;
     return 0;
 }
 
 static long long folder_bytes(const char *dir) {
-    folder_bytes_sum = 0;
+    folder_bytes_sum = folder_entries = 0;
     nftw(dir, add_entry, 16, FTW_PHYS);
-    return folder_bytes_sum;
+    /* empty files cost no blocks but an inode each: count every entry as a block */
+    return folder_bytes_sum + folder_entries * 4096;
+}
+
+/* Free bytes of the file system holding dir (-1 if unknown): files deleted while still open
+ * are in no folder, but they still take its space. */
+static long long free_bytes(const char *dir) {
+    struct statvfs fs;
+    if (statvfs(dir, &fs) != 0)
+        return -1;
+    return (long long)fs.f_bavail * (long long)fs.f_frsize;
 }
 
 /* Resident memory of every process of uid, in bytes (from /proc/PID/status). */
@@ -220,10 +232,14 @@ void grader_run_jailed(char *const argv[], const char *dir, const char *out_path
     run_child(argv, out_path, timeout, dir, result);
 }
 
-/* The environment of a jailed child: the grader's, with HOME and TMPDIR in its folder (POCL
- * keeps its kernel cache under HOME). */
+/* The environment of a jailed child: only what runtimes and compilers need (an allow-list: an
+ * instructor's GRADER_SECRET, say, never reaches a student's program), with HOME and TMPDIR in
+ * its folder (POCL keeps its kernel cache under HOME). */
 static char **jail_environment(const char *dir) {
     extern char **environ;
+    static const char *const keep[] = {
+        "PATH=",   "LANG=",   "LC_",   "OCL_ICD", "POCL_", "CUDA_", "LD_LIBRARY_PATH=",
+        "DEVICE=", "NVIDIA_", "TERM=", "TZ=",     NULL};
     size_t n = 0;
     while (environ[n])
         n++;
@@ -232,8 +248,11 @@ static char **jail_environment(const char *dir) {
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "HOME=", 5) != 0 && strncmp(environ[i], "TMPDIR=", 7) != 0)
-            envp[k++] = environ[i];
+        for (int w = 0; keep[w]; w++)
+            if (!strncmp(environ[i], keep[w], strlen(keep[w]))) {
+                envp[k++] = environ[i];
+                break;
+            }
     size_t len = strlen(dir) + 8;
     envp[k] = malloc(len);
     envp[k + 1] = malloc(len);
@@ -271,6 +290,7 @@ static void run_child(char *const argv[], const char *out_path, double timeout,
         }
     }
     double start = now(), last_watch = start;
+    long long free_at_start = jail_dir ? free_bytes(jail_dir) : -1;
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
         result->how = RUN_NO_START;
@@ -322,7 +342,10 @@ static void run_child(char *const argv[], const char *out_path, double timeout,
             /* what rlimits cannot bound: the folder's size and the memory of all its processes */
             last_watch = now();
             int code = 0;
-            if (limits.disk_bytes > 0 && folder_bytes(jail_dir) > limits.disk_bytes)
+            if (limits.disk_bytes > 0 &&
+                (folder_bytes(jail_dir) > limits.disk_bytes ||
+                 (free_at_start >= 0 &&
+                  free_at_start - free_bytes(jail_dir) > 2 * limits.disk_bytes)))
                 code = LIMIT_DISK;
             else if (jail.uid != (uid_t)-1 && limits.memory_bytes > 0 &&
                      resident_bytes_of(jail.uid) > limits.memory_bytes)
