@@ -86,11 +86,12 @@ unpack() { # unpack ARCHIVE DIR -> 0, or 1 with the reason on stdout
     case $1 in
     *.zip)
         names=$(zipinfo -1 "$1" 2>/dev/null) || { echo "not a readable zip"; return 1; }
-        links=$(zipinfo -l "$1" 2>/dev/null | grep -c '^l')
+        # links, devices, FIFOs: anything but plain files and folders
+        links=$(zipinfo -l "$1" 2>/dev/null | awk 'NR > 1 && /^[a-z?-][rwxsStT-]{9}/ && $1 !~ /^[-d]/' | wc -l)
         bytes=$(zipinfo -l "$1" 2>/dev/null | awk '$1 ~ /^[-d]/ { sum += $4 } END { print sum + 0 }') ;;
     *)
         names=$(tar -tzf "$1" 2>/dev/null) || { echo "not a readable .tar.gz"; return 1; }
-        links=$(tar -tvzf "$1" 2>/dev/null | grep -c '^[lh]')
+        links=$(tar -tvzf "$1" 2>/dev/null | grep -vc '^[-d]')
         bytes=$(tar -tvzf "$1" 2>/dev/null | awk '{ sum += $3 } END { print sum + 0 }') ;;
     esac
     if [ "$bytes" -gt "$max_unpacked" ]; then
@@ -99,10 +100,13 @@ unpack() { # unpack ARCHIVE DIR -> 0, or 1 with the reason on stdout
     if printf '%s\n' "$names" | grep -Eq '^/|(^|/)\.\.(/|$)'; then
         echo "archive refused: a member has an absolute path or .."; return 1
     fi
-    [ "$links" -eq 0 ] || { echo "archive refused: it holds links"; return 1; }
+    [ "$links" -eq 0 ] || { echo "archive refused: it holds links or special files"; return 1; }
     case $1 in
-    *.zip) unzip -q -o "$1" -d "$2" >/dev/null 2>&1 || { echo "unzip failed"; return 1; } ;;
-    *) tar --no-same-owner --no-same-permissions -xzf "$1" -C "$2" 2>/dev/null ||
+    # no password prompt (stdin closed, empty password), a time limit, and a cap per file
+    *.zip) (ulimit -f $((max_unpacked / 512)) && timeout 120 unzip -q -o -P '' "$1" -d "$2" \
+        </dev/null >/dev/null 2>&1) || { echo "unzip failed"; return 1; } ;;
+    *) (ulimit -f $((max_unpacked / 512)) && timeout 120 tar --no-same-owner \
+        --no-same-permissions -xzf "$1" -C "$2" </dev/null 2>/dev/null) ||
         { echo "tar failed"; return 1; } ;;
     esac
 }
@@ -116,7 +120,7 @@ take() { # take FROM TO
 
 # one line per finished student: done/total, students that lost points or failed, time left
 progress() { # progress ID STATUS SCORE
-    done_count=$(ls "$out/students" | grep -vc '\.old$')
+    done_count=$(ls "$out/students" | wc -l)
     short=$(cat "$out"/students/*/status 2>/dev/null | grep -vc '^graded$')
     lost=$(for f in "$out"/students/*/results.json; do
         [ -s "$f" ] && jq -r 'select(.score < .extra_data.max_score) | 1' "$f" 2>/dev/null; done | wc -l)
@@ -145,6 +149,10 @@ grade_one() { # grade_one ID ENTRY
         fi
         src=$w/unpacked ;;
     esac
+    nl=$(printf '\nx') nl=${nl%x}
+    if [ "$status" = graded ] && find "$src" -name "*$nl*" 2>/dev/null | grep -q .; then
+        status="refused: a file or folder name holds a line break"
+    fi
     if [ "$status" = graded ]; then
         for ex in $exercises; do
             # the exercise folder, wherever it sits: NN_name/, exercises/NN_name/, top/...
@@ -188,14 +196,15 @@ grade_one() { # grade_one ID ENTRY
     [ -s "$w/results.json" ] && cp "$w/results.json" "$w/publish/results.json.tmp" &&
         mv "$w/publish/results.json.tmp" "$w/publish/results.json"
     cp -r "$w/logs" "$w/publish/logs" 2>/dev/null
-    rm -rf "$final.old" && { [ ! -e "$final" ] || mv "$final" "$final.old"; } &&
-        mv "$w/publish" "$final" && rm -rf "$final.old" "$w"
+    old=$out/students/.old-$id
+    rm -rf "$old" && { [ ! -e "$final" ] || mv "$final" "$old"; } &&
+        mv "$w/publish" "$final" && rm -rf "$old" "$w"
     progress "$id" "$status" "$(jq -r '"\(.score)/\(.extra_data.max_score)"' \
         "$final/results.json" 2>/dev/null)"
 }
 
 # ---------------------------------------------------------------- the queue
-queue=$out/work/queue
+queue=$out/work/.queue
 : >"$queue"
 for entry in "$subs"/*; do
     [ -e "$entry" ] || continue
@@ -211,6 +220,10 @@ for entry in "$subs"/*; do
     '' | *[!A-Za-z0-9._-]* | .*) echo "batch: skipped $name: the id must be letters, digits, . _ -" >&2
         continue ;;
     esac
+    if cut -f1 "$queue" | grep -qxF -- "$id"; then
+        echo "batch: skipped $name: student id $id is taken by another entry" >&2
+        continue
+    fi
     printf '%s\t%s\n' "$id" "$entry" >>"$queue"
 done
 total=$(wc -l <"$queue")
@@ -221,7 +234,7 @@ while IFS="$(printf '\t')" read -r id entry; do
 done <"$queue"
 echo "batch: $total students in $subs, $left to grade, $jobs at a time; results in $out"
 start=$(date +%s)
-done_at_start=$(ls "$out/students" | grep -vc '\.old$')
+done_at_start=$(ls "$out/students" | wc -l)
 
 # JOBS workers, each taking every JOBS-th student of the queue
 worker=0
@@ -290,12 +303,14 @@ printf '%s\n' "$all_json" | jq -rs --arg total "$total" '
     | map(max_by(.v)) | .[] | "| \(.e | sub(" GFLOP/s"; "")) | \(.s) | \(.v) |")
 ' >"$out/summary.md.tmp" 2>/dev/null && mv "$out/summary.md.tmp" "$out/summary.md"
 
+# XML 1.0 has no place for control characters other than tab and line breaks: they become ?
 printf '%s\n' "$all_json" | jq -rs '
+  def xml: gsub("[\u0001-\u0008\u000b\u000c\u000e-\u001f]"; "?") | @html;
   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
   "<testsuites>",
-  (.[] | "  <testsuite name=\"\(.student | @html)\" tests=\"\(.tests | length)\" failures=\"\([.tests[] | select(.status == "failed")] | length)\">",
-    (.tests[] | "    <testcase classname=\"\(.name | split(":")[0] | @html)\" name=\"\(.name | @html)\">" +
-      (if .status == "failed" then "<failure message=\"\(.score)/\(.max_score)\">\(.output | @html)</failure>" else "" end) +
+  (.[] | "  <testsuite name=\"\(.student | xml)\" tests=\"\(.tests | length)\" failures=\"\([.tests[] | select(.status == "failed")] | length)\">",
+    (.tests[] | "    <testcase classname=\"\(.name | split(":")[0] | xml)\" name=\"\(.name | xml)\">" +
+      (if .status == "failed" then "<failure message=\"\(.score)/\(.max_score)\">\(.output | xml)</failure>" else "" end) +
       "</testcase>"),
     "  </testsuite>"),
   "</testsuites>"

@@ -15,7 +15,7 @@
 #                                     main(); a non-zero return fails the host program on purpose
 #                                     (so a snoop that succeeds loses points). It may use
 #                                     WORKBOOK_ROOT, SUBMISSIONS_DIR, OUT_DIR and LISTENER_PORT.
-#   form folder|repo|zip|tar|dotdot|link|oversize   how it is handed in (default folder)
+#   form folder|repo|zip|tar|dotdot|link|fifo|oversize   how it is handed in (default folder)
 #   score N                           its total; refused TEXT: its status instead
 #   output TEST | TEXT                that test's output holds TEXT
 #   needs_sandbox                     checked only where bubblewrap can run
@@ -65,6 +65,7 @@ assemble() { # assemble CLASS OUT PORT
         dotdot) mkdir -p "$stage/$id/x" && tar -czf "$class/$id.tar.gz" -C "$stage/$id/x" \
             --absolute-names "../$ex/kernel.cl" ;;
         link) ln -s /etc/passwd "$files/passwd" && tar -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
+        fifo) mkfifo "$files/pipe" && tar -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
         oversize) head -c 67108864 /dev/zero >"$files/padding.bin" &&
             tar -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
         *) cp -r "$stage/$id" "$class/$id" ;;
@@ -87,7 +88,7 @@ tmp=$(mktemp -d)
 listener=""
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
-    rm -rf "$tmp" "$root/ESCAPED" /var/tmp/ESCAPED
+    rm -rf "$tmp" "$root/ESCAPED" /var/tmp/ESCAPED /dev/shm/ESCAPED
 }
 trap cleanup EXIT
 class=$tmp/class
@@ -196,9 +197,9 @@ done
 
 # nothing escaped, nothing was left running, the machine still has its disk
 check "no file written outside the students' folders" \
-    sh -c "! ls '$root/ESCAPED' '$tmp/ESCAPED' '$out/ESCAPED' '$out/students/ESCAPED' '$class/ESCAPED' /var/tmp/ESCAPED 2>/dev/null | grep -q ."
-check "no forged results.json outside forged_results' own folder" \
-    sh -c "! grep -l '\"score\": 11, \"tests\": \[{\"name\": \"all\"' -r '$out/students' '$class' 2>/dev/null | grep -q ."
+    sh -c "! ls '$root/ESCAPED' '$tmp/ESCAPED' '$out/ESCAPED' '$out/students/ESCAPED' '$class/ESCAPED' /var/tmp/ESCAPED /dev/shm/ESCAPED 2>/dev/null | grep -q ."
+check "no forged results.json anywhere in the results" \
+    sh -c "! grep -l '\"score\": 11, \"tests\": \[{\"name\": \"all\"' -r '$out' '$class' 2>/dev/null | grep -q ."
 # (the grader's student uids are 0x3f000000 and up; a process being torn down may take a moment)
 left_running() { ps -eo uid=,stat= | awk '$1 >= 1056964608 && $1 < 1073741824 && $2 !~ /^Z/' | grep -q .; }
 for _ in 1 2 3 4 5; do left_running && sleep 1; done
@@ -209,6 +210,8 @@ graded=$(grep -c ',graded,' "$out/gradebook.csv")
 check "junit.xml: $graded suites, all closed" \
     test "$(grep -c '<testsuite ' "$out/junit.xml")" -eq "$graded" -a \
     "$(grep -c '</testsuite>' "$out/junit.xml")" -eq "$graded"
+check "junit.xml holds no control characters (fake_100 prints terminal escapes)" \
+    sh -c "! LC_ALL=C grep -q '[$(printf '\001-\010\013\014\016-\037')]' '$out/junit.xml'"
 check "summary names the common failures" grep -q 'host program saves the right result' "$out/summary.md"
 # a regrade with the same secret uses the same hidden seed
 mkdir -p "$tmp/one" && cp -r "$class/good" "$tmp/one/"

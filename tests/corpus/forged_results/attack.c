@@ -16,6 +16,7 @@ static int attack(int argc, char **argv) {
     forge("../results.json");
     forge("../../results.json");
     forge(OUT_DIR "/students/forged_results/results.json");
+    forge(OUT_DIR "/work/forged_results/results.json"); /* where the batch takes it from */
     const char *output = NULL;
     int n = 0;
     for (int i = 1; i + 1 < argc; i++) {

@@ -8,7 +8,9 @@ static int attack(int argc, char **argv) {
                            OUT_DIR "/students/ESCAPED",
                            SUBMISSIONS_DIR "/ESCAPED",
                            WORKBOOK_ROOT "/ESCAPED",
-                           "/var/tmp/ESCAPED"};
+                           "/var/tmp/ESCAPED",
+                           "/dev/shm/ESCAPED",
+                           "/tmp/ESCAPED"};
     for (unsigned i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         FILE *f = fopen(paths[i], "w");
         if (f) {
