@@ -112,7 +112,7 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
     if (!cfg->sandbox || grader_find_program("bwrap", bwrap, sizeof bwrap) != 0)
         return 0;
     snprintf(solutions, solutions_size, "%s/solutions", cfg->root);
-    static const char proc_mark[] = "(proc)";
+    static const char proc_mark[] = "(proc)", cache_mark[] = "(cache)";
     const char *prefix[] = {bwrap,
                             "--ro-bind",
                             "/",
@@ -121,7 +121,7 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
                             "/dev",
                             "/dev",
                             "--size",
-                            "67108864", /* a private /dev/shm: no file outlives the run */
+                            "1048576", /* a private /dev/shm, read-only below */
                             "--tmpfs",
                             "/dev/shm",
                             proc_mark,
@@ -138,8 +138,11 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
                             "--bind",
                             dir,
                             dir,
+                            cache_mark,
                             "--remount-ro", /* /tmp read-only: only its own folder is writable */
                             "/tmp",
+                            "--remount-ro",
+                            "/dev/shm",
                             "--unshare-pid",
                             "--unshare-net",
                             "--unshare-ipc",
@@ -153,7 +156,13 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
         int hide =
             i > 0 && !strcmp(prefix[i - 1], "--tmpfs") &&
             (prefix[i] == solutions || prefix[i] == cfg->submission || prefix[i] == cfg->work);
-        if (hide && !must_hide(prefix[i])) {
+        if (prefix[i] == cache_mark) {
+            if (grader_kernel_cache()) {
+                argv[k++] = "--bind";
+                argv[k++] = grader_kernel_cache();
+                argv[k++] = grader_kernel_cache();
+            }
+        } else if (hide && !must_hide(prefix[i])) {
             k--; /* its uid cannot reach it anyway (and bubblewrap could not mount over it) */
         } else if (prefix[i] != proc_mark) {
             argv[k++] = prefix[i];
@@ -275,6 +284,9 @@ static int has_include(const char *path) {
     return found;
 }
 
+/* POCL's kernel cache of this exercise's jailed kernel runs (see grader_set_kernel_cache). */
+static const char *kernel_cache;
+
 /* ---------------------------------------------------------------- harness children */
 
 struct harness_run {
@@ -308,6 +320,7 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
         return;
     }
     snprintf(h->dir, sizeof h->dir, "%s", h->jail.dir);
+    grader_set_kernel_cache(kernel_cache); /* bound by the prefix below, named in the env */
     char n_text[16], seed_text[32], wrapper_log[PATH_MAX + 16], solutions[PATH_MAX + 16];
     snprintf(n_text, sizeof n_text, "%d", n);
     snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)grader_seed_for(cfg, ex, n));
@@ -340,6 +353,7 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     argv[k] = NULL;
     double limit = reference || memcheck ? 3 * cfg->timeout : cfg->timeout;
     grader_run_jailed((char *const *)argv, h->dir, log, limit, &h->run);
+    grader_set_kernel_cache(NULL);
     h->log = grader_read_capped(log, LOG_CAP);
 }
 
@@ -756,12 +770,14 @@ static int count_traffic(const struct grader_config *cfg, const struct grader_ex
         snprintf(t->why, sizeof t->why, "the grader cannot prepare its folder in /tmp");
         return -1;
     }
-    const char *prefix[64];
+    const char *prefix[80];
     char solutions[PATH_MAX + 16];
+    grader_set_kernel_cache(kernel_cache);
     int k = grader_sandbox_prefix(cfg, j.dir, prefix, solutions, sizeof solutions);
     prefix[k] = NULL;
     int status =
         bench_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t, prefix, j.dir);
+    grader_set_kernel_cache(NULL);
     grader_jail_dir_remove(j.dir);
     return status;
 }
@@ -1048,6 +1064,11 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
                  "you need into it)",
                  ex->id);
 
+    /* one POCL cache for the kernel runs of this exercise, handed to the student's uid */
+    char cache[PATH_MAX] = "";
+    if (grader_jail_dir_make(cache, sizeof cache) == 0 &&
+        (grader_jail_uid() == (uid_t)-1 || chown(cache, grader_jail_uid(), grader_jail_uid()) == 0))
+        kernel_cache = cache;
     int passed = 0, sizes = 0, untouched_all = 1, passed_only_16 = 1, failed_not_16 = 1;
     for (; sizes < GRADER_MAX_SIZES && ex->sizes[sizes]; sizes++) {
         int n = ex->sizes[sizes], untouched = 0;
@@ -1092,4 +1113,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         grader_add_test(r, "performance against the reference solution", 0, ex->points.perf,
                         "not run: timing was switched off");
     r->not_implemented = untouched_all && passed == 0;
+    kernel_cache = NULL;
+    if (cache[0])
+        grader_jail_dir_remove(cache);
 }

@@ -156,6 +156,12 @@ uid_t grader_jail_uid(void);
 void grader_run_jailed(char *const argv[], const char *dir, const char *out_path, double timeout,
                        struct grader_run_result *result);
 
+/* A folder (its uid's, or NULL) for POCL's compiled kernels shared by the jailed kernel runs of
+ * one exercise (POCL_CACHE_DIR, bound into the sandbox): a kernel is compiled once, not at every
+ * run. Student host programs never get it (they could plant a slow binary for the reference). */
+void grader_set_kernel_cache(const char *dir);
+const char *grader_kernel_cache(void);
+
 /* One line describing a run outcome, e.g. "crashed with SIGSEGV (signal 11)". */
 void grader_describe_run(const struct grader_run_result *r, char *buf, size_t size);
 

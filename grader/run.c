@@ -239,6 +239,16 @@ void grader_run_jailed(char *const argv[], const char *dir, const char *out_path
 /* The environment of a jailed child: only what runtimes and compilers need (an allow-list: an
  * instructor's GRADER_SECRET, say, never reaches a student's program), with HOME and TMPDIR in
  * its folder (POCL keeps its kernel cache under HOME). */
+static const char *kernel_cache; /* POCL_CACHE_DIR of jailed kernel runs, or NULL */
+
+void grader_set_kernel_cache(const char *dir) {
+    kernel_cache = dir;
+}
+
+const char *grader_kernel_cache(void) {
+    return kernel_cache;
+}
+
 static char **jail_environment(const char *dir) {
     extern char **environ;
     static const char *const keep[] = {
@@ -247,22 +257,28 @@ static char **jail_environment(const char *dir) {
     size_t n = 0;
     while (environ[n])
         n++;
-    char **envp = calloc(n + 3, sizeof *envp);
+    char **envp = calloc(n + 4, sizeof *envp);
     if (!envp)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         for (int w = 0; keep[w]; w++)
-            if (!strncmp(environ[i], keep[w], strlen(keep[w]))) {
+            if (!strncmp(environ[i], keep[w], strlen(keep[w])) &&
+                strncmp(environ[i], "POCL_CACHE_DIR=", 15) != 0) {
                 envp[k++] = environ[i];
                 break;
             }
-    size_t len = strlen(dir) + 8;
+    size_t len = strlen(dir) + (kernel_cache ? strlen(kernel_cache) : 0) + 20;
     envp[k] = malloc(len);
     envp[k + 1] = malloc(len);
     if (envp[k] && envp[k + 1]) {
         snprintf(envp[k], len, "HOME=%s", dir);
         snprintf(envp[k + 1], len, "TMPDIR=%s", dir);
+    }
+    if (kernel_cache && envp[k] && envp[k + 1]) {
+        envp[k + 2] = malloc(len);
+        if (envp[k + 2])
+            snprintf(envp[k + 2], len, "POCL_CACHE_DIR=%s", kernel_cache);
     }
     return envp;
 }
@@ -373,7 +389,8 @@ static void run_child(char *const argv[], const char *out_path, double timeout,
             kill_all_of(jail.uid); /* and anything that left the group */
         if (jail.envp) {
             for (size_t i = 0; jail.envp[i]; i++)
-                if (!strncmp(jail.envp[i], "HOME=", 5) || !strncmp(jail.envp[i], "TMPDIR=", 7))
+                if (!strncmp(jail.envp[i], "HOME=", 5) || !strncmp(jail.envp[i], "TMPDIR=", 7) ||
+                    !strncmp(jail.envp[i], "POCL_CACHE_DIR=", 15))
                     free(jail.envp[i]);
             free(jail.envp);
         }
