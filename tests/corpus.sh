@@ -190,6 +190,10 @@ for dir in "$corpus"/*/; do
         echo "FAIL corpus: $id:${problems#;}"
         fails=$((fails + 1))
         grep -v '^$' "$out/students/$id/grade.log" 2>/dev/null | tail -n 25
+        case $problems in *neighbour*)
+            echo "--- ${id}_next"
+            grep -E 'FAIL|^ +[a-z]' "$out/students/${id}_next/grade.log" 2>/dev/null | head -n 30 ;;
+        esac
     else
         echo "ok   corpus: $id: ${got:-refused} ${refused:+($(status_of "$id"))}"
     fi
