@@ -35,7 +35,7 @@ $(LIBCLU): $(CLU_OBJ)
 
 $(GRADER): $(GRADER_SRC) $(wildcard grader/*.h) $(LIBCLU)
 	@mkdir -p $(dir $@)
-	$(CC) $(STRICT) -Icommon -Igrader -o $@ $(GRADER_SRC) $(LIBCLU) -lOpenCL -lm
+	$(CC) $(STRICT) -Icommon -Igrader -o $@ $(GRADER_SRC) $(LIBCLU) -lOpenCL -lcrypt -lm
 
 # every exercise and solution host program, held to -Werror like the rest of our code
 programs: $(LIBCLU) | deps-build

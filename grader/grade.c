@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* nftw, O_NOFOLLOW, strdup */
 #include "bench.h"
 
+#include <crypt.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -286,6 +287,20 @@ static int has_include(const char *path) {
 
 /* POCL's kernel cache of this exercise's jailed kernel runs (see grader_set_kernel_cache). */
 static const char *kernel_cache;
+
+/* The seed handed to a student's host program: through SHA-256-crypt, so that the program (which
+ * sees it in its --seed argument) cannot work back to the hidden seed of the kernel runs. */
+static uint64_t host_seed(uint64_t seed) {
+    char key[32];
+    snprintf(key, sizeof key, "%llu", (unsigned long long)seed);
+    struct crypt_data data;
+    memset(&data, 0, sizeof data);
+    const char *hashed = crypt_r(key, "$5$rounds=1000$clmmhost$", &data);
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of the hash text */
+    for (const char *p = hashed ? hashed : key; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    return h & 0x7fffffffffffffffull; /* host programs take seeds up to INT64_MAX */
+}
 
 /* ---------------------------------------------------------------- harness children */
 
@@ -589,7 +604,7 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         return;
     }
     char n_text[16], seed_text[32];
-    uint64_t seed = grader_seed_for(cfg, ex, ex->host_n) ^ 0x5eed;
+    uint64_t seed = host_seed(grader_seed_for(cfg, ex, ex->host_n));
     snprintf(n_text, sizeof n_text, "%d", ex->host_n);
     snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
     snprintf(out, sizeof out, "%s/result.bin", dir);

@@ -193,6 +193,12 @@ int bench_traffic(const char *self, const struct grader_exercise *ex, const char
         traffic_why(t, "no instruction counts in oclgrind's output (log: %s)", log);
         return -1;
     }
+    if (c.kernels > 1) { /* one launch, one table: a kernel's printf may not add counts */
+        traffic_why(t, "%d tables of instruction counts for one launch: does the kernel print "
+                       "text that looks like oclgrind's? (log: %s)",
+                    c.kernels, log);
+        return -1;
+    }
     /* per multiply-add: N^3 of them in a matrix product, N additions in a vector sum */
     double ops = ex->is_vector ? (double)n : (double)n * (double)n * (double)n;
     t->global_loads = c.global_loads / ops;
