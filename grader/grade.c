@@ -537,7 +537,9 @@ static void test_host(const struct grader_config *cfg, const struct grader_exerc
                         strerror(errno));
         return;
     }
+    grader_set_jail_niceness(19);
     host_program(cfg, ex, kernel, dead, dir, r);
+    grader_set_jail_niceness(0);
     grader_jail_dir_remove(dir);
 }
 

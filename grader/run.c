@@ -45,6 +45,7 @@ struct jail_plan {
     char **envp;
     const char *dir; /* its working folder */
     rlim_t fsize;    /* no file larger than the folder may hold */
+    int niceness;    /* a program that may fork runs at low priority */
 };
 
 static pid_t jail_parent; /* the grader, as its children see it */
@@ -74,6 +75,8 @@ static void become_child(const char *out_path, int report_fd, const struct jail_
         return;
     if (chdir(jail->dir) != 0)
         fail_to_start(report_fd);
+    if (jail->niceness)
+        setpriority(PRIO_PROCESS, 0, jail->niceness);
     setrlimit(RLIMIT_CPU, &jail->cpu);
     setrlimit(RLIMIT_NOFILE, &jail->nofile);
     if (jail->data.rlim_cur != RLIM_INFINITY)
@@ -195,6 +198,11 @@ static struct grader_limits limits = {
     .disk_bytes = 512LL << 20,
 };
 static uid_t jail_uid = (uid_t)-1;
+static int jail_niceness;
+
+void grader_set_jail_niceness(int niceness) {
+    jail_niceness = niceness;
+}
 static int jail_uid_chosen;
 
 void grader_set_limits(const struct grader_limits *l) {
@@ -291,6 +299,7 @@ static void run_child(char *const argv[], const char *out_path, double timeout,
     if (jail_dir) {
         jail.active = 1;
         jail.dir = jail_dir;
+        jail.niceness = jail_niceness;
         jail.uid = grader_jail_uid();
         rlim_t cpu = (rlim_t)limits.cpu_seconds;
         jail.cpu = (struct rlimit){cpu, cpu + 5};

@@ -194,8 +194,9 @@ int bench_traffic(const char *self, const struct grader_exercise *ex, const char
         return -1;
     }
     if (c.kernels > 1) { /* one launch, one table: a kernel's printf may not add counts */
-        traffic_why(t, "%d tables of instruction counts for one launch: does the kernel print "
-                       "text that looks like oclgrind's? (log: %s)",
+        traffic_why(t,
+                    "%d tables of instruction counts for one launch: does the kernel print "
+                    "text that looks like oclgrind's? (log: %s)",
                     c.kernels, log);
         return -1;
     }
