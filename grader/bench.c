@@ -396,17 +396,6 @@ static void measure_size(struct bench *b, int si) {
     free(c);
 }
 
-/* FNV-1a of the kernel source: counted traffic is kept per source text, BLOCK and N. */
-static uint64_t source_hash(const char *path) {
-    size_t length = 0;
-    char *text = clu_read_file(path, &length);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; text && i < length; i++)
-        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
-    free(text);
-    return h;
-}
-
 /* The counts are the same on every machine, so they are kept in build/bench-traffic/ and reused
  * while the kernel source is unchanged (also where oclgrind is not installed, if the folder was
  * copied from a machine where it is). */
@@ -426,7 +415,7 @@ static void count_traffic(struct bench *b) {
         snprintf(cache, sizeof cache, "%s/%s-%d.txt", dir, r->ex->id, r->block);
         mkdir(work, 0755);
         int n = r->block > TRAFFIC_N ? r->block : TRAFFIC_N;
-        unsigned long long hash = (unsigned long long)source_hash(path), cached_hash = 0;
+        unsigned long long hash = (unsigned long long)grader_file_hash(path), cached_hash = 0;
         struct bench_traffic *t = &r->traffic;
         FILE *f = fopen(cache, "r");
         if (f &&

@@ -21,11 +21,10 @@
  *       DIR/timing.txt gets "cuda MIN MEDIAN MAX RUNS" (seconds) and "device NAME", and c.bin
  *       the C of the last timed launch.
  */
-#define _GNU_SOURCE /* nftw */
+#define _GNU_SOURCE
 #include "grader.h"
 
 #include <dlfcn.h>
-#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -395,12 +394,6 @@ int grader_cuda_harness_main(int argc, char **argv) {
 
 /* ---------------------------------------------------------------- the grader's side */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
-}
-
 /* Where nvcc is: on $PATH, else where the CUDA toolkit installs it. 0, or -1 if nowhere. */
 static int find_nvcc(char *path, size_t size) {
     if (grader_find_program("nvcc", path, size) == 0)
@@ -746,7 +739,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
     }
     /* a fresh folder: nothing of an earlier run can be picked up */
     snprintf(work, sizeof work, "%s/%s/cuda", cfg->work, ex->id);
-    nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    grader_remove_tree(work);
     grader_make_dirs(work);
 
     /* the GPU first: without one nothing is graded, whatever kernel.cu holds */

@@ -1,12 +1,11 @@
 /* grade.c - grading one exercise of a submission: the kernel at each hidden size, the host
  * program, the memory check and the timing against the reference, each a test with points. */
-#define _GNU_SOURCE /* nftw, O_NOFOLLOW, strdup */
+#define _GNU_SOURCE /* O_NOFOLLOW, strdup, mkdtemp */
 #include "bench.h"
 
 #include <crypt.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,17 +67,6 @@ int grader_copy_source(const char *from, const char *to, char *why, size_t why_s
     if (!ok)
         snprintf(why, why_size, "copying it failed");
     return ok ? 0 : -1;
-}
-
-/* rm -rf of a folder of the grader's own (the work folder of an exercise). */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
-}
-
-static void remove_tree(const char *path) {
-    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Whether the student's processes could reach path, so that the sandbox must hide it: always
@@ -197,7 +185,7 @@ void grader_jail_dir_remove(const char *dir) {
     char *slash = strrchr(top, '/');
     if (slash && strncmp(top, "/tmp/clmm-host-", 15) == 0) {
         *slash = '\0';
-        remove_tree(top);
+        grader_remove_tree(top);
     }
 }
 
@@ -296,10 +284,9 @@ static uint64_t host_seed(uint64_t seed) {
     struct crypt_data data;
     memset(&data, 0, sizeof data);
     const char *hashed = crypt_r(key, "$5$rounds=1000$clmmhost$", &data);
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of the hash text */
-    for (const char *p = hashed ? hashed : key; *p; p++)
-        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-    return h & 0x7fffffffffffffffull; /* host programs take seeds up to INT64_MAX */
+    const char *text = hashed ? hashed : key;
+    return grader_fnv1a(text, strlen(text)) &
+           0x7fffffffffffffffull; /* host programs take seeds up to INT64_MAX */
 }
 
 /* ---------------------------------------------------------------- harness children */
@@ -799,25 +786,12 @@ static int count_traffic(const struct grader_config *cfg, const struct grader_ex
     return status;
 }
 
-/* FNV-1a of a file's bytes (0 if unreadable): names a cache entry after what it was made from. */
-static uint64_t file_hash(const char *path) {
-    size_t length = 0;
-    char *text = clu_read_file(path, &length);
-    if (!text)
-        return 0;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < length; i++)
-        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
-    free(text);
-    return h;
-}
-
 /* The reference kernel's traffic: the same for every student, so counted once per cache folder
  * (a batch shares one) and kept in a file written whole and renamed into place. */
 static int reference_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
                              const char *reference, struct bench_traffic *t) {
     char path[PATH_MAX + 128] = "", tmp[PATH_MAX + 160];
-    uint64_t h = file_hash(reference);
+    uint64_t h = grader_file_hash(reference);
     if (cfg->cache && h) {
         grader_make_dirs(cfg->cache);
         snprintf(path, sizeof path, "%s/traffic-%s-%d-%016llx.txt", cfg->cache, ex->id,
@@ -1066,7 +1040,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     char kernel[PATH_MAX + 64], dead[200] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
     /* a fresh work folder: nothing of an earlier run or submission can be picked up */
     snprintf(work, sizeof work, "%s/%s", cfg->work, ex->id);
-    remove_tree(work);
+    grader_remove_tree(work);
     grader_make_dirs(work);
     /* every run uses the grader's own checked copy of kernel.cl */
     snprintf(src, sizeof src, "%s/%s/kernel.cl", cfg->submission, ex->id);

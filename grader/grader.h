@@ -173,6 +173,13 @@ void grader_describe_run(const struct grader_run_result *r, char *buf, size_t si
 /* The first executable `name` on $PATH (a regular file) into path: 0, or -1 if there is none. */
 int grader_find_program(const char *name, char *path, size_t size);
 
+/* FNV-1a of bytes; of a file's bytes (0 if unreadable): names a cache entry after its source. */
+uint64_t grader_fnv1a(const void *data, size_t length);
+uint64_t grader_file_hash(const char *path);
+
+/* rm -rf of a folder of the grader's own. */
+void grader_remove_tree(const char *path);
+
 /* At most max bytes of a file: the head and the tail of it when longer, with a note between.
  * Returns a malloc'd string ("" for a missing file). */
 char *grader_read_capped(const char *path, size_t max);

@@ -472,6 +472,32 @@ int grader_find_program(const char *name, char *path, size_t size) {
     return -1;
 }
 
+uint64_t grader_fnv1a(const void *data, size_t length) {
+    const unsigned char *bytes = data;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < length; i++)
+        h = (h ^ bytes[i]) * 0x100000001b3ull;
+    return h;
+}
+
+uint64_t grader_file_hash(const char *path) {
+    size_t length = 0;
+    char *text = clu_read_file(path, &length);
+    uint64_t h = text ? grader_fnv1a(text, length) : 0;
+    free(text);
+    return h;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void grader_remove_tree(const char *path) {
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 char *grader_read_capped(const char *path, size_t max) {
     size_t length = 0;
     char *text = clu_read_file(path, &length);

@@ -46,43 +46,7 @@
 
 /* ---------------------------------------------------------------- seeds, checks */
 
-static uint64_t g_seed;
-
-/* A check that says where, what, and the seed that reproduces it. */
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            print_error("%s:%d: check failed: %s (seed %" PRIu64 ")\n    ", __FILE__, __LINE__,    \
-                        #cond, g_seed);                                                            \
-            print_error(__VA_ARGS__);                                                              \
-            print_error("\n");                                                                     \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
-
-struct rng {
-    uint64_t s;
-};
-
-static uint64_t rng_next(struct rng *r) {
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static struct rng rng_for(const char *tag) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *tag; tag++)
-        h = (h ^ (unsigned char)*tag) * 1099511628211ull;
-    struct rng r = {g_seed ^ h};
-    rng_next(&r);
-    return r;
-}
-
-static long rng_range(struct rng *r, long lo, long hi) {
-    return lo + (long)(rng_next(r) % (uint64_t)(hi - lo + 1));
-}
+#include "testkit.h"
 
 static double now(void) {
     struct timespec t;
