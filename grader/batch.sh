@@ -166,7 +166,10 @@ grade_one() { # grade_one ID ENTRY
         seed=$((0x$seed))
         set -- "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
             --results "$w/logs" --json "$w/results.json" --seed "$seed" --cache "$out/cache"
-        [ -n "$config" ] && set -- "$@" --config "$config"
+        # a copy in the student's folder: the sandbox hides /tmp and OUT, where the file may be
+        if [ -n "$config" ]; then
+            cp "$config" "$w/grader.conf" && set -- "$@" --config "$w/grader.conf"
+        fi
         [ -n "$run_limit" ] && set -- "$@" --timeout "$run_limit"
         [ -n "$only" ] && set -- "$@" --ex "$only"
         if [ -n "$sandbox" ]; then

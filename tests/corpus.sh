@@ -218,8 +218,9 @@ check "junit.xml holds no control characters (fake_100 prints terminal escapes)"
     sh -c "! LC_ALL=C grep -q '[$(printf '\001-\010\013\014\016-\037')]' '$out/junit.xml'"
 check "summary names the common failures" grep -q 'host program saves the right result' "$out/summary.md"
 # a regrade with the same secret uses the same hidden seed
-mkdir -p "$tmp/one" && cp -r "$class/good" "$tmp/one/"
-env SUBMISSIONS="$tmp/one" OUT="$tmp/out2" CONFIG="$root/tests/corpus.conf" \
+# (its config in a temporary folder, which the batch's sandbox hides: the batch must hand it over)
+mkdir -p "$tmp/one" && cp -r "$class/good" "$tmp/one/" && cp "$root/tests/corpus.conf" "$tmp/one.conf"
+env SUBMISSIONS="$tmp/one" OUT="$tmp/out2" CONFIG="$tmp/one.conf" \
     GRADER_SECRET=corpus-secret sh "$root/grader/batch.sh" >/dev/null 2>&1
 seed1=$(sed -n 's/.*hidden seed \([0-9]*\).*/\1/p' "$out/students/good/grade.log")
 seed2=$(sed -n 's/.*hidden seed \([0-9]*\).*/\1/p' "$tmp/out2/students/good/grade.log")
