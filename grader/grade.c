@@ -135,8 +135,7 @@ int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, cons
                             "--unshare-pid",
                             "--unshare-net",
                             "--unshare-ipc",
-                            "--die-with-parent",
-                            "--new-session",
+                            "--die-with-parent", /* no --new-session: run.c made one */
                             "--setenv",
                             "HOME",
                             dir};

@@ -162,10 +162,16 @@ void grader_run_jailed(char *const argv[], const char *dir, const char *out_path
 void grader_set_kernel_cache(const char *dir);
 const char *grader_kernel_cache(void);
 
-/* The nice value of the next jailed runs (0: the grader's). A student's host program and build
- * run at 19: a fork bomb's hundred processes then leave a CPU share to a neighbour's kernel runs
- * (which cannot fork and keep the grader's priority), so they do not time out. */
+/* The nice value of the next jailed runs, and of their session (0: the grader's). A student's
+ * host program and build run at 19: a fork bomb's processes then leave the CPU to a neighbour's
+ * kernel runs (which cannot fork and keep the grader's priority), so they do not time out. */
 void grader_set_jail_niceness(int niceness);
+
+/* In a child before exec (system calls only): a session of its own, whose autogroup gets that
+ * nice value (1..19; 0 leaves it), and a seccomp filter under which setsid() fails with EPERM, so
+ * nothing it starts takes a CPU share of its own (the kernel shares the CPU between sessions
+ * first). Also sets no_new_privs. 0, or -1 with errno. */
+int grader_enter_own_session(int niceness);
 
 /* One line describing a run outcome, e.g. "crashed with SIGSEGV (signal 11)". */
 void grader_describe_run(const struct grader_run_result *r, char *buf, size_t size);

@@ -1,5 +1,5 @@
 /* run.c - running a student's program (or a harness child running a student's kernel) so that
- * nothing it does can hang or crash the grader: its own process group, a wall-clock limit, capped
+ * nothing it does can hang or crash the grader: its own session, a wall-clock limit, capped
  * output, and the whole group killed when it ends. */
 #define _GNU_SOURCE /* strsignal, kill, setresuid, nftw */
 #include "grader.h"
@@ -51,7 +51,9 @@ struct jail_plan {
 static pid_t jail_parent; /* the grader, as its children see it */
 
 static void become_child(const char *out_path, int report_fd, const struct jail_plan *jail) {
-    setpgid(0, 0);
+    /* a session (so a process group) of its own, which it cannot leave (session.c) */
+    if (grader_enter_own_session(jail && jail->active ? jail->niceness : 0) != 0)
+        fail_to_start(report_fd);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a grader killed half-way leaves nothing running */
     if (getppid() != jail_parent)     /* it died before the line above */
         _exit(127);
@@ -348,8 +350,7 @@ static void run_child(char *const argv[], const char *out_path, double timeout,
     /* exec closes the pipe (nothing read) or the child writes its errno and exits at once */
     int exec_errno = 0;
     ssize_t got = read(report[0], &exec_errno, sizeof exec_errno);
-    close(report[0]);
-    setpgid(pid, pid); /* also here: whichever of the two runs first, the group exists */
+    close(report[0]); /* from here on its session and process group exist (or it has ended) */
     int status = 0;
     for (;;) {
         pid_t done = waitpid(pid, &status, WNOHANG);

@@ -4,6 +4,7 @@
 #
 #   sh tests/corpus.sh                 assemble, grade (killed half-way with kill -9, then run
 #                                      again to finish), check every verdict and the gradebook
+#   CORPUS_KEEP=DIR sh tests/corpus.sh  the same, and keep the class and results in DIR
 #   sh tests/corpus.sh assemble DIR    only assemble the class into DIR (to grade by hand:
 #                                      make batch SUBMISSIONS=DIR CONFIG=tests/corpus.conf)
 #
@@ -88,6 +89,8 @@ tmp=$(mktemp -d)
 listener=""
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
+    # CORPUS_KEEP=DIR keeps the class, the results and both runs' output for a look afterwards
+    [ -n "${CORPUS_KEEP:-}" ] && mkdir -p "$CORPUS_KEEP" && cp -r "$tmp"/. "$CORPUS_KEEP"/
     rm -rf "$tmp" "$root/ESCAPED" /var/tmp/ESCAPED /dev/shm/ESCAPED
 }
 trap cleanup EXIT

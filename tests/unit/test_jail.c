@@ -6,14 +6,16 @@
  * folder are the folder; the rlimits are in place), exit codes, signals and a program that does
  * not exist are told apart, a program past its time is stopped with its background children, a
  * CPU-bound loop dies of SIGXCPU, a disk filler ends as RUN_OVER_LIMIT/LIMIT_DISK, a single
- * memory hog dies of RLIMIT_DATA (or the memory watch).
+ * memory hog dies of RLIMIT_DATA (or the memory watch), a run leads a session of its own whose
+ * autogroup carries the nice value asked for.
  *
  * Only when the test runs as root and the grader really switches to a uid of its own (checked by
  * a probe run first): a fork bomb is held by RLIMIT_NPROC, ends at the wall-clock limit and leaves
- * no process of the uid; a process that escapes with setsid is killed after the run; processes
- * that each stay under RLIMIT_DATA but together pass the limit end as LIMIT_MEMORY; the program
- * cannot write outside its folder. Without the uid switch those cases are skipped with the
- * reason (RLIMIT_NPROC does not bind root, and nothing else kills escaped processes).
+ * no process of the uid; setsid is refused, and a process that leaves the process group is killed
+ * after the run; processes that each stay under RLIMIT_DATA but together pass the limit end as
+ * LIMIT_MEMORY; the program cannot write outside its folder. Without the uid switch those cases are
+ * skipped with the reason (RLIMIT_NPROC does not bind root, and nothing else kills escaped
+ * processes).
  *
  * Random choices come from a seed chosen at run time and printed at the start and in every
  * failure; TEST_JAIL_SEED=<seed> repeats a run. Built and run by tests/run.sh from the repository
@@ -596,18 +598,52 @@ static void test_setsid_escape(void **state) {
     (void)state;
     NEEDS_CONTAINMENT();
     struct grader_run_result r;
-    run_sh("setsid sleep 1000 & p=$!; sleep 0.3; echo $p > pid.txt; "
-           "cut -d' ' -f6 /proc/$p/stat > sid.txt; exit 0",
-           10, &r);
+    /* setsid() is refused (session.c); bash's job control puts `sleep` in a process group of
+     * its own, which the kill of the run's group misses: the kill of the uid must catch it */
+    char *argv[] = {"/bin/bash", "-c",
+                    "setsid true 2> setsid.txt; echo $? > setsid_status.txt; "
+                    "set -m; sleep 1000 & p=$!; sleep 0.3; echo $p > pid.txt; "
+                    "cut -d' ' -f5 /proc/$p/stat > pgrp.txt; exit 0",
+                    NULL};
+    run_argv(argv, 10, &r);
     CHECK(r.how == RUN_EXITED && r.code == 0, "the escaping program %s", describe(&r));
-    char *pid_text = read_back("pid.txt"), *sid_text = read_back("sid.txt");
-    CHECK(pid_text && sid_text && atol(pid_text) > 0 && !strcmp(pid_text, sid_text),
-          "the sleep %s did not lead a session of its own (session %s)", pid_text ? pid_text : "?",
-          sid_text ? sid_text : "?");
+    char *refused = read_back("setsid.txt"), *status = read_back("setsid_status.txt");
+    CHECK(refused && status && atoi(status) != 0 && strcasestr(refused, "not permitted"),
+          "setsid was not refused: status %s, said \"%.200s\"", status ? status : "?",
+          refused ? refused : "");
+    free(refused), free(status);
+    char *pid_text = read_back("pid.txt"), *pgrp_text = read_back("pgrp.txt");
+    CHECK(pid_text && pgrp_text && atol(pid_text) > 0 && !strcmp(pid_text, pgrp_text),
+          "the sleep %s did not lead a process group of its own (group %s)",
+          pid_text ? pid_text : "?", pgrp_text ? pgrp_text : "?");
     pid_t pid = (pid_t)atol(pid_text);
-    free(pid_text), free(sid_text);
-    check_none_left(g_uid, "a setsid escape");
+    free(pid_text), free(pgrp_text);
+    check_none_left(g_uid, "an escape from the process group");
     CHECK(kill(pid, 0) != 0 && errno == ESRCH, "the escaped sleep %d still runs", (int)pid);
+}
+
+/* A jailed run leads a session of its own (the kernel shares the CPU between sessions), and a
+ * niced run's session carries the nice value: a fork bomb's share then stays small. */
+static void test_own_session_niced(void **state) {
+    (void)state;
+    struct grader_run_result r;
+    grader_set_jail_niceness(19);
+    run_sh("cut -d' ' -f6 /proc/$$/stat > sid.txt; echo $$ > pid.txt; "
+           "cat /proc/$$/autogroup > autogroup.txt 2>/dev/null; nice > nice.txt",
+           10, &r);
+    grader_set_jail_niceness(0);
+    CHECK(r.how == RUN_EXITED && r.code == 0, "the program %s", describe(&r));
+    char *sid = read_back("sid.txt"), *pid = read_back("pid.txt"), *nice = read_back("nice.txt");
+    char *autogroup = read_back("autogroup.txt");
+    CHECK(sid && pid && !strcmp(sid, pid), "the shell %s is not a session leader (session %s)",
+          pid ? pid : "?", sid ? sid : "?");
+    CHECK(nice && atoi(nice) == 19, "nice %s, expected 19", nice ? nice : "?");
+    if (access("/proc/self/autogroup", F_OK) == 0)
+        CHECK(autogroup && strstr(autogroup, "nice 19"), "its autogroup: \"%s\"",
+              autogroup ? autogroup : "");
+    else
+        print_message("note: this kernel has no autogroups; sessions were not checked for nice\n");
+    free(sid), free(pid), free(nice), free(autogroup);
 }
 
 static void test_cannot_write_outside(void **state) {
@@ -660,6 +696,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_memory_many_processes, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_fork_bomb, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_setsid_escape, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_own_session_niced, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_cannot_write_outside, test_setup, test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
