@@ -192,6 +192,45 @@ static long tasks_of(uid_t uid) {
     return count;
 }
 
+/* Every process of uid back to nice 0, its session's autogroup too: killed processes still need
+ * CPU time to exit, and a fork bomb's at nice 19 took seconds to go (a later run of the same uid
+ * then met RLIMIT_NPROC). */
+static void unnice_all_of(uid_t uid) {
+    setpriority(PRIO_USER, uid, 0);
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        char path[300];
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%s", e->d_name);
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || stat(path, &st) != 0 || st.st_uid != uid)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/autogroup", e->d_name);
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ssize_t ignored = write(fd, "0", 1);
+            (void)ignored;
+            close(fd);
+        }
+    }
+    closedir(proc);
+}
+
+/* Kill every process of uid and wait (up to 5 s) until none is left, reaped ones included: the
+ * next run of that uid starts with its whole RLIMIT_NPROC. */
+static void end_all_of(uid_t uid) {
+    unnice_all_of(uid);
+    for (int round = 0; round < 500; round++) {
+        kill_all_of(uid);
+        if (tasks_of(uid) == 0)
+            return;
+        struct timespec nap = {0, 10 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+}
+
 static struct grader_limits limits = {
     .cpu_seconds = 600,
     .processes = 256,
@@ -396,7 +435,7 @@ static void run_child(char *const argv[], const char *out_path, double timeout,
     kill(-pid, SIGKILL); /* anything it left running in its group */
     if (jail_dir) {
         if (jail.uid != (uid_t)-1)
-            kill_all_of(jail.uid); /* and anything that left the group */
+            end_all_of(jail.uid); /* and anything that left the group */
         if (jail.envp) {
             for (size_t i = 0; jail.envp[i]; i++)
                 if (!strncmp(jail.envp[i], "HOME=", 5) || !strncmp(jail.envp[i], "TMPDIR=", 7) ||
