@@ -218,13 +218,41 @@ static void unnice_all_of(uid_t uid) {
     closedir(proc);
 }
 
-/* Kill every process of uid and wait (up to 5 s) until none is left, reaped ones included: the
- * next run of that uid starts with its whole RLIMIT_NPROC. */
+/* Processes of uid that are not yet zombies (still running, or still exiting). */
+static long live_processes_of(uid_t uid) {
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    long count = 0;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        char path[300], stat_line[512];
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%s", e->d_name);
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || stat(path, &st) != 0 || st.st_uid != uid)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t got = fread(stat_line, 1, sizeof stat_line - 1, f);
+        fclose(f);
+        stat_line[got] = '\0';
+        const char *after_name = strrchr(stat_line, ')'); /* the name may hold spaces and ')' */
+        count += after_name && after_name[1] == ' ' && after_name[2] != 'Z';
+    }
+    closedir(proc);
+    return count;
+}
+
+/* Kill every process of uid and wait (up to 5 s) until none is still running or exiting: the
+ * next run of that uid starts with its whole RLIMIT_NPROC (zombies go with their parent, the
+ * sandbox's init or the system's). */
 static void end_all_of(uid_t uid) {
     unnice_all_of(uid);
     for (int round = 0; round < 500; round++) {
         kill_all_of(uid);
-        if (tasks_of(uid) == 0)
+        if (live_processes_of(uid) == 0)
             return;
         struct timespec nap = {0, 10 * 1000 * 1000};
         nanosleep(&nap, NULL);
