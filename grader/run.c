@@ -118,38 +118,6 @@ static long long free_bytes(const char *dir) {
     return (long long)fs.f_bavail * (long long)fs.f_frsize;
 }
 
-/* Resident memory of every process of uid, in bytes (from /proc/PID/status). */
-static long long resident_bytes_of(uid_t uid) {
-    DIR *proc = opendir("/proc");
-    if (!proc)
-        return 0;
-    long long total = 0;
-    struct dirent *e;
-    while ((e = readdir(proc)) != NULL) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
-        char path[300], line[256];
-        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        long long rss_kb = 0;
-        int mine = 0;
-        while (fgets(line, sizeof line, f)) {
-            unsigned long real;
-            if (sscanf(line, "Uid: %lu", &real) == 1)
-                mine = real == (unsigned long)uid;
-            else if (sscanf(line, "VmRSS: %lld kB", &rss_kb) == 1)
-                break;
-        }
-        fclose(f);
-        if (mine)
-            total += rss_kb * 1024;
-    }
-    closedir(proc);
-    return total;
-}
-
 /* Kill every process of uid, wherever it went (another session, another process group): a
  * child that takes the uid and signals everything it may signal. */
 static void kill_all_of(uid_t uid) {
@@ -166,30 +134,56 @@ static void kill_all_of(uid_t uid) {
         waitpid(pid, NULL, 0);
 }
 
-/* Tasks (threads included: RLIMIT_NPROC counts them) that uid runs now. */
-static long tasks_of(uid_t uid) {
+/* Calls visit(dir, arg) with "/proc/PID" of every process uid owns now; returns the sum of what
+ * the calls return. */
+static long each_process_of(uid_t uid, long (*visit)(const char *dir, void *arg), void *arg) {
     DIR *proc = opendir("/proc");
     if (!proc)
         return 0;
-    long count = 0;
+    long sum = 0;
     struct dirent *e;
     while ((e = readdir(proc)) != NULL) {
-        char path[300];
+        char dir[300];
         struct stat st;
-        snprintf(path, sizeof path, "/proc/%s", e->d_name);
-        if (e->d_name[0] < '1' || e->d_name[0] > '9' || stat(path, &st) != 0 || st.st_uid != uid)
-            continue;
-        snprintf(path, sizeof path, "/proc/%s/task", e->d_name);
-        DIR *tasks = opendir(path);
-        if (!tasks)
-            continue;
-        struct dirent *t;
-        while ((t = readdir(tasks)) != NULL)
-            count += t->d_name[0] != '.';
-        closedir(tasks);
+        snprintf(dir, sizeof dir, "/proc/%s", e->d_name);
+        if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && stat(dir, &st) == 0 && st.st_uid == uid)
+            sum += visit(dir, arg);
     }
     closedir(proc);
+    return sum;
+}
+
+static long count_tasks(const char *dir, void *arg) {
+    (void)arg;
+    char path[320];
+    snprintf(path, sizeof path, "%s/task", dir);
+    DIR *tasks = opendir(path);
+    if (!tasks)
+        return 0;
+    long count = 0;
+    struct dirent *t;
+    while ((t = readdir(tasks)) != NULL)
+        count += t->d_name[0] != '.';
+    closedir(tasks);
     return count;
+}
+
+/* Tasks (threads included: RLIMIT_NPROC counts them) that uid runs now. */
+static long tasks_of(uid_t uid) {
+    return each_process_of(uid, count_tasks, NULL);
+}
+
+static long unnice_autogroup(const char *dir, void *arg) {
+    (void)arg;
+    char path[320];
+    snprintf(path, sizeof path, "%s/autogroup", dir);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t ignored = write(fd, "0", 1);
+        (void)ignored;
+        close(fd);
+    }
+    return 0;
 }
 
 /* Every process of uid back to nice 0, its session's autogroup too: killed processes still need
@@ -197,52 +191,45 @@ static long tasks_of(uid_t uid) {
  * then met RLIMIT_NPROC). */
 static void unnice_all_of(uid_t uid) {
     setpriority(PRIO_USER, uid, 0);
-    DIR *proc = opendir("/proc");
-    if (!proc)
-        return;
-    struct dirent *e;
-    while ((e = readdir(proc)) != NULL) {
-        char path[300];
-        struct stat st;
-        snprintf(path, sizeof path, "/proc/%s", e->d_name);
-        if (e->d_name[0] < '1' || e->d_name[0] > '9' || stat(path, &st) != 0 || st.st_uid != uid)
-            continue;
-        snprintf(path, sizeof path, "/proc/%s/autogroup", e->d_name);
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            ssize_t ignored = write(fd, "0", 1);
-            (void)ignored;
-            close(fd);
-        }
-    }
-    closedir(proc);
+    each_process_of(uid, unnice_autogroup, NULL);
+}
+
+static long is_live(const char *dir, void *arg) {
+    (void)arg;
+    char path[320], stat_line[512];
+    snprintf(path, sizeof path, "%s/stat", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t got = fread(stat_line, 1, sizeof stat_line - 1, f);
+    fclose(f);
+    stat_line[got] = '\0';
+    const char *after_name = strrchr(stat_line, ')'); /* the name may hold spaces and ')' */
+    return after_name && after_name[1] == ' ' && after_name[2] != 'Z';
 }
 
 /* Processes of uid that are not yet zombies (still running, or still exiting). */
 static long live_processes_of(uid_t uid) {
-    DIR *proc = opendir("/proc");
-    if (!proc)
+    return each_process_of(uid, is_live, NULL);
+}
+
+static long resident_bytes(const char *dir, void *arg) {
+    (void)arg;
+    char path[320], line[256];
+    snprintf(path, sizeof path, "%s/status", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
         return 0;
-    long count = 0;
-    struct dirent *e;
-    while ((e = readdir(proc)) != NULL) {
-        char path[300], stat_line[512];
-        struct stat st;
-        snprintf(path, sizeof path, "/proc/%s", e->d_name);
-        if (e->d_name[0] < '1' || e->d_name[0] > '9' || stat(path, &st) != 0 || st.st_uid != uid)
-            continue;
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        size_t got = fread(stat_line, 1, sizeof stat_line - 1, f);
-        fclose(f);
-        stat_line[got] = '\0';
-        const char *after_name = strrchr(stat_line, ')'); /* the name may hold spaces and ')' */
-        count += after_name && after_name[1] == ' ' && after_name[2] != 'Z';
-    }
-    closedir(proc);
-    return count;
+    long rss_kb = 0;
+    while (fgets(line, sizeof line, f) && sscanf(line, "VmRSS: %ld kB", &rss_kb) != 1)
+        ;
+    fclose(f);
+    return rss_kb * 1024;
+}
+
+/* Resident memory of every process of uid, in bytes (from /proc/PID/status). */
+static long long resident_bytes_of(uid_t uid) {
+    return each_process_of(uid, resident_bytes, NULL);
 }
 
 /* Kill every process of uid and wait (up to 5 s) until none is still running or exiting: the
