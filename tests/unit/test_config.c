@@ -14,11 +14,10 @@
  * failure; TEST_CONFIG_SEED=<seed> repeats a run. Built and run by tests/run.sh from the
  * repository root (with every grader source but main.c).
  */
-#define _GNU_SOURCE /* mkdtemp, nftw */
+#define _GNU_SOURCE /* mkdtemp */
 #include "grader.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -38,11 +37,6 @@
 #include "testkit.h"
 
 static char g_tmp[64];
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
 
 /* ---------------------------------------------------------------- the state a config changes */
 
@@ -70,30 +64,15 @@ static int restore_state(void **state) {
 
 static int group_setup(void **state) {
     (void)state;
-    const char *fixed = getenv("TEST_CONFIG_SEED");
-    if (fixed && *fixed) {
-        g_seed = strtoull(fixed, NULL, 0);
-    } else {
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        struct rng r = {(uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 20) ^
-                        ((uint64_t)getpid() << 40)};
-        g_seed = rng_next(&r);
-    }
-    print_message("test_config: seed %" PRIu64 " (TEST_CONFIG_SEED=%" PRIu64 " repeats this run)\n",
-                  g_seed, g_seed);
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/test_config.XXXXXX");
-    if (!mkdtemp(g_tmp)) {
-        print_error("mkdtemp: %s\n", strerror(errno));
+    if (testkit_start("test_config", "TEST_CONFIG_SEED", g_tmp, sizeof g_tmp) != 0)
         return -1;
-    }
     g_saved_table = malloc(sizeof grader_exercises[0] * (size_t)grader_exercise_count);
     return g_saved_table ? 0 : -1;
 }
 
 static int group_teardown(void **state) {
     (void)state;
-    nftw(g_tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    grader_remove_tree(g_tmp);
     free(g_saved_table);
     return 0;
 }

@@ -5,13 +5,12 @@
  * and printed at the start and in every failure; set TEST_GRADER_SEED=<seed> to repeat a run.
  * Built and run by tests/run.sh (with every grader source but main.c).
  */
-#define _GNU_SOURCE /* prctl, nftw, kill, mkdtemp, strcasestr */
+#define _GNU_SOURCE /* prctl, kill, mkdtemp, strcasestr */
 #include "grader.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -98,30 +97,10 @@ static char *jq(const char *filter, const char *file) {
     return out;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int group_setup(void **state) {
     (void)state;
-    const char *fixed = getenv("TEST_GRADER_SEED");
-    if (fixed && *fixed) {
-        g_seed = strtoull(fixed, NULL, 0);
-    } else {
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        struct rng r = {(uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 20) ^
-                        ((uint64_t)getpid() << 40)};
-        g_seed = rng_next(&r);
-    }
-    print_message("test_grader: seed %" PRIu64 " (TEST_GRADER_SEED=%" PRIu64 " repeats this run)\n",
-                  g_seed, g_seed);
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/test_grader.XXXXXX");
-    if (!mkdtemp(g_tmp)) {
-        print_error("mkdtemp: %s\n", strerror(errno));
+    if (testkit_start("test_grader", "TEST_GRADER_SEED", g_tmp, sizeof g_tmp) != 0)
         return -1;
-    }
     /* Orphaned grandchildren of the runner's children come back to us, so that a test can reap
      * them and see how they ended instead of guessing from a zombie. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -130,7 +109,7 @@ static int group_setup(void **state) {
 
 static int group_teardown(void **state) {
     (void)state;
-    nftw(g_tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    grader_remove_tree(g_tmp);
     /* reap anything that ended while we were its subreaper */
     while (waitpid(-1, NULL, WNOHANG) > 0)
         ;

@@ -61,11 +61,6 @@ static void nap(double seconds) {
     nanosleep(&t, NULL);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 /* ---------------------------------------------------------------- the jail's folders and limits */
 
 /* The limits every test runs under (a test may tighten one). */
@@ -218,7 +213,7 @@ static int test_teardown(void **state) {
     grader_set_limits(&g_defaults);
     if (g_contained)
         kill_everything_of(g_uid);
-    nftw(g_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    grader_remove_tree(g_dir);
     reap();
     return 0;
 }
@@ -249,22 +244,11 @@ static const char hog_source[] =
 
 static int group_setup(void **state) {
     (void)state;
-    const char *fixed = getenv("TEST_JAIL_SEED");
-    if (fixed && *fixed) {
-        g_seed = strtoull(fixed, NULL, 0);
-    } else {
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        struct rng r = {(uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 20) ^
-                        ((uint64_t)getpid() << 40)};
-        g_seed = rng_next(&r);
-    }
-    print_message("test_jail: seed %" PRIu64 " (TEST_JAIL_SEED=%" PRIu64 " repeats this run)\n",
-                  g_seed, g_seed);
     g_defaults = *grader_get_limits();
-    snprintf(g_top, sizeof g_top, "/tmp/test_jail.XXXXXX");
-    if (!mkdtemp(g_top) || chmod(g_top, 0711) != 0) {
-        print_error("mkdtemp: %s\n", strerror(errno));
+    if (testkit_start("test_jail", "TEST_JAIL_SEED", g_top, sizeof g_top) != 0)
+        return -1;
+    if (chmod(g_top, 0711) != 0) {
+        print_error("chmod %s: %s\n", g_top, strerror(errno));
         return -1;
     }
     /* what the jailed programs leave behind comes back to us to be reaped (an init that does
@@ -313,7 +297,7 @@ static int group_setup(void **state) {
 static int group_teardown(void **state) {
     (void)state;
     grader_set_limits(&g_defaults);
-    nftw(g_top, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    grader_remove_tree(g_top);
     reap();
     return 0;
 }

@@ -9,12 +9,11 @@
  * failure; TEST_QUIZ_SEED=<seed> repeats a run. Built and run by tests/run.sh from the repository
  * root (with every grader source but main.c).
  */
-#define _GNU_SOURCE /* mkdtemp, nftw, symlink, mkfifo */
+#define _GNU_SOURCE /* mkdtemp, symlink, mkfifo */
 #include "grader.h"
 #include "quiz.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -42,36 +41,16 @@ static void write_file(const char *path, const char *data, size_t length) {
     CHECK(fclose(f) == 0, "cannot close %s", path);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int group_setup(void **state) {
     (void)state;
-    const char *fixed = getenv("TEST_QUIZ_SEED");
-    if (fixed && *fixed) {
-        g_seed = strtoull(fixed, NULL, 0);
-    } else {
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        struct rng r = {(uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 20) ^
-                        ((uint64_t)getpid() << 40)};
-        g_seed = rng_next(&r);
-    }
-    print_message("test_quiz: seed %" PRIu64 " (TEST_QUIZ_SEED=%" PRIu64 " repeats this run)\n",
-                  g_seed, g_seed);
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/test_quiz.XXXXXX");
-    if (!mkdtemp(g_tmp)) {
-        print_error("mkdtemp: %s\n", strerror(errno));
+    if (testkit_start("test_quiz", "TEST_QUIZ_SEED", g_tmp, sizeof g_tmp) != 0)
         return -1;
-    }
     return 0;
 }
 
 static int group_teardown(void **state) {
     (void)state;
-    nftw(g_tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    grader_remove_tree(g_tmp);
     return 0;
 }
 

@@ -1,11 +1,18 @@
-/* testkit.h - what the grader's unit tests share: a CHECK that names the seed which reproduces
- * a failure, and a seeded splitmix64 stream per test. Include after <cmocka.h>; set g_seed in
- * main() (from an environment variable or the clock) and print it. */
+/* testkit.h - what the grader's unit tests share: the run's seed (from an environment variable
+ * or the clock, printed), a CHECK that names the seed which reproduces a failure, a seeded
+ * splitmix64 stream per test, and a fresh folder under /tmp. Include after <cmocka.h> and
+ * grader.h; call testkit_start() in the group setup. */
 #ifndef TESTKIT_H
 #define TESTKIT_H
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static uint64_t g_seed;
 
@@ -34,10 +41,7 @@ static inline uint64_t rng_next(struct rng *r) {
 
 /* Each test gets its own stream, so one test's draws do not depend on the others'. */
 static inline struct rng rng_for(const char *tag) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *tag; tag++)
-        h = (h ^ (unsigned char)*tag) * 1099511628211ull;
-    struct rng r = {g_seed ^ h};
+    struct rng r = {g_seed ^ grader_fnv1a(tag, strlen(tag))};
     rng_next(&r);
     return r;
 }
@@ -45,6 +49,30 @@ static inline struct rng rng_for(const char *tag) {
 /* Uniform in [lo, hi]. */
 static inline long rng_range(struct rng *r, long lo, long hi) {
     return lo + (long)(rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* The group setup of test `name`: g_seed from TEST_<NAME>_SEED (given as `var`) or the clock,
+ * printed with how to repeat the run, and a fresh folder /tmp/<name>.XXXXXX in tmp (at least
+ * 64 bytes). 0, or -1 if the folder cannot be made. */
+static inline int testkit_start(const char *name, const char *var, char *tmp, size_t size) {
+    const char *fixed = getenv(var);
+    if (fixed && *fixed) {
+        g_seed = strtoull(fixed, NULL, 0);
+    } else {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        struct rng r = {(uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 20) ^
+                        ((uint64_t)getpid() << 40)};
+        g_seed = rng_next(&r);
+    }
+    print_message("%s: seed %" PRIu64 " (%s=%" PRIu64 " repeats this run)\n", name, g_seed, var,
+                  g_seed);
+    snprintf(tmp, size, "/tmp/%s.XXXXXX", name);
+    if (!mkdtemp(tmp)) {
+        print_error("mkdtemp: %s\n", strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 #endif
