@@ -520,17 +520,6 @@ static int build_module(const struct grader_config *cfg, const char *nvcc, const
     return -1;
 }
 
-/* Inputs after the kernel ran, against what the harness generated from the seed. */
-static int input_changed(const float *x, size_t count, uint64_t seed, uint64_t stream) {
-    float *want = malloc(count * sizeof *want);
-    if (!want)
-        return 0;
-    clu_random_fill(want, count, seed, stream);
-    int changed = memcmp(x, want, count * sizeof *want) != 0;
-    free(want);
-    return changed;
-}
-
 /* Check what a harness run at size n saved. Returns 1 if right; *untouched when nothing was
  * written. why gets the report's text. */
 static int check_output(const struct grader_exercise *ex, const char *dir, int n, uint64_t seed,
@@ -551,7 +540,8 @@ static int check_output(const struct grader_exercise *ex, const char *dir, int n
         struct grader_diagnosis d;
         grader_diagnose(ex, n, seed, c, expected, tol, &d);
         size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
-        int changed = input_changed(a, count, seed, 0) || input_changed(b, count, seed, 1);
+        int changed =
+            grader_input_changed(a, count, seed, 0) || grader_input_changed(b, count, seed, 1);
         *untouched = d.unwritten == count;
         ok = d.m.wrong == 0 && damaged == 0 && !changed;
         size_t used = 0;

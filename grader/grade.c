@@ -409,17 +409,6 @@ float *grader_load_result(const char *dir, const char *name, size_t want, char *
     return x;
 }
 
-/* Inputs after the kernel ran, compared with what the grader generated. */
-static int inputs_changed(const float *x, size_t count, uint64_t seed, uint64_t stream) {
-    float *want = malloc(count * sizeof *want);
-    if (!want)
-        return 0;
-    clu_random_fill(want, count, seed, stream);
-    int changed = memcmp(x, want, count * sizeof *want) != 0;
-    free(want);
-    return changed;
-}
-
 /* Describe a wrong output: first wrong element, how many, the hint. */
 void grader_describe_wrong(const struct grader_exercise *ex, int n,
                            const struct grader_diagnosis *d, char *buf, size_t size) {
@@ -479,8 +468,8 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
         struct grader_diagnosis d;
         grader_diagnose(ex, n, seed, c, expected, tol, &d);
         size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
-        int changed_a = inputs_changed(a, in_count, seed, 0);
-        int changed_b = inputs_changed(b, in_count, seed, 1);
+        int changed_a = grader_input_changed(a, in_count, seed, 0);
+        int changed_b = grader_input_changed(b, in_count, seed, 1);
         char wrong[800] = "";
         if (d.m.wrong)
             grader_describe_wrong(ex, n, &d, wrong, sizeof wrong);

@@ -246,6 +246,10 @@ int grader_reference(const struct grader_exercise *ex, int n, uint64_t seed, dou
 void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
                      const double *expected, const double *tol, struct grader_diagnosis *d);
 
+/* Whether x[0 .. count) differs from the inputs clu_random_fill(seed, stream) generates: a kernel
+ * that wrote into A or B (0 when memory runs out: nothing to say). */
+int grader_input_changed(const float *x, size_t count, uint64_t seed, uint64_t stream);
+
 /* Freivalds' check of C = A*B for n x n matrices in O(n^2): C x against A (B x) for a random
  * +-1 vector x from seed, each row within the sum of its elements' tolerances. Returns the rows
  * that fail (0: C is the product, but for a chance of 2^-n per wrong element pattern). */
