@@ -117,19 +117,30 @@ static int same_id(const char *p, size_t len, const char *id) {
     return 1;
 }
 
+/* The next answer to question id in text[0 .. length) from *pos on: its normalised length
+ * (> QUIZ_ANSWER_MAX when cut), the answer in buf (QUIZ_ANSWER_MAX + 1 bytes) and its line number
+ * in *number; 0 when there are no more. `q1:` with nothing after it is no answer. */
+static size_t next_answer(const char *text, size_t length, const char *id, size_t *pos, int *number,
+                          char *buf) {
+    size_t len, id_len, answer_len;
+    const char *line, *token, *answer;
+    while (next_line(text, length, pos, number, &line, &len)) {
+        if (parse_line(line, len, &token, &id_len, &answer, &answer_len) != 1 ||
+            !same_id(token, id_len, id))
+            continue;
+        size_t n = quiz_normalise(answer, answer_len, buf, QUIZ_ANSWER_MAX + 1);
+        if (n > 0)
+            return n;
+    }
+    return 0;
+}
+
 void quiz_lookup(const char *text, size_t length, const char *id, struct quiz_lookup *q) {
     memset(q, 0, sizeof *q);
     char buf[QUIZ_ANSWER_MAX + 1];
     int too_long = 0, have = 0, number = 0;
-    size_t pos = 0, len, id_len, answer_len;
-    const char *line, *token, *answer;
-    while (next_line(text, length, &pos, &number, &line, &len)) {
-        if (parse_line(line, len, &token, &id_len, &answer, &answer_len) != 1 ||
-            !same_id(token, id_len, id))
-            continue;
-        size_t n = quiz_normalise(answer, answer_len, buf, sizeof buf);
-        if (n == 0)
-            continue; /* `q1:` with nothing after it: no answer */
+    size_t pos = 0, n;
+    while ((n = next_answer(text, length, id, &pos, &number, buf)) > 0) {
         q->answers++;
         if (q->line == 0)
             q->line = number;
@@ -206,15 +217,8 @@ int quiz_matches(const char *key, const char *answer) {
 int quiz_all_right(const char *text, size_t length, const char *id, const char *key) {
     char buf[QUIZ_ANSWER_MAX + 1];
     int number = 0, answers = 0;
-    size_t pos = 0, len, id_len, answer_len;
-    const char *line, *token, *answer;
-    while (next_line(text, length, &pos, &number, &line, &len)) {
-        if (parse_line(line, len, &token, &id_len, &answer, &answer_len) != 1 ||
-            !same_id(token, id_len, id))
-            continue;
-        size_t n = quiz_normalise(answer, answer_len, buf, sizeof buf);
-        if (n == 0)
-            continue;
+    size_t pos = 0, n;
+    while ((n = next_answer(text, length, id, &pos, &number, buf)) > 0) {
         if (n > QUIZ_ANSWER_MAX || !quiz_matches(key, buf))
             return 0;
         answers++;
