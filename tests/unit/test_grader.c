@@ -39,17 +39,6 @@ static double rng_unit(struct rng *r) {
     return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void nap(double seconds) {
-    struct timespec t = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-    nanosleep(&t, NULL);
-}
-
 static void tmp_path(char *buf, size_t size, const char *name) {
     snprintf(buf, size, "%s/%s", g_tmp, name);
 }

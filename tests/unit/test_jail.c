@@ -50,17 +50,6 @@
 
 #include "testkit.h"
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void nap(double seconds) {
-    struct timespec t = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-    nanosleep(&t, NULL);
-}
-
 /* ---------------------------------------------------------------- the jail's folders and limits */
 
 /* The limits every test runs under (a test may tighten one). */

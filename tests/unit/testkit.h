@@ -1,7 +1,7 @@
 /* testkit.h - what the grader's unit tests share: the run's seed (from an environment variable
  * or the clock, printed), a CHECK that names the seed which reproduces a failure, a seeded
- * splitmix64 stream per test, and a fresh folder under /tmp. Include after <cmocka.h> and
- * grader.h; call testkit_start() in the group setup. */
+ * splitmix64 stream per test, a fresh folder under /tmp, and now()/nap() in seconds. Include
+ * after <cmocka.h> and grader.h; call testkit_start() in the group setup. */
 #ifndef TESTKIT_H
 #define TESTKIT_H
 
@@ -49,6 +49,18 @@ static inline struct rng rng_for(const char *tag) {
 /* Uniform in [lo, hi]. */
 static inline long rng_range(struct rng *r, long lo, long hi) {
     return lo + (long)(rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* Seconds on the monotonic clock. */
+static inline double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static inline void nap(double seconds) {
+    struct timespec t = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&t, NULL);
 }
 
 /* The group setup of test `name`: g_seed from TEST_<NAME>_SEED (given as `var`) or the clock,
