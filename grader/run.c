@@ -134,9 +134,9 @@ static void kill_all_of(uid_t uid) {
         waitpid(pid, NULL, 0);
 }
 
-/* Calls visit(dir, arg) with "/proc/PID" of every process uid owns now; returns the sum of what
- * the calls return. */
-static long each_process_of(uid_t uid, long (*visit)(const char *dir, void *arg), void *arg) {
+/* Calls visit("/proc/PID") for every process uid owns now; returns the sum of what the calls
+ * return. */
+static long each_process_of(uid_t uid, long (*visit)(const char *dir)) {
     DIR *proc = opendir("/proc");
     if (!proc)
         return 0;
@@ -147,14 +147,13 @@ static long each_process_of(uid_t uid, long (*visit)(const char *dir, void *arg)
         struct stat st;
         snprintf(dir, sizeof dir, "/proc/%s", e->d_name);
         if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && stat(dir, &st) == 0 && st.st_uid == uid)
-            sum += visit(dir, arg);
+            sum += visit(dir);
     }
     closedir(proc);
     return sum;
 }
 
-static long count_tasks(const char *dir, void *arg) {
-    (void)arg;
+static long count_tasks(const char *dir) {
     char path[320];
     snprintf(path, sizeof path, "%s/task", dir);
     DIR *tasks = opendir(path);
@@ -170,11 +169,10 @@ static long count_tasks(const char *dir, void *arg) {
 
 /* Tasks (threads included: RLIMIT_NPROC counts them) that uid runs now. */
 static long tasks_of(uid_t uid) {
-    return each_process_of(uid, count_tasks, NULL);
+    return each_process_of(uid, count_tasks);
 }
 
-static long unnice_autogroup(const char *dir, void *arg) {
-    (void)arg;
+static long unnice_autogroup(const char *dir) {
     char path[320];
     snprintf(path, sizeof path, "%s/autogroup", dir);
     int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -191,11 +189,10 @@ static long unnice_autogroup(const char *dir, void *arg) {
  * then met RLIMIT_NPROC). */
 static void unnice_all_of(uid_t uid) {
     setpriority(PRIO_USER, uid, 0);
-    each_process_of(uid, unnice_autogroup, NULL);
+    each_process_of(uid, unnice_autogroup);
 }
 
-static long is_live(const char *dir, void *arg) {
-    (void)arg;
+static long is_live(const char *dir) {
     char path[320], stat_line[512];
     snprintf(path, sizeof path, "%s/stat", dir);
     FILE *f = fopen(path, "r");
@@ -210,11 +207,10 @@ static long is_live(const char *dir, void *arg) {
 
 /* Processes of uid that are not yet zombies (still running, or still exiting). */
 static long live_processes_of(uid_t uid) {
-    return each_process_of(uid, is_live, NULL);
+    return each_process_of(uid, is_live);
 }
 
-static long resident_bytes(const char *dir, void *arg) {
-    (void)arg;
+static long resident_bytes(const char *dir) {
     char path[320], line[256];
     snprintf(path, sizeof path, "%s/status", dir);
     FILE *f = fopen(path, "r");
@@ -229,7 +225,7 @@ static long resident_bytes(const char *dir, void *arg) {
 
 /* Resident memory of every process of uid, in bytes (from /proc/PID/status). */
 static long long resident_bytes_of(uid_t uid) {
-    return each_process_of(uid, resident_bytes, NULL);
+    return each_process_of(uid, resident_bytes);
 }
 
 /* Kill every process of uid and wait (up to 5 s) until none is still running or exiting: the
