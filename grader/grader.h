@@ -9,6 +9,7 @@
 #ifndef GRADER_H
 #define GRADER_H
 
+#include "argv.h"
 #include "clu.h"
 
 #include <stdio.h>
