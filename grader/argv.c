@@ -1,4 +1,5 @@
 /* argv.c - the growing argument vector (argv.h). */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "argv.h"
 
 #include <stdarg.h>

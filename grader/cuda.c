@@ -464,7 +464,7 @@ static int exited_with(const struct grader_run_result *run, int code) {
 static int build_module(const struct grader_config *cfg, const char *nvcc, const char *dir,
                         int capability, int block, char **log) {
     char source[PATH_MAX + 32], module[PATH_MAX + 32], out[PATH_MAX + 32], define[32],
-        arch[32] = "", solutions[PATH_MAX + 16], jail[PATH_MAX], why[100];
+        arch[32] = "", jail[PATH_MAX], why[100];
     /* built in a folder the student's uid can reach (the work folder may be under /root) */
     snprintf(out, sizeof out, "%s/build.txt", dir);
     snprintf(source, sizeof source, "%s/kernel.cu", dir);
@@ -485,16 +485,15 @@ static int build_module(const struct grader_config *cfg, const char *nvcc, const
         snprintf(arch, sizeof arch, "-arch=sm_%d", capability);
     struct grader_run_result run;
     for (int attempt = 0; attempt < 2; attempt++) {
-        const char *argv[64];
-        int k = grader_sandbox_prefix(cfg, jail, argv, solutions, sizeof solutions);
-        const char *compile[] = {nvcc, "-fatbin", define, "-o", module, source};
-        for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
-            argv[k++] = compile[i];
+        struct grader_argv argv = GRADER_ARGV_INIT;
+        grader_sandbox_push(cfg, jail, &argv);
+        grader_argv_push_all(
+            &argv, (const char *const[]){nvcc, "-fatbin", define, "-o", module, source, NULL});
         if (arch[0])
-            argv[k++] = arch;
-        argv[k] = NULL;
+            grader_argv_push(&argv, arch);
         remove(module);
-        grader_run_jailed((char *const *)argv, jail, out, BUILD_TIMEOUT, &run);
+        grader_run_jailed(argv.argv, jail, out, BUILD_TIMEOUT, &run);
+        grader_argv_clear(&argv);
         *log = grader_read_capped(out, LOG_CAP);
         char kept[PATH_MAX + 32];
         snprintf(kept, sizeof kept, "%s/kernel.fatbin", dir);

@@ -94,77 +94,38 @@ static int must_hide(const char *path) {
 /* The sandbox of a student's build and host program, when bubblewrap works here: read-only
  * system, no network, private /tmp and process ids (everything it starts dies with it), the
  * reference solutions, the submission and the other work folders hidden, and only `dir`
- * writable. Fills argv from index 0 and returns the count (0 without a sandbox). */
-int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, const char **argv,
-                          char *solutions, size_t solutions_size) {
-    static char bwrap[PATH_MAX];
+ * writable. Pushes the prefix onto argv (nothing without a sandbox); returns 1 if it pushed. */
+int grader_sandbox_push(const struct grader_config *cfg, const char *dir,
+                        struct grader_argv *argv) {
+    char bwrap[PATH_MAX], solutions[PATH_MAX + 16];
     if (!cfg->sandbox || grader_find_program("bwrap", bwrap, sizeof bwrap) != 0)
         return 0;
-    snprintf(solutions, solutions_size, "%s/solutions", cfg->root);
-    static const char proc_mark[] = "(proc)", cache_mark[] = "(cache)";
-    const char *prefix[] = {bwrap,
-                            "--ro-bind",
-                            "/",
-                            "/",
-                            "--dev-bind",
-                            "/dev",
-                            "/dev",
-                            "--size",
-                            "1048576", /* a private /dev/shm, read-only below */
-                            "--tmpfs",
-                            "/dev/shm",
-                            proc_mark,
-                            "--size",
-                            "1048576", /* a private /tmp, read-only below (TMPDIR is its folder) */
-                            "--tmpfs",
-                            "/tmp",
-                            "--tmpfs",
-                            solutions,
-                            "--tmpfs",
-                            cfg->submission,
-                            "--tmpfs",
-                            cfg->work,
-                            "--bind",
-                            dir,
-                            dir,
-                            cache_mark,
-                            "--remount-ro", /* /tmp read-only: only its own folder is writable */
-                            "/tmp",
-                            "--remount-ro",
-                            "/dev/shm",
-                            "--unshare-pid",
-                            "--unshare-net",
-                            "--unshare-ipc",
-                            "--die-with-parent", /* no --new-session: run.c made one */
-                            "--setenv",
-                            "HOME",
-                            dir};
-    int k = 0;
-    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) {
-        int hide =
-            i > 0 && !strcmp(prefix[i - 1], "--tmpfs") &&
-            (prefix[i] == solutions || prefix[i] == cfg->submission || prefix[i] == cfg->work);
-        if (prefix[i] == cache_mark) {
-            if (grader_kernel_cache()) {
-                argv[k++] = "--bind";
-                argv[k++] = grader_kernel_cache();
-                argv[k++] = grader_kernel_cache();
-            }
-        } else if (hide && !must_hide(prefix[i])) {
-            k--; /* its uid cannot reach it anyway (and bubblewrap could not mount over it) */
-        } else if (prefix[i] != proc_mark) {
-            argv[k++] = prefix[i];
-        } else if (cfg->sandbox == SANDBOX_OWN_PROC) {
-            argv[k++] = "--proc";
-            argv[k++] = "/proc";
-        } else { /* inside another sandbox a new /proc cannot be mounted: the outer one, read-only
-                  */
-            argv[k++] = "--ro-bind";
-            argv[k++] = "/proc";
-            argv[k++] = "/proc";
-        }
-    }
-    return k;
+    snprintf(solutions, sizeof solutions, "%s/solutions", cfg->root);
+    grader_argv_push_all(argv, (const char *const[]){bwrap, "--ro-bind", "/", "/", "--dev-bind",
+                                                     "/dev", "/dev", NULL});
+    /* a private /dev/shm and /tmp, read-only below (TMPDIR is its own folder) */
+    grader_argv_push_all(argv,
+                         (const char *const[]){"--size", "1048576", "--tmpfs", "/dev/shm", NULL});
+    if (cfg->sandbox == SANDBOX_OWN_PROC)
+        grader_argv_push_all(argv, (const char *const[]){"--proc", "/proc", NULL});
+    else /* inside another sandbox a new /proc cannot be mounted: the outer one, read-only */
+        grader_argv_push_all(argv, (const char *const[]){"--ro-bind", "/proc", "/proc", NULL});
+    grader_argv_push_all(argv, (const char *const[]){"--size", "1048576", "--tmpfs", "/tmp", NULL});
+    const char *hidden[] = {solutions, cfg->submission, cfg->work};
+    for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++)
+        if (must_hide(hidden[i])) /* else its uid cannot reach it (bubblewrap could not mount) */
+            grader_argv_push_all(argv, (const char *const[]){"--tmpfs", hidden[i], NULL});
+    grader_argv_push_all(argv, (const char *const[]){"--bind", dir, dir, NULL});
+    if (grader_kernel_cache())
+        grader_argv_push_all(argv, (const char *const[]){"--bind", grader_kernel_cache(),
+                                                         grader_kernel_cache(), NULL});
+    grader_argv_push_all(argv, (const char *const[]){"--remount-ro", "/tmp", "--remount-ro",
+                                                     "/dev/shm", "--unshare-pid", "--unshare-net",
+                                                     "--unshare-ipc", NULL});
+    /* no --new-session: run.c made one */
+    grader_argv_push_all(argv,
+                         (const char *const[]){"--die-with-parent", "--setenv", "HOME", dir, NULL});
+    return 1;
 }
 
 /* A folder for a student's own program that its uid can reach wherever the grader's work folder
@@ -322,38 +283,37 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     }
     snprintf(h->dir, sizeof h->dir, "%s", h->jail.dir);
     grader_set_kernel_cache(kernel_cache); /* bound by the prefix below, named in the env */
-    char n_text[16], seed_text[32], wrapper_log[PATH_MAX + 16], solutions[PATH_MAX + 16];
-    snprintf(n_text, sizeof n_text, "%d", n);
-    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)grader_seed_for(cfg, ex, n));
+    char wrapper_log[PATH_MAX + 16];
     snprintf(wrapper_log, sizeof wrapper_log, "%s/oclgrind.txt", h->dir);
-    const char *argv[64];
-    int k = grader_sandbox_prefix(cfg, h->dir, argv, solutions, sizeof solutions);
+    struct grader_argv argv = GRADER_ARGV_INIT;
+    grader_sandbox_push(cfg, h->dir, &argv);
     if (memcheck) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
-        const char *checks[] = {oclgrind,       "--data-races", "--uninitialized", "--check-api",
-                                "--max-errors", "50",           "--log",           wrapper_log};
-        for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
-            argv[k++] = checks[i];
+        grader_argv_push_all(
+            &argv, (const char *const[]){oclgrind, "--data-races", "--uninitialized", "--check-api",
+                                         "--max-errors", "50", "--log", wrapper_log, NULL});
     }
-    const char *args[] = {h->jail.self, "--harness",    "--ex",  ex->id,
-                          "--kernel",   h->jail.kernel, "--n",   n_text,
-                          "--seed",     seed_text,      "--out", h->dir};
-    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
-        argv[k++] = args[i];
+    grader_argv_push_all(&argv,
+                         (const char *const[]){h->jail.self, "--harness", "--ex", ex->id,
+                                               "--kernel", h->jail.kernel, "--out", h->dir, NULL});
+    grader_argv_push(&argv, "--n");
+    grader_argv_pushf(&argv, "%d", n);
+    grader_argv_push(&argv, "--seed");
+    grader_argv_pushf(&argv, "%llu", (unsigned long long)grader_seed_for(cfg, ex, n));
     if (cfg->device && !memcheck) { /* under oclgrind its device is the only one */
-        argv[k++] = "--device";
-        argv[k++] = cfg->device;
+        grader_argv_push(&argv, "--device");
+        grader_argv_push(&argv, cfg->device);
     }
     if (memcheck)
-        argv[k++] = "--exact"; /* no guard zone: oclgrind must see C's true end */
+        grader_argv_push(&argv, "--exact"); /* no guard zone: oclgrind must see C's true end */
     if (reference) {
-        argv[k++] = "--reference";
-        argv[k++] = h->jail.reference;
+        grader_argv_push(&argv, "--reference");
+        grader_argv_push(&argv, h->jail.reference);
     }
-    argv[k] = NULL;
     double limit = reference || memcheck ? 3 * cfg->timeout : cfg->timeout;
-    grader_run_jailed((char *const *)argv, h->dir, log, limit, &h->run);
+    grader_run_jailed(argv.argv, h->dir, log, limit, &h->run);
+    grader_argv_clear(&argv);
     grader_set_kernel_cache(NULL);
     h->log = grader_read_capped(log, LOG_CAP);
 }
@@ -558,16 +518,15 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     char cc[PATH_MAX];
     if (grader_find_program("cc", cc, sizeof cc) != 0)
         snprintf(cc, sizeof cc, "/usr/bin/cc");
-    const char *build[48];
-    char solutions[PATH_MAX + 16];
-    int k = grader_sandbox_prefix(cfg, dir, build, solutions, sizeof solutions);
-    const char *compile[] = {cc,   "-std=c11", "-O2", "-Wall",    "-Wextra", inc, "-o",
-                             prog, main_copy,  lib,   "-lOpenCL", "-lm",     NULL};
-    for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
-        build[k++] = compile[i];
+    struct grader_argv build = GRADER_ARGV_INIT;
+    grader_sandbox_push(cfg, dir, &build);
+    grader_argv_push_all(&build,
+                         (const char *const[]){cc, "-std=c11", "-O2", "-Wall", "-Wextra", inc, "-o",
+                                               prog, main_copy, lib, "-lOpenCL", "-lm", NULL});
     struct grader_run_result run;
     remove(prog);
-    grader_run_jailed((char *const *)build, dir, log, BUILD_TIMEOUT, &run);
+    grader_run_jailed(build.argv, dir, log, BUILD_TIMEOUT, &run);
+    grader_argv_clear(&build);
     if (run.how != RUN_EXITED || run.code != 0) {
         char *text = grader_read_capped(log, LOG_CAP), what[300];
         grader_describe_run(&run, what, sizeof what);
@@ -587,16 +546,16 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     snprintf(out, sizeof out, "%s/result.bin", dir);
     snprintf(log, sizeof log, "%s/run.txt", logs);
     remove(out);
-    const char *argv[48];
-    k = grader_sandbox_prefix(cfg, dir, argv, solutions, sizeof solutions);
-    int sandboxed = k > 0;
-    const char *run_args[] = {prog, "--n",      n_text, "--seed",   seed_text,   "--repeats",
-                              "1",  "--output", out,    "--device", cfg->device, NULL};
-    if (!cfg->device)
-        run_args[9] = NULL;
-    for (size_t i = 0; i < sizeof run_args / sizeof run_args[0]; i++)
-        argv[k++] = run_args[i];
-    grader_run_jailed((char *const *)argv, dir, log, cfg->timeout, &run);
+    struct grader_argv argv = GRADER_ARGV_INIT;
+    int sandboxed = grader_sandbox_push(cfg, dir, &argv);
+    grader_argv_push_all(&argv, (const char *const[]){prog, "--n", n_text, "--seed", seed_text,
+                                                      "--repeats", "1", "--output", out, NULL});
+    if (cfg->device) {
+        grader_argv_push(&argv, "--device");
+        grader_argv_push(&argv, cfg->device);
+    }
+    grader_run_jailed(argv.argv, dir, log, cfg->timeout, &run);
+    grader_argv_clear(&argv);
     if (sandboxed && run.how == RUN_EXITED && run.code > 128 && run.code < 128 + 65) {
         /* bubblewrap passes on a signal death as status 128 + signal */
         run.how = RUN_SIGNALED;
@@ -762,13 +721,15 @@ static int count_traffic(const struct grader_config *cfg, const struct grader_ex
         snprintf(t->why, sizeof t->why, "the grader cannot prepare its folder in /tmp");
         return -1;
     }
-    const char *prefix[80];
-    char solutions[PATH_MAX + 16];
+    struct grader_argv prefix = GRADER_ARGV_INIT;
     grader_set_kernel_cache(kernel_cache);
-    int k = grader_sandbox_prefix(cfg, j.dir, prefix, solutions, sizeof solutions);
-    prefix[k] = NULL;
-    int status =
-        bench_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t, prefix, j.dir);
+    grader_sandbox_push(cfg, j.dir, &prefix);
+    grader_argv_push(&prefix, "--"); /* bench_traffic stops at NULL: a placeholder, dropped below */
+    free(prefix.argv[--prefix.count]);
+    prefix.argv[prefix.count] = NULL;
+    int status = bench_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t,
+                               (const char *const *)prefix.argv, j.dir);
+    grader_argv_clear(&prefix);
     grader_set_kernel_cache(NULL);
     grader_jail_dir_remove(j.dir);
     return status;

@@ -331,10 +331,9 @@ uint64_t grader_seed_for(const struct grader_config *cfg, const struct grader_ex
 /* Copy a student's source: a plain file (no link, FIFO or device) of at most 1 MB. 0, or -1 with
  * the reason in why. */
 int grader_copy_source(const char *from, const char *to, char *why, size_t why_size);
-/* The bubblewrap prefix for a student's build or program writing only to dir: fills argv from
- * index 0 and returns the count (0 without a sandbox); solutions is scratch for a path. */
-int grader_sandbox_prefix(const struct grader_config *cfg, const char *dir, const char **argv,
-                          char *solutions, size_t solutions_size);
+/* The bubblewrap prefix for a student's build or program writing only to dir, pushed onto argv
+ * (nothing without a sandbox). Returns 1 if it pushed a prefix. */
+int grader_sandbox_push(const struct grader_config *cfg, const char *dir, struct grader_argv *argv);
 /* A folder for a student's own processes that their uid can reach wherever the work folder is:
  * /tmp/clmm-host-XXXXXX/w (the grader's top folder, 0711). 0, or -1. Removed with the other. */
 int grader_jail_dir_make(char *dir, size_t size);

@@ -82,13 +82,12 @@ static int sandbox_works(const struct grader_config *cfg) {
          * another sandbox the outer /proc bound */
         struct grader_config probe_cfg = *cfg;
         for (int way = SANDBOX_OWN_PROC; way <= SANDBOX_HOST_PROC && !found; way++) {
-            const char *probe[80];
-            char solutions[PATH_MAX + 16];
+            struct grader_argv probe = GRADER_ARGV_INIT;
             probe_cfg.sandbox = way;
-            int k = grader_sandbox_prefix(&probe_cfg, dir, probe, solutions, sizeof solutions);
-            probe[k++] = "/bin/true";
-            probe[k] = NULL;
-            grader_run_jailed((char *const *)probe, dir, log, 20, &run);
+            grader_sandbox_push(&probe_cfg, dir, &probe);
+            grader_argv_push(&probe, "/bin/true");
+            grader_run_jailed(probe.argv, dir, log, 20, &run);
+            grader_argv_clear(&probe);
             if (run.how == RUN_EXITED && run.code == 0)
                 found = way;
         }
