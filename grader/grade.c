@@ -161,25 +161,14 @@ static int copy_trusted(const char *from, const char *to) {
     return ok ? 0 : -1;
 }
 
-/* The folder of a jailed harness: the grader's own executable, the student's kernel and the
- * reference copied in (the student's uid may not reach the originals, and must not reach
- * solutions/). */
-struct jail {
-    char dir[PATH_MAX];
-    char self[PATH_MAX + 16], kernel[PATH_MAX + 16], reference[PATH_MAX + 16];
-};
-
-static int jail_open(const struct grader_config *cfg, const char *kernel, const char *reference,
-                     struct jail *j) {
+int grader_jail_open(const struct grader_config *cfg, const char *kernel, struct grader_jail *j) {
     memset(j, 0, sizeof *j);
     if (grader_jail_dir_make(j->dir, sizeof j->dir) != 0)
         return -1;
     snprintf(j->self, sizeof j->self, "%s/grader", j->dir);
     snprintf(j->kernel, sizeof j->kernel, "%s/kernel.cl", j->dir);
-    snprintf(j->reference, sizeof j->reference, "%s/reference.cl", j->dir);
     if (copy_trusted(cfg->self, j->self) != 0 || chmod(j->self, 0755) != 0 ||
-        copy_trusted(kernel, j->kernel) != 0 ||
-        (reference && copy_trusted(reference, j->reference) != 0)) {
+        copy_trusted(kernel, j->kernel) != 0) {
         grader_jail_dir_remove(j->dir);
         return -1;
     }
@@ -255,7 +244,7 @@ struct harness_run {
     struct grader_run_result run;
     char dir[PATH_MAX]; /* where it saved its files (its jail, removed by harness_done) */
     char *log;          /* its output, capped */
-    struct jail jail;
+    struct grader_jail jail;
 };
 
 static void harness_done(struct harness_run *h) {
@@ -268,14 +257,14 @@ static void harness_done(struct harness_run *h) {
  * uid, its limits, the sandbox), since a kernel is code too (POCL runs it in the harness's own
  * process). With memcheck, under oclgrind, whose findings go to oclgrind.txt in h->dir. */
 static void run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
-                        const char *kernel, int n, const char *tag, const char *reference,
-                        int memcheck, struct harness_run *h) {
+                        const char *kernel, int n, const char *tag, int memcheck,
+                        struct harness_run *h) {
     memset(h, 0, sizeof *h);
     char logs[PATH_MAX], log[PATH_MAX + 16], oclgrind[PATH_MAX];
     snprintf(logs, sizeof logs, "%s/%s/%s", cfg->work, ex->id, tag);
     grader_make_dirs(logs);
     snprintf(log, sizeof log, "%s/log.txt", logs);
-    if (jail_open(cfg, kernel, reference, &h->jail) != 0) {
+    if (grader_jail_open(cfg, kernel, &h->jail) != 0) {
         h->run.how = RUN_NO_START;
         h->run.code = errno;
         h->log = strdup("the grader cannot prepare its folder in /tmp");
@@ -307,11 +296,7 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     }
     if (memcheck)
         grader_argv_push(&argv, "--exact"); /* no guard zone: oclgrind must see C's true end */
-    if (reference) {
-        grader_argv_push(&argv, "--reference");
-        grader_argv_push(&argv, h->jail.reference);
-    }
-    double limit = reference || memcheck ? 3 * cfg->timeout : cfg->timeout;
+    double limit = memcheck ? 3 * cfg->timeout : cfg->timeout;
     grader_run_jailed(argv.argv, h->dir, log, limit, &h->run);
     grader_argv_clear(&argv);
     grader_set_kernel_cache(NULL);
@@ -320,31 +305,35 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
 
 /* Why a harness run failed, for the report; sets *dead when no later run of this kernel can
  * work (it does not build, or it hangs). Returns NULL when the run succeeded. */
-static char *harness_failure(const struct harness_run *h, int n, char *dead, size_t dead_size) {
+char *grader_harness_failure(const struct grader_run_result *run, const char *log, int n,
+                             char *dead, size_t dead_size) {
     char what[300], *text;
-    grader_describe_run(&h->run, what, sizeof what);
-    if (h->run.how == RUN_EXITED && h->run.code == HARNESS_OK)
+    grader_describe_run(run, what, sizeof what);
+    if (run->how == RUN_EXITED && run->code == HARNESS_OK)
         return NULL;
-    size_t size = strlen(h->log) + 600;
+    size_t size = strlen(log) + 600;
     text = malloc(size);
     if (!text)
         return NULL;
-    if (h->run.how == RUN_EXITED && h->run.code == HARNESS_BUILD) {
-        snprintf(text, size, "kernel.cl does not build; the OpenCL build log:\n%s", h->log);
+    if (run->how == RUN_EXITED && run->code == HARNESS_BUILD) {
+        snprintf(text, size, "kernel.cl does not build; the OpenCL build log:\n%s", log);
         snprintf(dead, dead_size, "kernel.cl does not build (see the first test)");
-    } else if (h->run.how == RUN_EXITED && h->run.code == HARNESS_NO_KERNEL) {
-        snprintf(text, size, "%s", h->log);
+    } else if (run->how == RUN_EXITED && run->code == HARNESS_NO_KERNEL) {
+        snprintf(text, size, "%s", log);
         snprintf(dead, dead_size, "the kernel function is missing (see the first test)");
-    } else if (h->run.how == RUN_TIMEOUT) {
-        snprintf(text, size, "at N = %d the kernel %s\n%s", n, what, h->log);
+    } else if (run->how == RUN_TOO_BUSY) {
+        snprintf(text, size, "at N = %d the kernel run %s", n, what);
+        snprintf(dead, dead_size, "the machine was too busy to grade this");
+    } else if (run->how == RUN_TIMEOUT) {
+        snprintf(text, size, "at N = %d the kernel %s\n%s", n, what, log);
         snprintf(dead, dead_size, "the kernel timed out at N = %d", n);
-    } else if (h->run.how == RUN_EXITED && h->run.code == HARNESS_BAD_DEVICE) {
-        snprintf(text, size, "the device cannot run this exercise:\n%s", h->log);
+    } else if (run->how == RUN_EXITED && run->code == HARNESS_BAD_DEVICE) {
+        snprintf(text, size, "the device cannot run this exercise:\n%s", log);
         snprintf(dead, dead_size, "the device cannot run this exercise");
-    } else if (h->run.how == RUN_EXITED && h->run.code == HARNESS_OPENCL) {
-        snprintf(text, size, "at N = %d an OpenCL call failed running the kernel:\n%s", n, h->log);
+    } else if (run->how == RUN_EXITED && run->code == HARNESS_OPENCL) {
+        snprintf(text, size, "at N = %d an OpenCL call failed running the kernel:\n%s", n, log);
     } else {
-        snprintf(text, size, "at N = %d the kernel run %s\n%s", n, what, h->log);
+        snprintf(text, size, "at N = %d the kernel run %s\n%s", n, what, log);
     }
     return text;
 }
@@ -404,8 +393,8 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
     }
     snprintf(tag, sizeof tag, "n%d", n);
     struct harness_run h;
-    run_harness(cfg, ex, kernel, n, tag, NULL, 0, &h);
-    char *failure = harness_failure(&h, n, dead, dead_size);
+    run_harness(cfg, ex, kernel, n, tag, 0, &h);
+    char *failure = grader_harness_failure(&h.run, h.log, n, dead, dead_size);
     if (failure) {
         grader_add_test(r, name, 0, pts, "%s", failure);
         free(failure);
@@ -691,7 +680,7 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
     }
     char log[PATH_MAX + 32];
     struct harness_run h;
-    run_harness(cfg, ex, kernel, ex->memcheck_n, "memcheck", NULL, 1, &h);
+    run_harness(cfg, ex, kernel, ex->memcheck_n, "memcheck", 1, &h);
     snprintf(log, sizeof log, "%s/oclgrind.txt", h.dir);
     char *found = grader_read_capped(log, 1 << 20), what[300]; /* whole, to count findings */
     grader_describe_run(&h.run, what, sizeof what);
@@ -715,8 +704,8 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
 static int count_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
                          const char *kernel, const char *tag, struct bench_traffic *t) {
     (void)tag;
-    struct jail j;
-    if (jail_open(cfg, kernel, NULL, &j) != 0) {
+    struct grader_jail j;
+    if (grader_jail_open(cfg, kernel, &j) != 0) {
         memset(t, 0, sizeof *t);
         snprintf(t->why, sizeof t->why, "the grader cannot prepare its folder in /tmp");
         return -1;
@@ -830,141 +819,26 @@ static void test_technique(const struct grader_exercise *ex, int all_right,
                           "where does each operand come from in the inner loop?");
 }
 
-/* Why the C of the timed runs is wrong ("" if right). */
-/* Why the student's C of timed round `round` is wrong ("" if right): every element against the
- * reference (full), or Freivalds' O(N^2) check of the product. */
-static void timed_result_wrong(const struct grader_exercise *ex, const char *dir, int round,
-                               uint64_t seed, int full, char *why, size_t why_size) {
-    int n = ex->perf_n;
-    size_t count = grader_output_count(ex, n), in_count = (size_t)n * (size_t)n;
-    char reason[200] = "", name[32];
-    snprintf(name, sizeof name, "c-%d.bin", round);
-    float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
-    double *expected = NULL, *tol = NULL;
-    float *a = NULL, *b = NULL;
-    if (!c) {
-        snprintf(why, why_size, "round %d: no result saved (%s)", round + 1, reason);
-    } else if (grader_guard_damage(c + count, HARNESS_GUARD)) {
-        snprintf(why, why_size, "round %d: it wrote past the end of C", round + 1);
-    } else if (full || ex->is_vector) {
-        if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
-            snprintf(why, why_size, "grader out of memory");
-        } else {
-            struct grader_diagnosis d;
-            grader_diagnose(ex, n, seed, c, expected, tol, &d);
-            if (d.m.wrong) {
-                int used = snprintf(why, why_size, "round %d: ", round + 1);
-                if (used > 0 && (size_t)used < why_size)
-                    grader_describe_wrong(ex, n, &d, why + used, why_size - (size_t)used);
-            }
-        }
-    } else if (!(a = malloc(in_count * sizeof *a)) || !(b = malloc(in_count * sizeof *b))) {
-        snprintf(why, why_size, "grader out of memory");
-    } else {
-        clu_random_fill(a, in_count, seed, 0);
-        clu_random_fill(b, in_count, seed, 1);
-        size_t rows = grader_freivalds(n, a, b, c, seed);
-        if (rows)
-            snprintf(why, why_size,
-                     "round %d: C is not A*B (%zu of %d rows fail a check against A(Bx) for a "
-                     "random x)",
-                     round + 1, rows, n);
-    }
-    free(a);
-    free(b);
-    free(c);
-    free(expected);
-    free(tol);
-}
-
-/* Every timed round of the student's kernel computed the product on that round's inputs, and
- * left A and B as they were: "" or why not. */
-static void timed_rounds_wrong(const struct grader_exercise *ex, const char *dir, FILE *f,
-                               int rounds, char *why, size_t why_size) {
-    int checked = -1, spoiled = 0;
-    why[0] = '\0';
-    if (fscanf(f, " checked %d spoiled %d", &checked, &spoiled) != 2 || checked < 0 ||
-        checked >= rounds) {
-        snprintf(why, why_size, "the timing run saved no round list");
-        return;
-    }
-    if (spoiled) {
-        snprintf(why, why_size, "the kernel changed A or B during the timed runs");
-        return;
-    }
-    for (int r = 0; r < rounds && !why[0]; r++) {
-        int number = -1;
-        unsigned long long seed = 0;
-        if (fscanf(f, " round %d %llu", &number, &seed) != 2 || number != r) {
-            snprintf(why, why_size, "the timing run saved no seed for round %d", r + 1);
-            return;
-        }
-        timed_result_wrong(ex, dir, r, (uint64_t)seed, r == checked, why, why_size);
-    }
-}
-
 static void test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, int all_right, const struct bench_traffic *mine,
                       struct grader_exercise_result *r) {
     const char *name = "performance against the reference solution";
     int pts = ex->points.perf;
     if (!all_right) {
-        grader_add_test(r, name, 0, pts,
-                        "not timed: the kernel must first be right at every "
-                        "size");
+        grader_add_test(r, name, 0, pts, "not timed: the kernel must first be right at every size");
         return;
     }
-    char reference[PATH_MAX];
+    char reference[PATH_MAX], text[4000], traffic[400] = "";
     snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
-    struct harness_run h;
-    run_harness(cfg, ex, kernel, ex->perf_n, "perf", reference, 0, &h);
-    char dead[200] = "";
-    char *failure = harness_failure(&h, ex->perf_n, dead, sizeof dead);
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/timing.txt", h.dir);
-    double s[3] = {0}, ref[3] = {0};
-    int counts[2] = {0, 0};
-    FILE *f = failure ? NULL : fopen(path, "r");
-    int parsed = f && fscanf(f, "student %lf %lf %lf %d reference %lf %lf %lf %d", &s[0], &s[1],
-                             &s[2], &counts[0], &ref[0], &ref[1], &ref[2], &counts[1]) == 8;
-    /* every timed launch must compute the product too, on its round's fresh inputs */
-    char wrong[900] = "";
-    if (parsed)
-        timed_rounds_wrong(ex, h.dir, f, counts[0], wrong, sizeof wrong);
-    if (f)
-        fclose(f);
-    if (parsed && wrong[0]) {
-        grader_add_test(r, name, 0, pts,
-                        "not scored: the timed runs at N = %d did not all compute C: %s",
-                        ex->perf_n, wrong);
-    } else if (!parsed || s[0] <= 0 || s[1] <= 0 || ref[1] <= 0) {
-        grader_add_test(r, name, 0, pts, "%s",
-                        failure ? failure
-                                : "the timing run saved no "
-                                  "figures");
-    } else {
-        double flops = grader_flops(ex, ex->perf_n);
-        r->gflops = flops / s[1] * 1e-9;
-        r->ref_gflops = flops / ref[1] * 1e-9;
-        double ratio = r->gflops / r->ref_gflops;
-        /* points go by the fastest runs, the ones least disturbed by other load on the machine;
-         * either ratio reaching the bar is enough */
-        double best_ratio = ref[0] / s[0];
-        int earned = ratio >= grader_perf_ratio || best_ratio >= grader_perf_ratio;
-        char traffic[400] = "";
-        if (!ex->is_vector)
-            traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
-        grader_add_test(r, name, earned ? pts : 0, pts,
-                        "N = %d, median of %d alternating runs each:\n"
-                        "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
-                        "reference  %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
-                        "ratio %.2f of medians, %.2f of the fastest runs (points from %.2f)%s",
-                        ex->perf_n, counts[0], s[1] * 1e3, s[0] * 1e3, s[2] * 1e3, r->gflops,
-                        ref[1] * 1e3, ref[0] * 1e3, ref[2] * 1e3, r->ref_gflops, ratio, best_ratio,
-                        grader_perf_ratio, traffic);
-    }
-    free(failure);
-    harness_done(&h);
+    int earned = 0, too_busy = 0;
+    grader_set_kernel_cache(kernel_cache);
+    grader_perf_test(cfg, ex, kernel, reference, &r->gflops, &r->ref_gflops, text, sizeof text,
+                     &earned, &too_busy);
+    grader_set_kernel_cache(NULL);
+    r->too_busy |= too_busy;
+    if (earned && !ex->is_vector)
+        traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
+    grader_add_test(r, name, earned ? pts : 0, pts, "%s%s", text, traffic);
 }
 
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,

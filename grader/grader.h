@@ -12,6 +12,7 @@
 #include "argv.h"
 #include "clu.h"
 
+#include <linux/limits.h> /* PATH_MAX */
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -119,6 +120,8 @@ enum grader_run_how {
     RUN_TIMEOUT,    /* ran past the limit and was killed */
     RUN_NO_START,   /* could not be started (fork or exec failed) */
     RUN_OVER_LIMIT, /* stopped by a watched limit; code is LIMIT_DISK or LIMIT_MEMORY */
+    RUN_TOO_BUSY,   /* stopped at its time limit, twice, having got under a quarter of a CPU
+                       while it wanted one: the machine was too busy (not the program's fault) */
 };
 #define LIMIT_DISK   1
 #define LIMIT_MEMORY 2
@@ -135,6 +138,22 @@ struct grader_run_result {
  * capped by RLIMIT_FSIZE. Never fails: the outcome is in *result. */
 void grader_run(char *const argv[], const char *out_path, double timeout,
                 struct grader_run_result *result);
+
+/* A child that takes commands: it runs like grader_run (jailed in dir, or not when dir is
+ * NULL), with its stdin a command channel and its fd 3 a reply channel. Never NULL but out of
+ * memory; when it could not start, grader_finish says why. */
+struct grader_child;
+struct grader_child *grader_start(char *const argv[], const char *dir, const char *out_path);
+/* Send one command line (none when NULL) and read one reply line (without its newline) within
+ * timeout seconds, watching the child's limits meanwhile: 0, or -1 when it ended, broke the
+ * protocol, or was stopped (at its time or a limit: grader_finish tells). */
+int grader_child_ask(struct grader_child *c, const char *command, char *reply, size_t size,
+                     double timeout);
+/* Stop (SIGSTOP) or continue every process of the child's session: a paused child cannot work
+ * while another is timed. */
+void grader_child_pause(struct grader_child *c, int paused);
+/* Close its commands, wait up to timeout seconds for it to end, kill what is left, free c. */
+void grader_finish(struct grader_child *c, double timeout, struct grader_run_result *result);
 
 /* What a student's own processes (its build and its host program) may use. */
 struct grader_limits {
@@ -275,6 +294,7 @@ struct grader_exercise_result {
     struct grader_test tests[GRADER_MAX_TESTS];
     int test_count;
     int not_implemented; /* nothing was written anywhere: the skeleton as given */
+    int too_busy;        /* a run was stopped twice because the machine starved it: no verdict */
     double gflops;       /* student kernel at perf_n (0: not timed) */
     double ref_gflops;   /* reference solution at perf_n (0: not timed) */
     char summary[200];   /* one line for the summary table */
@@ -338,6 +358,18 @@ int grader_sandbox_push(const struct grader_config *cfg, const char *dir, struct
  * /tmp/clmm-host-XXXXXX/w (the grader's top folder, 0711). 0, or -1. Removed with the other. */
 int grader_jail_dir_make(char *dir, size_t size);
 void grader_jail_dir_remove(const char *dir);
+/* The folder of a jailed harness run: the grader's own executable and the kernel copied in
+ * (the student's uid may not reach the originals). */
+struct grader_jail {
+    char dir[PATH_MAX];         /* from grader_jail_dir_make */
+    char self[PATH_MAX + 16];   /* the grader, copied */
+    char kernel[PATH_MAX + 16]; /* the kernel, copied */
+};
+int grader_jail_open(const struct grader_config *cfg, const char *kernel, struct grader_jail *j);
+/* Why a harness run failed, for the report (NULL when it succeeded); sets dead when no later
+ * run of this kernel can work (it does not build, or it hangs). */
+char *grader_harness_failure(const struct grader_run_result *run, const char *log, int n,
+                             char *dead, size_t dead_size);
 /* dir/name saved by clu_save_result holding exactly want floats, or NULL with why set. */
 float *grader_load_result(const char *dir, const char *name, size_t want, char *why,
                           size_t why_size);
@@ -367,6 +399,14 @@ int grader_cuda_harness_main(int argc, char **argv);
 int grader_load_config(const char *path, struct grader_config *cfg,
                        const struct grader_exercise **chosen, int max, int *chosen_count, char *err,
                        size_t err_size);
+
+/* The student's kernel timed against the reference at perf_n (timing.c): each in a serving
+ * harness of its own, every launch on the grader's clock, every round's C checked. Fills the
+ * report text, the GFLOP/s of both (when timed), whether the point is earned, and whether the
+ * machine was too busy to time it. */
+void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
+                      const char *kernel, const char *reference, double *gflops, double *ref_gflops,
+                      char *out, size_t out_size, int *earned, int *too_busy);
 
 /* Grade one exercise of the submission. */
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,

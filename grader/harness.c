@@ -1,18 +1,18 @@
-/* harness.c - `grader --harness`: the child process that runs one student kernel for the grader.
+/* harness.c - `grader --harness`: the child process that runs one kernel for the grader.
  *
- * It builds the kernel from the student's kernel.cl, sets its arguments and launches it exactly
- * as the exercise's table row says, on inputs generated from the hidden seed, with C filled with
- * NaN and followed by a guard zone. It then saves C (with the guard), A and B as result files
- * for the parent to check, or, with --reference, times the student's kernel and the reference
- * solution's kernel alternately, each round on fresh inputs, and saves the figures and the C of
- * one round (timing.txt names the seed of its inputs). It decides nothing:
- * the parent grader checks what it saved.
+ * It builds the kernel from the given kernel.cl, sets its arguments and launches it exactly as
+ * the exercise's table row says, on inputs generated from a seed, with C filled with NaN and
+ * followed by a guard zone. It then saves C (with the guard), A and B as result files for the
+ * parent to check, or, with --serve, takes timed launches one command at a time (see serve()).
+ * It decides nothing: the parent grader checks what it saved and holds the clock. A student's
+ * kernel and the reference are never in one harness: each has a process of its own.
  *
  *   grader --harness --ex ID --kernel FILE --n N --seed S --out DIR [--device SPEC]
- *                    [--exact] [--block B] [--reference FILE --repeats R]
+ *                    [--exact] [--block B] [--serve]
  * --block B: BLOCK for the kernel build and the launch instead of the table's (benchmarks).
  * --exact: no guard zone, C has exactly its size (for oclgrind, which checks the true bounds).
  */
+#define _POSIX_C_SOURCE 200809L /* fdopen */
 #include "grader.h"
 
 #include <math.h>
@@ -132,112 +132,72 @@ static int save_buffer(const struct clu_env *env, cl_mem m, float *host, size_t 
     return clu_save_result(path, host, count);
 }
 
-/* C back to NaN before a timed launch, outside its event: a kernel that keeps C as a cache of
- * an earlier launch (if (!isnan(C[k])) return;) gains nothing and, if it skips work, fails the
- * check of the saved result. */
-static cl_int refill(const struct clu_env *env, cl_mem c, size_t count) {
-    float nan_value = NAN;
-    cl_int err = clEnqueueFillBuffer(env->queue, c, &nan_value, sizeof nan_value, 0,
-                                     count * sizeof(float), 0, NULL, NULL);
-    return err == CL_SUCCESS ? clFinish(env->queue) : err;
-}
-
-/* The inputs of timed round r: fresh A and B from a seed of their own, so that a kernel cannot
- * tell the timed runs from the checked ones or keep an answer from an earlier launch. */
-static uint64_t round_seed(uint64_t seed, int r) {
-    return (seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(r + 1))) & 0x7fffffffffffffffull;
-}
-
-/* A and B as generated for round r, written before a turn (outside its timed launch). */
-static cl_int write_inputs(const struct clu_env *env, cl_mem *ab, const float *a, const float *b,
-                           size_t in_count) {
-    cl_int err = clEnqueueWriteBuffer(env->queue, ab[0], CL_TRUE, 0, in_count * sizeof(float), a, 0,
-                                      NULL, NULL);
-    return err == CL_SUCCESS ? clEnqueueWriteBuffer(env->queue, ab[1], CL_TRUE, 0,
-                                                    in_count * sizeof(float), b, 0, NULL, NULL)
-                             : err;
-}
-
-/* Whether the student's turn changed A or B (a kernel that spoils the inputs for the next turn,
- * with denormals say, would slow the reference down). */
-static int inputs_spoiled(const struct clu_env *env, cl_mem *ab, const float *a, const float *b,
-                          float *scratch, size_t in_count) {
-    const float *want[2] = {a, b};
-    for (int m = 0; m < 2; m++) {
-        if (clEnqueueReadBuffer(env->queue, ab[m], CL_TRUE, 0, in_count * sizeof(float), scratch, 0,
-                                NULL, NULL) != CL_SUCCESS ||
-            memcmp(scratch, want[m], in_count * sizeof(float)) != 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* Student and reference alternately, each on its own C, so that a slow spell of a shared machine
- * hits both; every round on fresh A and B, written again before each turn. The student's C of
- * every round is saved (c-R.bin) for the parent to check, and timing.txt names the seed of each
- * round's inputs and the round checked element by element: a timed kernel must compute the
- * product every time. */
-static int time_both(const struct clu_env *env, struct grader_launch *student,
-                     struct grader_launch *ref, cl_mem *c_of, size_t count, float *c_host,
-                     size_t c_total, int repeats, const char *dir, cl_mem *ab, float *a, float *b,
-                     size_t in_count, uint64_t seed) {
-    double *samples[2];
-    struct grader_launch *which[2] = {student, ref};
-    float *scratch = malloc(in_count * sizeof *scratch);
-    if (!scratch)
-        return HARNESS_OPENCL;
-    for (int w = 0; w < 2; w++) {
-        samples[w] = calloc((size_t)repeats, sizeof(double));
-        if (!samples[w])
-            return HARNESS_OPENCL;
-        struct clu_stats unused;
-        /* two untimed launches: POCL generates code at the first, caches settle at the second */
-        CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, which[w], 2, 0, &unused),
-                      "warm-up");
-    }
-    int checked = (int)(seed % (uint64_t)repeats), spoiled = 0;
-    for (int r = 0; r < repeats; r++) {
-        clu_random_fill(a, in_count, round_seed(seed, r), 0);
-        clu_random_fill(b, in_count, round_seed(seed, r), 1);
-        for (int turn = 0; turn < 2; turn++) {
-            int w =
-                turn ^ (r & 1); /* who goes first swaps every round: neither gets warmer caches */
-            struct clu_stats one;
-            CLU_CHECK_ERR(write_inputs(env, ab, a, b, in_count), "clEnqueueWriteBuffer");
-            CLU_CHECK_ERR(refill(env, c_of[w], count), "clEnqueueFillBuffer");
-            CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, which[w], 0, 1, &one),
-                          "timed launch");
-            samples[w][r] = one.median;
-            if (w == 0) {
-                char name[32];
-                snprintf(name, sizeof name, "c-%d.bin", r);
-                if (save_buffer(env, c_of[0], c_host, c_total, dir, name) != 0)
-                    return HARNESS_USAGE;
-                spoiled |= inputs_spoiled(env, ab, a, b, scratch, in_count);
-            }
-        }
-    }
-    free(scratch);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/timing.txt", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
+/* --serve: the timed runs, one command at a time from the grader, which holds the clock.
+ * Commands on stdin, one reply line each on fd 3 (the grader's own channel: a kernel's printf
+ * goes to stdout, the log):
+ *   (at start)          -> "ready" after the build and two untimed launches
+ *   inputs R SEED NONCE -> A and B from SEED (clu_random_fill streams 0 and 1), C back to NaN
+ *                          with its guard zone; "inputs R NONCE"
+ *   launch R NONCE      -> one launch, waited for; "launched R NONCE SECONDS" (its event time)
+ *   save R NONCE        -> C with its guard zone saved as c-R.bin; "saved R NONCE"
+ * End of input ends it. Nothing it says is believed: the grader times each launch command
+ * with its own clock, chooses the seeds and checks every saved C itself; the nonces only keep
+ * a reply from being taken for another. The reference kernel runs in a process of its own. */
+static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc, float *a,
+                 float *b, float *c, size_t in_count, size_t c_total, const char *dir) {
+    FILE *reply = fdopen(3, "w");
+    if (!reply) {
+        fprintf(stderr, "harness: --serve needs the grader's reply channel on fd 3\n");
         return HARNESS_USAGE;
-    for (int w = 0; w < 2; w++) {
-        struct clu_stats s = clu_stats_of(samples[w], repeats);
-        fprintf(f, "%s %.9g %.9g %.9g %d\n", w ? "reference" : "student", s.min, s.median, s.max,
-                s.count);
-        free(samples[w]);
     }
-    fprintf(f, "checked %d spoiled %d\n", checked, spoiled);
-    for (int r = 0; r < repeats; r++)
-        fprintf(f, "round %d %llu\n", r, (unsigned long long)round_seed(seed, r));
-    return fclose(f) == 0 ? HARNESS_OK : HARNESS_USAGE;
+    struct clu_stats unused;
+    /* two untimed launches: POCL generates code at the first, caches settle at the second */
+    CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, l, 2, 0, &unused), "warm-up");
+    float *fresh_c = malloc(c_total * sizeof *fresh_c);
+    if (!fresh_c)
+        return HARNESS_OPENCL;
+    memcpy(fresh_c, c, c_total * sizeof *fresh_c); /* NaN, then the guard zone */
+    fprintf(reply, "ready\n");
+    fflush(reply);
+    char line[256];
+    while (fgets(line, sizeof line, stdin)) {
+        int round = -1;
+        unsigned long long seed = 0, nonce = 0;
+        if (sscanf(line, "inputs %d %llu %llu", &round, &seed, &nonce) == 3) {
+            clu_random_fill(a, in_count, seed, 0);
+            clu_random_fill(b, in_count, seed, 1);
+            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[0], CL_TRUE, 0, in_count * sizeof(float),
+                                           a, 0, NULL, NULL));
+            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[1], CL_TRUE, 0, in_count * sizeof(float),
+                                           b, 0, NULL, NULL));
+            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[2], CL_TRUE, 0, c_total * sizeof(float),
+                                           fresh_c, 0, NULL, NULL));
+            fprintf(reply, "inputs %d %llu\n", round, nonce);
+        } else if (sscanf(line, "launch %d %llu", &round, &nonce) == 2) {
+            struct clu_stats one;
+            CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, l, 0, 1, &one),
+                          "timed launch");
+            fprintf(reply, "launched %d %llu %.9g\n", round, nonce, one.median);
+        } else if (sscanf(line, "save %d %llu", &round, &nonce) == 2) {
+            char name[32];
+            snprintf(name, sizeof name, "c-%d.bin", round);
+            if (save_buffer(env, abc[2], c, c_total, dir, name) != 0)
+                return HARNESS_USAGE;
+            fprintf(reply, "saved %d %llu\n", round, nonce);
+        } else {
+            fprintf(stderr, "harness: unknown command: %s", line);
+            return HARNESS_USAGE;
+        }
+        fflush(reply);
+    }
+    free(fresh_c);
+    fclose(reply);
+    return HARNESS_OK;
 }
 
 int grader_harness_main(int argc, char **argv) {
-    const char *id = NULL, *kernel_path = NULL, *out = NULL, *device = NULL, *ref_path = NULL;
-    int n = 0, repeats = 5;
+    const char *id = NULL, *kernel_path = NULL, *out = NULL, *device = NULL;
+    int n = 0, serving = 0;
     uint64_t seed = 0;
     size_t guard = HARNESS_GUARD;
     int block = 0; /* 0: the table's BLOCK */
@@ -245,6 +205,8 @@ int grader_harness_main(int argc, char **argv) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(flag, "--exact"))
             guard = 0, i--;
+        else if (!strcmp(flag, "--serve"))
+            serving = 1, i--;
         else if (!strcmp(flag, "--ex"))
             id = value;
         else if (!strcmp(flag, "--kernel"))
@@ -253,14 +215,10 @@ int grader_harness_main(int argc, char **argv) {
             out = value;
         else if (!strcmp(flag, "--device"))
             device = value;
-        else if (!strcmp(flag, "--reference"))
-            ref_path = value;
         else if (!strcmp(flag, "--n"))
             n = atoi(value);
         else if (!strcmp(flag, "--block"))
             block = atoi(value);
-        else if (!strcmp(flag, "--repeats"))
-            repeats = atoi(value);
         else if (!strcmp(flag, "--seed"))
             seed = strtoull(value, NULL, 10);
         else {
@@ -269,20 +227,19 @@ int grader_harness_main(int argc, char **argv) {
         }
     }
     const struct grader_exercise *ex = id ? grader_find_exercise(id) : NULL;
-    if (!ex || !kernel_path || !out || n < 1 || repeats < 1) {
+    if (!ex || !kernel_path || !out || n < 1) {
         fprintf(stderr, "harness: needs --ex, --kernel, --n, --seed and --out\n");
         return HARNESS_USAGE;
     }
     struct clu_env env;
     if (clu_env_open(&env, device) != 0)
         return HARNESS_BAD_DEVICE;
-    struct grader_launch student, ref;
+    struct grader_launch student;
     if (block <= 0)
         block = ex->block;
     if (grader_plan_launch(ex, &env, n, block, &student) != 0)
         return HARNESS_BAD_DEVICE;
-    ref = student;
-    cl_program program, ref_program = NULL;
+    cl_program program;
     student.kernel = kernel_from(ex, &env, kernel_path, block, &program);
 
     size_t in_count = ex->is_vector ? (size_t)n : (size_t)n * (size_t)n;
@@ -305,15 +262,8 @@ int grader_harness_main(int argc, char **argv) {
         return HARNESS_OPENCL;
 
     int status = HARNESS_OK;
-    if (ref_path) {
-        ref.kernel = kernel_from(ex, &env, ref_path, block, &ref_program);
-        cl_mem ref_abc[3] = {abc[0], abc[1], buffer(&env, out_count + guard, c)};
-        if (grader_set_args(ex, ref.kernel, n, block, ref_abc) != CL_SUCCESS)
-            return HARNESS_OPENCL;
-        cl_mem c_of[2] = {abc[2], ref_abc[2]};
-        status = time_both(&env, &student, &ref, c_of, out_count, c, out_count + guard, repeats,
-                           out, abc, a, b, in_count, seed);
-        clReleaseMemObject(ref_abc[2]);
+    if (serving) {
+        status = serve(&env, &student, abc, a, b, c, in_count, out_count + guard, out);
     } else {
         cl_event done;
         CLU_CHECK(grader_enqueue(&student, env.queue, &done));
@@ -328,10 +278,6 @@ int grader_harness_main(int argc, char **argv) {
         clReleaseMemObject(abc[i]);
     clReleaseKernel(student.kernel);
     clReleaseProgram(program);
-    if (ref_program) {
-        clReleaseKernel(ref.kernel);
-        clReleaseProgram(ref_program);
-    }
     clu_env_close(&env);
     free(a);
     free(b);

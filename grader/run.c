@@ -7,8 +7,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <ftw.h>
 #include <grp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,24 +53,43 @@ struct jail_plan {
 
 static pid_t jail_parent; /* the grader, as its children see it */
 
-static void become_child(const char *out_path, int report_fd, const struct jail_plan *jail) {
+/* Every descriptor from `first` up closed at exec: nothing the grader holds (a lock, a log, an
+ * instructor's file) reaches the program. Marked close-on-exec rather than closed, so that
+ * report_fd still tells the parent why an exec failed. */
+static void close_at_exec_from(int first) {
+    if (syscall(SYS_close_range, (unsigned)first, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
+        return;
+    struct rlimit files;
+    rlim_t last = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < 65536
+                      ? files.rlim_cur
+                      : 65536; /* older kernels: one fcntl per possible descriptor */
+    for (int fd = first; (rlim_t)fd < last; fd++)
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+/* A child's control channel: commands come on its stdin, replies go out on fd 3. */
+#define REPLY_FD 3
+
+static void become_child(const char *out_path, int report_fd, const struct jail_plan *jail,
+                         const int control[2]) {
     /* a session (so a process group) of its own, which it cannot leave (session.c) */
     if (grader_enter_own_session(jail && jail->active ? jail->niceness : 0) != 0)
         fail_to_start(report_fd);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a grader killed half-way leaves nothing running */
     if (getppid() != jail_parent)     /* it died before the line above */
         _exit(127);
-    int in = open("/dev/null", O_RDONLY);
-    if (in < 0)
-        fail_to_start(report_fd);
+    /* every descriptor it keeps moved above the ones it gets first, so no dup2 clobbers one */
+    int in = control ? control[0] : open("/dev/null", O_RDONLY);
     int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0)
+    int high[4] = {report_fd, in, out, control ? control[1] : -1};
+    for (int i = 0; i < 4; i++)
+        if (high[i] >= 0 && (high[i] = fcntl(high[i], F_DUPFD_CLOEXEC, 10)) < 0)
+            fail_to_start(report_fd);
+    report_fd = high[0];
+    if (dup2(high[1], STDIN_FILENO) < 0 || dup2(high[2], STDOUT_FILENO) < 0 ||
+        dup2(high[2], STDERR_FILENO) < 0 || (control && dup2(high[3], REPLY_FD) < 0))
         fail_to_start(report_fd);
-    dup2(in, STDIN_FILENO);
-    dup2(out, STDOUT_FILENO);
-    dup2(out, STDERR_FILENO);
-    close(in);
-    close(out);
+    close_at_exec_from(control ? REPLY_FD + 1 : STDERR_FILENO + 1);
     rlim_t cap = jail && jail->active && jail->fsize < OUTPUT_CAP ? jail->fsize : OUTPUT_CAP;
     struct rlimit fsize = {cap, cap}, core = {0, 0};
     setrlimit(RLIMIT_FSIZE, &fsize);
@@ -283,6 +305,7 @@ uid_t grader_jail_uid(void) {
     return jail_uid;
 }
 
+struct run_state;
 static void run_child(char *const argv[], const char *out_path, double timeout,
                       const char *jail_dir, struct grader_run_result *result);
 
@@ -343,40 +366,69 @@ static char **jail_environment(const char *dir) {
     return envp;
 }
 
-static void run_child(char *const argv[], const char *out_path, double timeout,
-                      const char *jail_dir, struct grader_run_result *result) {
+/* Everything about one running child, from its start to its cleanup. */
+struct run_state {
+    struct jail_plan jail;      /* its limits and uid (jail.active: a student's) */
+    const char *jail_dir;       /* its folder, watched for size (NULL: not jailed) */
+    pid_t pid;                  /* the child, leader of a session of its own */
+    double start, last_watch;   /* monotonic seconds */
+    long long free_at_start;    /* free bytes of its folder's file system at the start */
+    int exec_errno;             /* why exec failed (0: it did not) */
+    double cpu_seen, busy_wait; /* CPU seconds its processes got; seconds some wanted a CPU */
+    double cpu_last;            /* the CPU seconds at the last sample */
+};
+
+static void free_environment(struct jail_plan *jail) {
+    if (!jail->envp)
+        return;
+    for (size_t i = 0; jail->envp[i]; i++)
+        if (!strncmp(jail->envp[i], "HOME=", 5) || !strncmp(jail->envp[i], "TMPDIR=", 7) ||
+            !strncmp(jail->envp[i], "POCL_CACHE_DIR=", 15))
+            free(jail->envp[i]);
+    free(jail->envp);
+    jail->envp = NULL;
+}
+
+/* Plan the jail and fork the child; control (or NULL) holds the child's ends of its command
+ * and reply pipes. 0, or -1 with result filled (it could not start). */
+static int spawn(char *const argv[], const char *out_path, const char *jail_dir,
+                 const int control[2], struct run_state *st, struct grader_run_result *result) {
     memset(result, 0, sizeof *result);
+    memset(st, 0, sizeof *st);
     fflush(NULL); /* nothing buffered may be written twice by the child */
-    struct jail_plan jail = {0};
+    st->jail_dir = jail_dir;
+    struct jail_plan *jail = &st->jail;
     if (jail_dir) {
-        jail.active = 1;
-        jail.dir = jail_dir;
-        jail.niceness = jail_niceness;
-        jail.uid = grader_jail_uid();
+        jail->active = 1;
+        jail->dir = jail_dir;
+        jail->niceness = jail_niceness;
+        jail->uid = grader_jail_uid();
         rlim_t cpu = (rlim_t)limits.cpu_seconds;
-        jail.cpu = (struct rlimit){cpu, cpu + 5};
+        jail->cpu = (struct rlimit){cpu, cpu + 5};
         /* RLIMIT_NPROC counts every task of the uid: a uid of our own starts from none */
-        long base = jail.uid == (uid_t)-1 ? tasks_of(getuid()) : 0;
-        jail.nproc.rlim_cur = jail.nproc.rlim_max = (rlim_t)(base + limits.processes);
-        jail.nofile.rlim_cur = jail.nofile.rlim_max = (rlim_t)limits.open_files;
-        jail.data.rlim_cur = jail.data.rlim_max =
+        long base = jail->uid == (uid_t)-1 ? tasks_of(getuid()) : 0;
+        jail->nproc.rlim_cur = jail->nproc.rlim_max = (rlim_t)(base + limits.processes);
+        jail->nofile.rlim_cur = jail->nofile.rlim_max = (rlim_t)limits.open_files;
+        jail->data.rlim_cur = jail->data.rlim_max =
             limits.memory_bytes > 0 ? (rlim_t)limits.memory_bytes : RLIM_INFINITY;
-        jail.envp = jail_environment(jail_dir);
-        jail.fsize = limits.disk_bytes > 0 ? (rlim_t)limits.disk_bytes : OUTPUT_CAP;
-        if (jail.uid != (uid_t)-1 && chown(jail_dir, jail.uid, jail.uid) != 0) {
+        jail->envp = jail_environment(jail_dir);
+        jail->fsize = limits.disk_bytes > 0 ? (rlim_t)limits.disk_bytes : OUTPUT_CAP;
+        if (jail->uid != (uid_t)-1 && chown(jail_dir, jail->uid, jail->uid) != 0) {
             /* never run a student's program as root instead: it would escape RLIMIT_NPROC */
             result->how = RUN_NO_START;
             result->code = errno;
-            return;
+            free_environment(jail);
+            return -1;
         }
     }
-    double start = now(), last_watch = start;
-    long long free_at_start = jail_dir ? free_bytes(jail_dir) : -1;
+    st->start = st->last_watch = now();
+    st->free_at_start = jail_dir ? free_bytes(jail_dir) : -1;
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
         result->how = RUN_NO_START;
         result->code = errno;
-        return;
+        free_environment(jail);
+        return -1;
     }
     jail_parent = getpid();
     pid_t pid = fork();
@@ -385,90 +437,285 @@ static void run_child(char *const argv[], const char *out_path, double timeout,
         result->code = errno;
         close(report[0]);
         close(report[1]);
-        return;
+        free_environment(jail);
+        return -1;
     }
     if (pid == 0) {
         close(report[0]);
-        become_child(out_path, report[1], jail_dir ? &jail : NULL);
-        if (jail_dir && jail.envp)
-            execve(argv[0], argv, jail.envp);
+        become_child(out_path, report[1], jail_dir ? jail : NULL, control);
+        if (jail_dir && jail->envp)
+            execve(argv[0], argv, jail->envp);
         else
             execv(argv[0], argv);
         fail_to_start(report[1]);
     }
+    st->pid = pid;
     close(report[1]);
     /* exec closes the pipe (nothing read) or the child writes its errno and exits at once */
-    int exec_errno = 0;
-    ssize_t got = read(report[0], &exec_errno, sizeof exec_errno);
+    if (read(report[0], &st->exec_errno, sizeof st->exec_errno) != (ssize_t)sizeof st->exec_errno)
+        st->exec_errno = 0;
     close(report[0]); /* from here on its session and process group exist (or it has ended) */
+    return 0;
+}
+
+/* The session of a process (field 6 of /proc/PID/stat), its state letter and its CPU seconds
+ * (utime + stime, threads included). -1 if it is gone. */
+static pid_t session_of(const char *dir, char *state, double *cpu) {
+    char path[320], line[1024];
+    snprintf(path, sizeof path, "%s/stat", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t got = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (got <= 0)
+        return -1;
+    line[got] = '\0';
+    const char *after_name = strrchr(line, ')'); /* the name may hold spaces and ')' */
+    int session = -1;
+    unsigned long utime = 0, stime = 0;
+    char letter = '?';
+    if (!after_name || sscanf(after_name + 2, "%c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+                              &letter, &session, &utime, &stime) != 4)
+        return -1;
+    if (state)
+        *state = letter;
+    if (cpu)
+        *cpu = (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+    return (pid_t)session;
+}
+
+/* Calls visit(pid) for every process of the session sid (the child's: none of them can leave
+ * it, session.c) and returns how many there were; *cpu sums their CPU seconds and *runnable
+ * counts those running or waiting for a CPU. */
+static int each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *runnable) {
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char dir[300], state = '?';
+        double seconds = 0;
+        snprintf(dir, sizeof dir, "/proc/%s", e->d_name);
+        if (session_of(dir, &state, &seconds) != sid)
+            continue;
+        count++;
+        if (cpu)
+            *cpu += seconds;
+        if (runnable)
+            *runnable += state == 'R';
+        if (visit)
+            visit((pid_t)atoi(e->d_name));
+    }
+    closedir(proc);
+    return count;
+}
+
+/* One sample of what the child's processes got from the CPU and whether they wanted more:
+ * a run stopped at its time limit that got little of what it wanted was not at fault. */
+static void sample_cpu(struct run_state *st, double interval) {
+    double cpu = 0;
+    int runnable = 0;
+    each_in_session(st->pid, NULL, &cpu, &runnable);
+    if (cpu > st->cpu_last) /* a process that ended takes its seconds along: never negative */
+        st->cpu_seen += cpu - st->cpu_last;
+    st->cpu_last = cpu;
+    if (runnable)
+        st->busy_wait += interval;
+}
+
+/* Whether a run that hit its time limit wanted the CPU most of the time but got less than a
+ * quarter of one: the machine was too busy, not the student's program too slow. */
+static int starved(const struct run_state *st) {
+    return st->busy_wait > 0.5 * (now() - st->start) && st->cpu_seen < 0.25 * st->busy_wait;
+}
+
+/* Bytes held by files that are in no folder: memfds and deleted files its processes keep open
+ * (written, never mapped, they are in neither RLIMIT_DATA nor the resident size). */
+struct hidden_files {
+    long long bytes;      /* their allocated bytes */
+    struct stat seen[64]; /* a file open twice counts once (the first 64 told apart) */
+    int seen_count;
+};
+static struct hidden_files
+    *hidden_sum; /* the walk's accumulator (each_process_of has no context) */
+static long add_hidden_files(const char *dir) {
+    char path[320];
+    snprintf(path, sizeof path, "%s/fd", dir);
+    DIR *fds = opendir(path);
+    if (!fds)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(fds)) != NULL) {
+        char fd_path[640], target[64];
+        struct stat st;
+        snprintf(fd_path, sizeof fd_path, "%s/%s", path, e->d_name);
+        ssize_t length = readlink(fd_path, target, sizeof target - 1);
+        if (length <= 0 || stat(fd_path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        target[length] = '\0';
+        if (strncmp(target, "/memfd:", 7) != 0 && !strstr(target, " (deleted)") &&
+            strncmp(target, "/dev/shm/", 9) != 0)
+            continue;
+        int known = 0;
+        for (int i = 0; i < hidden_sum->seen_count && !known; i++)
+            known =
+                hidden_sum->seen[i].st_ino == st.st_ino && hidden_sum->seen[i].st_dev == st.st_dev;
+        if (known)
+            continue;
+        if (hidden_sum->seen_count < 64)
+            hidden_sum->seen[hidden_sum->seen_count++] = st;
+        hidden_sum->bytes += (long long)st.st_blocks * 512;
+    }
+    closedir(fds);
+    return 0;
+}
+
+static long long hidden_bytes_of(uid_t uid) {
+    struct hidden_files sum = {0};
+    hidden_sum = &sum;
+    each_process_of(uid, add_hidden_files);
+    hidden_sum = NULL;
+    return sum.bytes;
+}
+
+/* The limits rlimits cannot hold: the folder's size, the memory of all its processes. 0, or
+ * LIMIT_DISK or LIMIT_MEMORY when one is passed. */
+static int over_limit(const struct run_state *st) {
+    if (!st->jail_dir)
+        return 0;
+    if (limits.disk_bytes > 0 &&
+        (folder_bytes(st->jail_dir) > limits.disk_bytes ||
+         (st->free_at_start >= 0 &&
+          st->free_at_start - free_bytes(st->jail_dir) > 2 * limits.disk_bytes)))
+        return LIMIT_DISK;
+    if (st->jail.uid != (uid_t)-1 && limits.memory_bytes > 0 &&
+        resident_bytes_of(st->jail.uid) + hidden_bytes_of(st->jail.uid) > limits.memory_bytes)
+        return LIMIT_MEMORY;
+    return 0;
+}
+
+static void stop_run(struct run_state *st, enum grader_run_how how, int code,
+                     struct grader_run_result *result, int *status) {
+    kill(-st->pid, SIGKILL);
+    waitpid(st->pid, status, 0);
+    result->how = how;
+    result->code = code;
+    result->seconds = now() - st->start;
+}
+
+/* Wait for the child until it ends or its time is up (timeout seconds after its start),
+ * watching its limits every 0.1 s. */
+static void wait_for(struct run_state *st, double timeout, struct grader_run_result *result) {
     int status = 0;
     for (;;) {
-        pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid)
+        pid_t done = waitpid(st->pid, &status, WNOHANG);
+        if (done == st->pid)
             break;
         if (done < 0 && errno != EINTR) {
             result->how = RUN_NO_START;
             result->code = errno;
-            kill(-pid, SIGKILL);
+            kill(-st->pid, SIGKILL);
             return;
         }
-        if (now() - start > timeout) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            result->how = RUN_TIMEOUT;
-            result->seconds = now() - start;
-            break;
+        if (now() - st->start > timeout) {
+            stop_run(st, starved(st) ? RUN_TOO_BUSY : RUN_TIMEOUT, 0, result, &status);
+            return;
         }
-        if (jail_dir && now() - last_watch > 0.1) {
-            /* what rlimits cannot bound: the folder's size and the memory of all its processes */
-            last_watch = now();
-            int code = 0;
-            if (limits.disk_bytes > 0 &&
-                (folder_bytes(jail_dir) > limits.disk_bytes ||
-                 (free_at_start >= 0 &&
-                  free_at_start - free_bytes(jail_dir) > 2 * limits.disk_bytes)))
-                code = LIMIT_DISK;
-            else if (jail.uid != (uid_t)-1 && limits.memory_bytes > 0 &&
-                     resident_bytes_of(jail.uid) > limits.memory_bytes)
-                code = LIMIT_MEMORY;
+        if (st->jail_dir && now() - st->last_watch > 0.1) {
+            double interval = now() - st->last_watch;
+            st->last_watch = now();
+            sample_cpu(st, interval);
+            int code = over_limit(st);
             if (code) {
-                kill(-pid, SIGKILL);
-                waitpid(pid, &status, 0);
-                result->how = RUN_OVER_LIMIT;
-                result->code = code;
-                result->seconds = now() - start;
-                break;
+                stop_run(st, RUN_OVER_LIMIT, code, result, &status);
+                return;
             }
         }
         struct timespec nap = {0, 5 * 1000 * 1000};
         nanosleep(&nap, NULL);
     }
-    kill(-pid, SIGKILL); /* anything it left running in its group */
-    if (jail_dir) {
-        if (jail.uid != (uid_t)-1)
-            end_all_of(jail.uid); /* and anything that left the group */
-        if (jail.envp) {
-            for (size_t i = 0; jail.envp[i]; i++)
-                if (!strncmp(jail.envp[i], "HOME=", 5) || !strncmp(jail.envp[i], "TMPDIR=", 7) ||
-                    !strncmp(jail.envp[i], "POCL_CACHE_DIR=", 15))
-                    free(jail.envp[i]);
-            free(jail.envp);
-        }
-    }
-    if (result->how == RUN_TIMEOUT || result->how == RUN_OVER_LIMIT)
-        return;
-    result->seconds = now() - start;
+    result->seconds = now() - st->start;
     if (WIFSIGNALED(status)) {
         result->how = RUN_SIGNALED;
         result->code = WTERMSIG(status);
     } else {
         result->how = RUN_EXITED;
         result->code = WEXITSTATUS(status);
-        if (got == (ssize_t)sizeof exec_errno) {
+        if (st->exec_errno) {
             result->how = RUN_NO_START;
-            result->code = exec_errno;
+            result->code = st->exec_errno;
         }
     }
+}
+
+/* Nothing of the child left running: its group, and (jailed) every process of its uid. */
+static void clean_up(struct run_state *st) {
+    kill(-st->pid, SIGKILL); /* anything it left running in its group */
+    if (st->jail_dir && st->jail.uid != (uid_t)-1)
+        end_all_of(st->jail.uid); /* and anything that left the group */
+    free_environment(&st->jail);
+}
+
+static void run_child(char *const argv[], const char *out_path, double timeout,
+                      const char *jail_dir, struct grader_run_result *result) {
+    /* a run stopped at its limit while the machine starved it is run once more */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        struct run_state st;
+        if (spawn(argv, out_path, jail_dir, NULL, &st, result) != 0)
+            return;
+        wait_for(&st, timeout, result);
+        clean_up(&st);
+        if (result->how != RUN_TOO_BUSY)
+            return;
+        sleep(1);
+    }
+}
+
+/* ---------------------------------------------------------------- children that take commands */
+
+struct grader_child {
+    struct run_state st;
+    struct grader_run_result result; /* how it could not start, or how it was stopped */
+    int running;                     /* started, not stopped, not yet finished */
+    int commands;                    /* the write end of its stdin */
+    int replies;                     /* the read end of its fd 3 */
+};
+
+struct grader_child *grader_start(char *const argv[], const char *dir, const char *out_path) {
+    struct grader_child *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->commands = c->replies = -1;
+    int to_child[2], from_child[2];
+    if (pipe2(to_child, O_CLOEXEC) != 0) {
+        c->result.how = RUN_NO_START;
+        c->result.code = errno;
+        return c;
+    }
+    if (pipe2(from_child, O_CLOEXEC) != 0) {
+        c->result.how = RUN_NO_START;
+        c->result.code = errno;
+        close(to_child[0]);
+        close(to_child[1]);
+        return c;
+    }
+    int control[2] = {to_child[0], from_child[1]};
+    int started = spawn(argv, out_path, dir, control, &c->st, &c->result) == 0;
+    close(to_child[0]);
+    close(from_child[1]);
+    c->commands = to_child[1];
+    c->replies = from_child[0];
+    c->running = started;
+    if (!started) {
+        close(c->commands);
+        close(c->replies);
+        c->commands = c->replies = -1;
+    }
+    return c;
 }
 
 void grader_describe_run(const struct grader_run_result *r, char *buf, size_t size) {
@@ -495,6 +742,11 @@ void grader_describe_run(const struct grader_run_result *r, char *buf, size_t si
         break;
     case RUN_NO_START:
         snprintf(buf, size, "could not be started (%s)", strerror(r->code));
+        break;
+    case RUN_TOO_BUSY:
+        snprintf(buf, size,
+                 "was not graded: the machine was too busy (twice stopped at its time limit "
+                 "after getting under a quarter of a CPU while it wanted one)");
         break;
     case RUN_OVER_LIMIT:
         snprintf(buf, size, "was stopped after %.1f s: %s", r->seconds,
@@ -567,4 +819,95 @@ char *grader_read_capped(const char *path, size_t max) {
     cut[half + used + half] = '\0';
     free(text);
     return cut;
+}
+
+int grader_child_ask(struct grader_child *c, const char *command, char *reply, size_t size,
+                     double timeout) {
+    if (!c->running || size < 2)
+        return -1;
+    if (command) {
+        size_t length = strlen(command);
+        /* a child that stopped reading must not stop the grader: no SIGPIPE for the write */
+        struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
+        sigaction(SIGPIPE, &ignore, &old);
+        int sent = write(c->commands, command, length) == (ssize_t)length &&
+                   write(c->commands, "\n", 1) == 1;
+        sigaction(SIGPIPE, &old, NULL);
+        if (!sent)
+            return -1;
+    }
+    double deadline = now() + timeout;
+    size_t used = 0;
+    for (;;) {
+        double left = deadline - now();
+        if (left <= 0) {
+            int status;
+            stop_run(&c->st, starved(&c->st) ? RUN_TOO_BUSY : RUN_TIMEOUT, 0, &c->result, &status);
+            c->running = 0;
+            return -1;
+        }
+        struct pollfd wait = {c->replies, POLLIN, 0};
+        int ready = poll(&wait, 1, left > 0.1 ? 100 : (int)(left * 1000) + 1);
+        if (ready < 0 && errno != EINTR)
+            return -1;
+        if (ready > 0) {
+            char byte;
+            ssize_t got = read(c->replies, &byte, 1);
+            if (got <= 0)
+                return -1; /* it ended or closed its reply channel */
+            if (byte == '\n') {
+                reply[used] = '\0';
+                return 0;
+            }
+            if (used + 1 >= size)
+                return -1; /* a reply longer than any the protocol has */
+            reply[used++] = byte;
+            continue;
+        }
+        double interval = now() - c->st.last_watch;
+        if (c->st.jail_dir && interval > 0.1) {
+            c->st.last_watch = now();
+            sample_cpu(&c->st, interval);
+            int code = over_limit(&c->st);
+            if (code) {
+                int status;
+                stop_run(&c->st, RUN_OVER_LIMIT, code, &c->result, &status);
+                c->running = 0;
+                return -1;
+            }
+        }
+    }
+}
+
+static void signal_process(pid_t pid, int signal_number) {
+    kill(pid, signal_number);
+}
+static void stop_process(pid_t pid) {
+    signal_process(pid, SIGSTOP);
+}
+static void continue_process(pid_t pid) {
+    signal_process(pid, SIGCONT);
+}
+
+void grader_child_pause(struct grader_child *c, int paused) {
+    if (!c->running)
+        return;
+    /* twice: a process forked while the first pass ran is caught by the second */
+    for (int pass = 0; pass < 2; pass++)
+        each_in_session(c->st.pid, paused ? stop_process : continue_process, NULL, NULL);
+}
+
+void grader_finish(struct grader_child *c, double timeout, struct grader_run_result *result) {
+    if (c->commands >= 0)
+        close(c->commands); /* end of commands: a well-behaved child exits */
+    if (c->running) {
+        grader_child_pause(c, 0);
+        wait_for(&c->st, now() - c->st.start + timeout, &c->result);
+    }
+    if (c->st.pid > 0)
+        clean_up(&c->st);
+    if (c->replies >= 0)
+        close(c->replies);
+    *result = c->result;
+    free(c);
 }

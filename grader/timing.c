@@ -1,0 +1,280 @@
+/* timing.c - the student's kernel timed against the reference solution's, with the grader's clock.
+ *
+ * A kernel on POCL is native code inside the process that runs it, so the student's kernel and
+ * the reference never share a process, a folder or an address space: each has a serving harness
+ * of its own (harness.c, --serve), the student's jailed like every other run of its code, the
+ * reference's run as the grader's own. The grader drives both, one command at a time:
+ *   - it chooses every round's seed (the child learns it only when the round starts) and a nonce
+ *     per command, so no reply can be made up in advance or taken for another;
+ *   - it times each launch command on its own monotonic clock, from sending it to reading the
+ *     reply: that is the figure that counts. What a child reports of its own launch (its event
+ *     time) is shown beside it and refused when longer than the grader saw it happen;
+ *   - the student's processes are stopped (SIGSTOP on its whole session) while the reference
+ *     runs and while the grader checks, so they cannot load the machine during the reference's
+ *     turn or work between their own;
+ *   - every round's C is checked (one round, chosen from the hidden seed, element by element; the
+ *     others with Freivalds' test against A(Bx)), from the file the harness saved in its folder;
+ *   - who goes first alternates every round, and the point is decided on the medians.
+ */
+#define _GNU_SOURCE /* getrandom */
+#include "grader.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#define TIMED_ROUNDS 5 /* timed launches of each kernel */
+#define LOG_CAP      6000
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static unsigned long long nonce(void) {
+    unsigned long long x = 0;
+    if (getrandom(&x, sizeof x, 0) != (ssize_t)sizeof x)
+        x = (unsigned long long)(now() * 1e9) * 0x9e3779b97f4a7c15ull;
+    return x >> 1;
+}
+
+/* The inputs of timed round r: fresh A and B from a seed the grader derives from the hidden one,
+ * so that a kernel cannot keep an answer from an earlier launch. */
+static uint64_t round_seed(uint64_t seed, int r) {
+    return (seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(r + 1))) & 0x7fffffffffffffffull;
+}
+
+/* One side of the comparison. */
+struct side {
+    const char *who;                /* "yours" or "reference" */
+    struct grader_child *child;     /* its serving harness */
+    char dir[PATH_MAX];             /* its folder (where it saves c-R.bin) */
+    char log[PATH_MAX + 32];        /* its stdout and stderr */
+    double seconds[TIMED_ROUNDS];   /* each launch on the grader's clock */
+    double reported[TIMED_ROUNDS];  /* each launch as the harness reported it */
+    struct grader_run_result ended; /* how it ended */
+    char *log_text;                 /* its output, capped, once it ended */
+};
+
+static struct grader_child *start_server(const struct grader_config *cfg,
+                                         const struct grader_exercise *ex, const char *self,
+                                         const char *kernel, const char *dir, int jailed,
+                                         const char *log) {
+    struct grader_argv argv = GRADER_ARGV_INIT;
+    if (jailed)
+        grader_sandbox_push(cfg, dir, &argv);
+    grader_argv_push_all(&argv, (const char *const[]){self, "--harness", "--serve", "--ex", ex->id,
+                                                      "--kernel", kernel, "--out", dir, "--seed",
+                                                      "0", NULL});
+    grader_argv_push(&argv, "--n");
+    grader_argv_pushf(&argv, "%d", ex->perf_n);
+    if (cfg->device) {
+        grader_argv_push(&argv, "--device");
+        grader_argv_push(&argv, cfg->device);
+    }
+    struct grader_child *child = grader_start(argv.argv, jailed ? dir : NULL, log);
+    grader_argv_clear(&argv);
+    return child;
+}
+
+/* Send a command with a fresh nonce and read the reply; 0 when it is `expect R NONCE` followed
+ * by the rest (copied to rest, may be NULL). */
+static int exchange(struct side *s, const char *command, int round, double timeout,
+                    const char *expect, char *rest, size_t rest_size) {
+    unsigned long long n = nonce();
+    char line[128], reply[256], want[128];
+    snprintf(line, sizeof line, "%s %llu", command, n);
+    if (grader_child_ask(s->child, line, reply, sizeof reply, timeout) != 0)
+        return -1;
+    snprintf(want, sizeof want, "%s %d %llu", expect, round, n);
+    size_t length = strlen(want);
+    if (strncmp(reply, want, length) != 0 || (reply[length] != '\0' && reply[length] != ' '))
+        return -1;
+    if (rest)
+        snprintf(rest, rest_size, "%s", reply[length] ? reply + length + 1 : "");
+    return 0;
+}
+
+/* Why the student's C of timed round r is wrong ("" if right): every element against the
+ * reference (full), or Freivalds' O(N^2) check of the product. */
+static void round_wrong(const struct grader_exercise *ex, const char *dir, int round, uint64_t seed,
+                        int full, char *why, size_t why_size) {
+    int n = ex->perf_n;
+    size_t count = grader_output_count(ex, n), in_count = (size_t)n * (size_t)n;
+    char reason[200] = "", name[32];
+    snprintf(name, sizeof name, "c-%d.bin", round);
+    float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
+    double *expected = NULL, *tol = NULL;
+    float *a = NULL, *b = NULL;
+    why[0] = '\0';
+    if (!c) {
+        snprintf(why, why_size, "round %d: no result saved (%s)", round + 1, reason);
+    } else if (grader_guard_damage(c + count, HARNESS_GUARD)) {
+        snprintf(why, why_size, "round %d: it wrote past the end of C", round + 1);
+    } else if (full || ex->is_vector) {
+        if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
+            snprintf(why, why_size, "grader out of memory");
+        } else {
+            struct grader_diagnosis d;
+            grader_diagnose(ex, n, seed, c, expected, tol, &d);
+            if (d.m.wrong) {
+                int used = snprintf(why, why_size, "round %d: ", round + 1);
+                if (used > 0 && (size_t)used < why_size)
+                    grader_describe_wrong(ex, n, &d, why + used, why_size - (size_t)used);
+            }
+        }
+    } else if (!(a = malloc(in_count * sizeof *a)) || !(b = malloc(in_count * sizeof *b))) {
+        snprintf(why, why_size, "grader out of memory");
+    } else {
+        clu_random_fill(a, in_count, seed, 0);
+        clu_random_fill(b, in_count, seed, 1);
+        size_t rows = grader_freivalds(n, a, b, c, seed);
+        if (rows)
+            snprintf(why, why_size,
+                     "round %d: C is not A*B (%zu of %d rows fail a check against A(Bx) for a "
+                     "random x)",
+                     round + 1, rows, n);
+    }
+    free(a);
+    free(b);
+    free(c);
+    free(expected);
+    free(tol);
+}
+
+/* One timed round of one side: inputs, the launch on the grader's clock, and (for the student)
+ * C saved. 0, or -1 with why. */
+static int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed,
+                       int save, char *why, size_t why_size) {
+    char command[128], rest[128];
+    snprintf(command, sizeof command, "inputs %d %llu", round, (unsigned long long)seed);
+    if (exchange(s, command, round, cfg->timeout, "inputs", NULL, 0) != 0) {
+        snprintf(why, why_size, "%s: no answer to the inputs of round %d", s->who, round + 1);
+        return -1;
+    }
+    snprintf(command, sizeof command, "launch %d", round);
+    double start = now();
+    int ok = exchange(s, command, round, cfg->timeout, "launched", rest, sizeof rest) == 0;
+    double seen = now() - start;
+    char *end = NULL;
+    double reported = ok ? strtod(rest, &end) : 0;
+    if (!ok || end == rest || !(reported > 0)) {
+        snprintf(why, why_size, "%s: no answer to the launch of round %d", s->who, round + 1);
+        return -1;
+    }
+    if (reported > seen) {
+        snprintf(why, why_size,
+                 "%s: round %d reported %.3f ms for a launch the grader saw take %.3f ms", s->who,
+                 round + 1, reported * 1e3, seen * 1e3);
+        return -1;
+    }
+    s->seconds[round] = seen;
+    s->reported[round] = reported;
+    snprintf(command, sizeof command, "save %d", round);
+    if (save && exchange(s, command, round, cfg->timeout, "saved", NULL, 0) != 0) {
+        snprintf(why, why_size, "%s: C of round %d was not saved", s->who, round + 1);
+        return -1;
+    }
+    return 0;
+}
+
+static void end_side(const struct grader_config *cfg, struct side *s) {
+    if (s->child)
+        grader_finish(s->child, cfg->timeout, &s->ended);
+    s->child = NULL;
+    s->log_text = grader_read_capped(s->log, LOG_CAP);
+}
+
+void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
+                      const char *kernel, const char *reference, double *gflops, double *ref_gflops,
+                      char *out, size_t out_size, int *earned, int *too_busy) {
+    struct side sides[2] = {{.who = "yours"}, {.who = "reference"}};
+    struct side *mine = &sides[0], *ref = &sides[1];
+    struct grader_jail jail;
+    *earned = 0;
+    *too_busy = 0;
+    out[0] = '\0';
+    if (grader_jail_open(cfg, kernel, &jail) != 0) {
+        snprintf(out, out_size, "not timed: the grader cannot prepare its folder in /tmp");
+        return;
+    }
+    snprintf(mine->dir, sizeof mine->dir, "%s", jail.dir);
+    snprintf(ref->dir, sizeof ref->dir, "%s/%s/perf-reference", cfg->work, ex->id);
+    grader_make_dirs(ref->dir);
+    snprintf(mine->log, sizeof mine->log, "%s/%s/perf-log.txt", cfg->work, ex->id);
+    snprintf(ref->log, sizeof ref->log, "%s/log.txt", ref->dir);
+    mine->child = start_server(cfg, ex, jail.self, jail.kernel, jail.dir, 1, mine->log);
+    ref->child = start_server(cfg, ex, cfg->self, reference, ref->dir, 0, ref->log);
+    char why[900] = "", reply[64];
+    /* each builds its kernel and makes two untimed launches, then says it is ready */
+    for (int w = 0; w < 2 && !why[0]; w++)
+        if (!sides[w].child ||
+            grader_child_ask(sides[w].child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
+            strcmp(reply, "ready") != 0)
+            snprintf(why, sizeof why, "%s: the timing run did not start", sides[w].who);
+    uint64_t seed = grader_seed_for(cfg, ex, ex->perf_n);
+    int checked = (int)((seed >> 17) % TIMED_ROUNDS);
+    if (!why[0])
+        grader_child_pause(mine->child, 1);
+    for (int r = 0; r < TIMED_ROUNDS && !why[0]; r++) {
+        for (int turn = 0; turn < 2 && !why[0]; turn++) {
+            int w = turn ^ (r & 1); /* who goes first swaps every round */
+            if (w == 0)
+                grader_child_pause(mine->child, 0);
+            if (timed_round(cfg, &sides[w], r, round_seed(seed, r), w == 0, why, sizeof why) != 0)
+                break;
+            if (w == 0) {
+                grader_child_pause(mine->child, 1);
+                round_wrong(ex, mine->dir, r, round_seed(seed, r), r == checked, why, sizeof why);
+                if (why[0]) {
+                    char detail[900];
+                    snprintf(detail, sizeof detail,
+                             "not scored: the timed runs at N = %d did not all compute C: %s",
+                             ex->perf_n, why);
+                    snprintf(why, sizeof why, "%s", detail);
+                }
+            }
+        }
+    }
+    end_side(cfg, mine);
+    end_side(cfg, ref);
+    if (why[0]) {
+        char dead[200] = "";
+        char *failure =
+            grader_harness_failure(&mine->ended, mine->log_text, ex->perf_n, dead, sizeof dead);
+        *too_busy = mine->ended.how == RUN_TOO_BUSY;
+        if (failure && strncmp(why, "not scored", 10) != 0)
+            snprintf(out, out_size, "%s", failure);
+        else if (strncmp(why, "reference", 9) == 0)
+            snprintf(out, out_size, "not timed: the reference's timing run failed (%s):\n%s", why,
+                     ref->log_text);
+        else
+            snprintf(out, out_size, "%s", why);
+        free(failure);
+    } else {
+        struct clu_stats s = clu_stats_of(mine->seconds, TIMED_ROUNDS);
+        struct clu_stats t = clu_stats_of(ref->seconds, TIMED_ROUNDS);
+        struct clu_stats s_event = clu_stats_of(mine->reported, TIMED_ROUNDS);
+        struct clu_stats t_event = clu_stats_of(ref->reported, TIMED_ROUNDS);
+        double flops = grader_flops(ex, ex->perf_n);
+        *gflops = flops / s.median * 1e-9;
+        *ref_gflops = flops / t.median * 1e-9;
+        double ratio = *gflops / *ref_gflops;
+        *earned = ratio >= grader_perf_ratio;
+        snprintf(out, out_size,
+                 "N = %d, median of %d alternating launches each, on the grader's clock:\n"
+                 "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s  (its own events: %.3f "
+                 "ms)\n"
+                 "reference  %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s  (its own events: %.3f "
+                 "ms)\n"
+                 "ratio %.2f of the medians (points from %.2f)",
+                 ex->perf_n, TIMED_ROUNDS, s.median * 1e3, s.min * 1e3, s.max * 1e3, *gflops,
+                 s_event.median * 1e3, t.median * 1e3, t.min * 1e3, t.max * 1e3, *ref_gflops,
+                 t_event.median * 1e3, ratio, grader_perf_ratio);
+    }
+    free(mine->log_text);
+    free(ref->log_text);
+    grader_jail_dir_remove(jail.dir);
+}
