@@ -109,6 +109,11 @@ double grader_flops(const struct grader_exercise *ex, int n);
 /* Whether n is a valid size for the exercise (multiple, max_n). */
 int grader_size_valid(const struct grader_exercise *ex, int n);
 
+/* The size of the memory check and the technique count: drawn by seed among the valid sizes
+ * from 3/4 to 3/2 of the row's memcheck_n, other than memcheck_n itself (which the table and
+ * the documentation show). */
+int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed);
+
 /* Sum of an exercise's points. */
 int grader_max_points(const struct grader_exercise *ex);
 

@@ -177,3 +177,16 @@ int grader_max_points(const struct grader_exercise *ex) {
     return sizes * (ex->points.per_size + ex->cuda_per_size) + ex->points.host +
            ex->points.memcheck + ex->points.perf + ex->points.technique + quiz;
 }
+
+int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed) {
+    int around = ex->memcheck_n, candidates[512], count = 0;
+    for (int n = around * 3 / 4; n <= around * 3 / 2 && count < 512; n++) {
+        /* a column of B in local memory needs a work-group of a few items to show: its group is
+         * the largest divisor of N up to GRADER_GROUP_LIMIT, so no prime sizes there */
+        if (n < 1 || n == around || !grader_size_valid(ex, n) ||
+            (ex->shape == SHAPE_ROWS_GROUPED && n % 4 != 0))
+            continue;
+        candidates[count++] = n;
+    }
+    return count ? candidates[seed % (uint64_t)count] : around;
+}
