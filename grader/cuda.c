@@ -16,10 +16,15 @@
  *       (clu_random_fill streams 0 and 1) and C full of NaN and followed by a guard zone of
  *       HARNESS_GUARD floats of HARNESS_GUARD_VALUE. It saves C with the guard, A and B as
  *       c.bin, a.bin and b.bin for the parent to check; it decides nothing. With --time: one
- *       warm-up launch, then launches timed by CUDA events (C back to NaN before each, outside
- *       the events) until at least TIME_MIN_RUNS runs and TIME_MIN_SECONDS of kernel time;
- *       DIR/timing.txt gets "cuda MIN MEDIAN MAX RUNS" (seconds) and "device NAME", and c.bin
- *       the C of the last timed launch.
+ *       warm-up launch, then TIME_ROUNDS launches timed by CUDA events, launch R on fresh A and B
+ *       from cuda_round_seed(S, R) and C back to NaN (both outside the events); each launch's C
+ *       with the guard is saved as c-R.bin (R from 0), and DIR/timing.txt gets
+ *       "cuda MIN MEDIAN MAX RUNS" (seconds) and "device NAME". The parent derives the round
+ *       seeds itself and checks every c-R.bin: a kernel cannot skip work in some launches.
+ *
+ * Every harness child, the probe too, runs jailed like the OpenCL harness: in a folder of its
+ * own under the student's uid, with the jail's limits and the sandbox, holding copies of the
+ * grader and of the module (the student's code runs in this process: never as root).
  */
 #define _GNU_SOURCE
 #include "grader.h"
@@ -30,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Exit statuses of `grader --cuda-harness` */
@@ -39,14 +45,12 @@
 #define CUDA_HARNESS_MODULE    11 /* the module has no mmul_blocked or does not load */
 #define CUDA_HARNESS_FAILED    12 /* a CUDA call failed running the kernel (message on stderr) */
 
-#define CUDA_KERNEL      "mmul_blocked" /* the extern "C" __global__ function of kernel.cu */
-#define CUDA_BLOCK       16             /* BLOCK when the table row gives none */
-#define TIME_MIN_RUNS    5              /* --time: at least this many timed launches */
-#define TIME_MIN_SECONDS 0.05           /* ... and at least this much kernel time in all */
-#define TIME_MAX_RUNS    2000           /* ... and at most this many */
-#define LOG_CAP          6000           /* bytes of a child's output shown in a report */
-#define BUILD_TIMEOUT    120            /* seconds for nvcc */
-#define PROBE_TIMEOUT    60             /* seconds for the probe (the first cuInit can be slow) */
+#define CUDA_KERNEL   "mmul_blocked" /* the extern "C" __global__ function of kernel.cu */
+#define CUDA_BLOCK    16             /* BLOCK when the table row gives none */
+#define TIME_ROUNDS   8              /* --time: timed launches, each one's C saved and checked */
+#define LOG_CAP       6000           /* bytes of a child's output shown in a report */
+#define BUILD_TIMEOUT 120            /* seconds for nvcc */
+#define PROBE_TIMEOUT 60             /* seconds for the probe (the first cuInit can be slow) */
 
 /* ---------------------------------------------------------------- the CUDA driver, by dlopen */
 
@@ -274,10 +278,25 @@ static void launch_once(struct cuda_launch *l) {
           "cuLaunchKernel", CUDA_HARNESS_FAILED);
 }
 
-/* --time: warm-up, then timed launches, C back to NaN before each one (outside the events) so
- * that a kernel cannot keep C from an earlier launch. Writes timing.txt. */
-static int time_launches(struct cuda_launch *l, cu_ptr c, size_t count, cu_device device,
-                         const char *dir) {
+/* The seed of timed round r's A and B: the child and the parent derive it alike from the seed
+ * the parent passed, so the parent never takes a seed from the child. */
+static uint64_t cuda_round_seed(uint64_t seed, int r) {
+    return (seed ^ (0xc2b2ae3d27d4eb4full * (uint64_t)(r + 1))) & 0x7fffffffffffffffull;
+}
+
+/* The matrices of one harness run, on the host and on the device (C with its guard zone). */
+struct cuda_buffers {
+    float *a, *b, *c;
+    cu_ptr d_a, d_b, d_c;
+    size_t count; /* elements of A, B and C (without the guard) */
+};
+
+/* --time: warm-up, then TIME_ROUNDS timed launches, each on fresh A and B of its round's seed and
+ * from a C full of NaN (written outside the events), and each launch's C saved as c-R.bin: every
+ * timed launch must compute the product, so skipping work in some of them gains nothing. Writes
+ * timing.txt. */
+static int time_launches(struct cuda_launch *l, struct cuda_buffers *m, uint64_t seed,
+                         cu_device device, const char *dir) {
     float nan_value = NAN;
     unsigned int nan_bits;
     memcpy(&nan_bits, &nan_value, sizeof nan_bits);
@@ -286,24 +305,29 @@ static int time_launches(struct cuda_launch *l, cu_ptr c, size_t count, cu_devic
     cu_handle start, stop;
     check(cu.event_create(&start, 0), "cuEventCreate", CUDA_HARNESS_FAILED);
     check(cu.event_create(&stop, 0), "cuEventCreate", CUDA_HARNESS_FAILED);
-    double *samples = malloc(TIME_MAX_RUNS * sizeof *samples), total = 0.0;
-    if (!samples)
-        return CUDA_HARNESS_USAGE;
-    int runs = 0;
-    while (runs < TIME_MAX_RUNS && (runs < TIME_MIN_RUNS || total < TIME_MIN_SECONDS)) {
+    double samples[TIME_ROUNDS];
+    for (int r = 0; r < TIME_ROUNDS; r++) {
         float ms = 0.0f;
-        check(cu.memset_32(c, nan_bits, count), "cuMemsetD32", CUDA_HARNESS_FAILED);
+        clu_random_fill(m->a, m->count, cuda_round_seed(seed, r), 0);
+        clu_random_fill(m->b, m->count, cuda_round_seed(seed, r), 1);
+        check(cu.copy_to_device(m->d_a, m->a, m->count * sizeof *m->a), "cuMemcpyHtoD",
+              CUDA_HARNESS_FAILED);
+        check(cu.copy_to_device(m->d_b, m->b, m->count * sizeof *m->b), "cuMemcpyHtoD",
+              CUDA_HARNESS_FAILED);
+        check(cu.memset_32(m->d_c, nan_bits, m->count), "cuMemsetD32", CUDA_HARNESS_FAILED);
         check(cu.event_record(start, NULL), "cuEventRecord", CUDA_HARNESS_FAILED);
         launch_once(l);
         check(cu.event_record(stop, NULL), "cuEventRecord", CUDA_HARNESS_FAILED);
         check(cu.event_synchronize(stop), "cuEventSynchronize (a timed launch)",
               CUDA_HARNESS_FAILED);
         check(cu.event_elapsed(&ms, start, stop), "cuEventElapsedTime", CUDA_HARNESS_FAILED);
-        samples[runs] = 1e-3 * (double)ms;
-        total += samples[runs++];
+        samples[r] = 1e-3 * (double)ms;
+        char name[32];
+        snprintf(name, sizeof name, "c-%d.bin", r);
+        if (save_device(m->d_c, m->c, m->count + HARNESS_GUARD, dir, name) != 0)
+            return CUDA_HARNESS_USAGE;
     }
-    struct clu_stats s = clu_stats_of(samples, runs);
-    free(samples);
+    struct clu_stats s = clu_stats_of(samples, TIME_ROUNDS);
     char name[256] = "", path[PATH_MAX];
     cu.device_name(name, (int)sizeof name, device);
     snprintf(path, sizeof path, "%s/timing.txt", dir);
@@ -354,41 +378,43 @@ int grader_cuda_harness_main(int argc, char **argv) {
                             .block = (unsigned int)block};
 
     size_t count = (size_t)n * (size_t)n;
-    float *a = malloc(count * sizeof *a), *b = malloc(count * sizeof *b);
-    float *c = malloc((count + HARNESS_GUARD) * sizeof *c);
-    if (!a || !b || !c) {
+    struct cuda_buffers m = {.a = malloc(count * sizeof *m.a),
+                             .b = malloc(count * sizeof *m.b),
+                             .c = malloc((count + HARNESS_GUARD) * sizeof *m.c),
+                             .count = count};
+    if (!m.a || !m.b || !m.c) {
         fprintf(stderr, "cuda harness: out of host memory at N = %d\n", n);
         return CUDA_HARNESS_USAGE;
     }
-    clu_random_fill(a, count, seed, 0);
-    clu_random_fill(b, count, seed, 1);
+    clu_random_fill(m.a, count, seed, 0);
+    clu_random_fill(m.b, count, seed, 1);
     for (size_t i = 0; i < count; i++)
-        c[i] = NAN;
+        m.c[i] = NAN;
     for (size_t i = count; i < count + HARNESS_GUARD; i++)
-        c[i] = HARNESS_GUARD_VALUE;
-    cu_ptr d_a = device_copy(a, count), d_b = device_copy(b, count);
-    cu_ptr d_c = device_copy(c, count + HARNESS_GUARD);
+        m.c[i] = HARNESS_GUARD_VALUE;
+    m.d_a = device_copy(m.a, count);
+    m.d_b = device_copy(m.b, count);
+    m.d_c = device_copy(m.c, count + HARNESS_GUARD);
     int n_arg = n;
     l.params[0] = &n_arg;
-    l.params[1] = &d_a;
-    l.params[2] = &d_b;
-    l.params[3] = &d_c;
+    l.params[1] = &m.d_a;
+    l.params[2] = &m.d_b;
+    l.params[3] = &m.d_c;
 
     int status = CUDA_HARNESS_OK;
     if (timed) {
-        status = time_launches(&l, d_c, count, device, out);
+        status = time_launches(&l, &m, seed, device, out);
     } else {
         launch_once(&l);
         check(cu.synchronize(), "cuCtxSynchronize (waiting for the kernel)", CUDA_HARNESS_FAILED);
+        if (save_device(m.d_c, m.c, count + HARNESS_GUARD, out, "c.bin") != 0 ||
+            save_device(m.d_a, m.a, count, out, "a.bin") != 0 ||
+            save_device(m.d_b, m.b, count, out, "b.bin") != 0)
+            status = CUDA_HARNESS_USAGE;
     }
-    if (status == CUDA_HARNESS_OK &&
-        (save_device(d_c, c, count + HARNESS_GUARD, out, "c.bin") != 0 ||
-         save_device(d_a, a, count, out, "a.bin") != 0 ||
-         save_device(d_b, b, count, out, "b.bin") != 0))
-        status = CUDA_HARNESS_USAGE;
-    free(a);
-    free(b);
-    free(c);
+    free(m.a);
+    free(m.b);
+    free(m.c);
     return status; /* the context and its memory go with the process */
 }
 
@@ -421,37 +447,77 @@ static void read_key(const char *path, const char *key, char *value, size_t size
 
 struct cuda_run {
     struct grader_run_result run;
-    char dir[PATH_MAX]; /* where it saved its files */
+    char dir[PATH_MAX]; /* its jail, where it saved its files (removed by cuda_run_done) */
     char *log;          /* its output, capped */
 };
 
-/* `grader --cuda-harness ...` in a folder of its own under the CUDA work folder. */
+/* Copy one of the grader's own files into a jail (no size limit: it is trusted). 0, or -1. */
+static int copy_own_file(const char *from, const char *to, mode_t mode) {
+    size_t length = 0;
+    char *bytes = clu_read_file(from, &length);
+    FILE *f = bytes ? fopen(to, "wb") : NULL;
+    int ok = f && fwrite(bytes, 1, length, f) == length;
+    if (f)
+        ok &= fclose(f) == 0;
+    free(bytes);
+    return ok && chmod(to, mode) == 0 ? 0 : -1;
+}
+
+/* `grader --cuda-harness ...` jailed like the OpenCL harness (the student's module runs in its
+ * process): the student's uid, the jail's limits and the sandbox, in a folder of its own holding
+ * copies of the grader and of the module (the uid may not reach the originals). Its log goes to
+ * a folder `tag` under the CUDA work folder; h->dir is the jail, removed by cuda_run_done. */
 static void run_cuda_harness(const struct grader_config *cfg, const char *work, const char *tag,
                              const char *module, int n, uint64_t seed, int block, int timed,
                              struct cuda_run *h) {
-    snprintf(h->dir, sizeof h->dir, "%s/%s", work, tag);
-    grader_make_dirs(h->dir);
-    char n_text[16], seed_text[32], block_text[16], log[PATH_MAX + 16];
-    snprintf(n_text, sizeof n_text, "%d", n);
-    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
-    snprintf(block_text, sizeof block_text, "%d", block);
-    snprintf(log, sizeof log, "%s/log.txt", h->dir);
-    const char *argv[16] = {cfg->self, "--cuda-harness", "--out", h->dir};
-    int k = 4;
-    if (!module) {
-        argv[k++] = "--probe";
-    } else {
-        const char *more[] = {"--cubin", module,    "--n",     n_text,
-                              "--seed",  seed_text, "--block", block_text};
-        for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
-            argv[k++] = more[i];
-        if (timed)
-            argv[k++] = "--time";
+    memset(h, 0, sizeof *h);
+    char logs[PATH_MAX], log[PATH_MAX + 16], self[PATH_MAX + 16], cubin[PATH_MAX + 16], why[100];
+    snprintf(logs, sizeof logs, "%s/%s", work, tag);
+    grader_make_dirs(logs);
+    snprintf(log, sizeof log, "%s/log.txt", logs);
+    if (grader_jail_dir_make(h->dir, sizeof h->dir) != 0) {
+        grader_jail_dir_remove(h->dir); /* its top folder, if made */
+        h->dir[0] = '\0';
+        h->run.how = RUN_NO_START;
+        h->log = strdup("the grader cannot prepare its folder in /tmp");
+        return;
     }
-    argv[k] = NULL;
+    snprintf(self, sizeof self, "%s/grader", h->dir);
+    snprintf(cubin, sizeof cubin, "%s/kernel.fatbin", h->dir);
+    if (copy_own_file(cfg->self, self, 0755) != 0 ||
+        (module && grader_copy_source(module, cubin, why, sizeof why) != 0)) {
+        h->run.how = RUN_NO_START;
+        h->log = strdup("the grader cannot copy itself and the module into its folder in /tmp");
+        return;
+    }
+    struct grader_argv argv = GRADER_ARGV_INIT;
+    grader_sandbox_push(cfg, h->dir, &argv);
+    grader_argv_push_all(&argv,
+                         (const char *const[]){self, "--cuda-harness", "--out", h->dir, NULL});
+    if (!module) {
+        grader_argv_push(&argv, "--probe");
+    } else {
+        grader_argv_push_all(&argv, (const char *const[]){"--cubin", cubin, "--n", NULL});
+        grader_argv_pushf(&argv, "%d", n);
+        grader_argv_push(&argv, "--seed");
+        grader_argv_pushf(&argv, "%llu", (unsigned long long)seed);
+        grader_argv_push(&argv, "--block");
+        grader_argv_pushf(&argv, "%d", block);
+        if (timed)
+            grader_argv_push(&argv, "--time");
+    }
     double limit = !module ? PROBE_TIMEOUT : timed ? 3 * cfg->timeout : cfg->timeout;
-    grader_run((char *const *)argv, log, limit, &h->run);
+    grader_run_jailed(argv.argv, h->dir, log, limit, &h->run);
+    grader_argv_clear(&argv);
     h->log = grader_read_capped(log, LOG_CAP);
+}
+
+static void cuda_run_done(struct cuda_run *h) {
+    free(h->log);
+    h->log = NULL;
+    if (h->dir[0])
+        grader_jail_dir_remove(h->dir);
+    h->dir[0] = '\0';
 }
 
 static int exited_with(const struct grader_run_result *run, int code) {
@@ -664,7 +730,89 @@ static int opencl_reference(const struct grader_config *cfg, const char *work, i
     return 0;
 }
 
-/* The timing at perf_n, a test worth nothing: the CUDA figure, and the OpenCL one beside it. */
+static size_t count_nan(const float *x, size_t count) {
+    size_t nan = 0;
+    for (size_t i = 0; i < count; i++)
+        nan += isnan(x[i]) != 0;
+    return nan;
+}
+
+/* Why the C of timed round `round` at n is wrong ("" if right): every element against the
+ * reference when full, else Freivalds' O(N^2) check against A(Bx), on the inputs the parent
+ * derives itself from the round's seed. */
+static void timed_round_wrong(const struct grader_config *cfg, const struct grader_exercise *ex,
+                              const char *dir, int n, uint64_t seed, int round, int full, char *why,
+                              size_t why_size) {
+    size_t count = (size_t)n * (size_t)n;
+    uint64_t inputs = cuda_round_seed(seed, round);
+    char reason[200] = "", name[32];
+    snprintf(name, sizeof name, "c-%d.bin", round);
+    float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
+    float *a = NULL, *b = NULL;
+    double *expected = NULL, *tol = NULL;
+    size_t unwritten = 0;
+    why[0] = '\0';
+    if (!c) {
+        snprintf(why, why_size, "no result saved (%s)", reason);
+    } else if (grader_guard_damage(c + count, HARNESS_GUARD)) {
+        snprintf(why, why_size, "it wrote past the end of C");
+    } else if (full) {
+        struct grader_diagnosis d;
+        if (grader_reference(ex, n, inputs, &expected, &tol) != 0) {
+            snprintf(why, why_size, "grader out of memory");
+        } else {
+            grader_diagnose(ex, n, inputs, c, expected, tol, &d);
+            if (d.m.wrong)
+                grader_describe_wrong(ex, n, &d, why, why_size);
+        }
+    } else if ((unwritten = count_nan(c, count)) > 0) {
+        snprintf(why, why_size,
+                 "%zu of %zu elements of C were never written (still NaN from before the launch)",
+                 unwritten, count);
+    } else if (!(a = malloc(count * sizeof *a)) || !(b = malloc(count * sizeof *b))) {
+        snprintf(why, why_size, "grader out of memory");
+    } else {
+        clu_random_fill(a, count, inputs, 0);
+        clu_random_fill(b, count, inputs, 1);
+        /* x from the hidden seed, not from the round seed the child was given */
+        uint64_t x_seed = cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(round + 1));
+        size_t rows = grader_freivalds(n, a, b, c, x_seed);
+        if (rows)
+            snprintf(why, why_size,
+                     "C is not A*B (%zu of %d rows fail a check against A(Bx) for a random x)",
+                     rows, n);
+    }
+    free(a);
+    free(b);
+    free(c);
+    free(expected);
+    free(tol);
+}
+
+/* Every timed launch computed the product on its round's inputs: "" or why not, naming the
+ * first wrong launch. The one checked element by element is chosen from the hidden seed. */
+static void timed_rounds_wrong(const struct grader_config *cfg, const struct grader_exercise *ex,
+                               const char *dir, int n, uint64_t seed, int rounds, char *why,
+                               size_t why_size) {
+    why[0] = '\0';
+    if (rounds != TIME_ROUNDS) {
+        snprintf(why, why_size, "the timing run reported %d launches, not %d", rounds, TIME_ROUNDS);
+        return;
+    }
+    uint64_t mixed = cfg->seed ^ ((uint64_t)n << 32);
+    int full = (int)(grader_fnv1a(&mixed, sizeof mixed) % (uint64_t)rounds);
+    for (int round = 0; round < rounds; round++) {
+        char wrong[800];
+        timed_round_wrong(cfg, ex, dir, n, seed, round, round == full, wrong, sizeof wrong);
+        if (wrong[0]) {
+            snprintf(why, why_size, "timed launch %d of %d: %s", round + 1, rounds, wrong);
+            return;
+        }
+    }
+}
+
+/* The timing at perf_n, a test worth nothing: the CUDA figure, and the OpenCL one beside it.
+ * Every timed launch's C is checked; a wrong one leaves the exercise with no CUDA figure. */
 static void test_speed(const struct grader_config *cfg, const struct grader_exercise *ex,
                        const char *work, const char *module, int block,
                        struct grader_exercise_result *r) {
@@ -677,7 +825,7 @@ static void test_speed(const struct grader_config *cfg, const struct grader_exer
     char dead[200] = "", wrong[1000] = "", timing[PATH_MAX + 16], figures[400] = "";
     char *failure = run_failure(&h, n, dead, sizeof dead);
     double s[3] = {0};
-    int runs = 0, untouched = 0;
+    int runs = 0;
     snprintf(timing, sizeof timing, "%s/timing.txt", h.dir);
     FILE *f = failure ? NULL : fopen(timing, "r");
     int parsed = f && fscanf(f, "cuda %lf %lf %lf %d", &s[0], &s[1], &s[2], &runs) == 4;
@@ -685,9 +833,12 @@ static void test_speed(const struct grader_config *cfg, const struct grader_exer
         fclose(f);
     char device[256];
     read_key(timing, "device", device, sizeof device);
-    if (parsed && !check_output(ex, h.dir, n, seed, &untouched, wrong, sizeof wrong)) {
-        grader_add_test(r, name, 0, 0, "not timed: the timed runs at N = %d did not compute C: %s",
-                        n, wrong);
+    if (parsed)
+        timed_rounds_wrong(cfg, ex, h.dir, n, seed, runs, wrong, sizeof wrong);
+    if (parsed && wrong[0]) {
+        grader_add_test(r, name, 0, 0,
+                        "not timed: the timed launches at N = %d did not all compute C: %s", n,
+                        wrong);
     } else if (!parsed || s[1] <= 0) {
         grader_add_test(r, name, 0, 0, "%s", failure ? failure : "the timing run saved no figures");
     } else {
@@ -706,12 +857,13 @@ static void test_speed(const struct grader_config *cfg, const struct grader_exer
             snprintf(figures, sizeof figures, "\nOpenCL beside it: not timed: %.200s", beside);
         }
         grader_add_test(r, name, 0, 0,
-                        "N = %d on %s, %d timed launches after a warm-up (CUDA events):\n"
+                        "N = %d on %s, %d timed launches after a warm-up (CUDA events), each on "
+                        "fresh inputs and each one's C checked:\n"
                         "CUDA, your kernel.cu  median %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s%s",
                         n, device, runs, s[1] * 1e3, s[0] * 1e3, s[2] * 1e3, r->gflops, figures);
     }
     free(failure);
-    free(h.log);
+    cuda_run_done(&h);
 }
 
 void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
@@ -743,13 +895,13 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
         why[strcspn(why, "\n")] = '\0';
         strcat(why, ")");
         skip_all(r, first, why);
-        free(probe.log);
+        cuda_run_done(&probe);
         return;
     }
-    free(probe.log);
     char path[PATH_MAX + 16], capability[16];
     snprintf(path, sizeof path, "%s/device.txt", probe.dir);
     read_key(path, "capability", capability, sizeof capability);
+    cuda_run_done(&probe);
 
     /* every run uses the grader's own checked copy of kernel.cu */
     snprintf(source, sizeof source, "%s/%s/kernel.cu", cfg->submission, ex->id);
@@ -786,7 +938,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
         if (exited_with(&h.run, CUDA_HARNESS_NO_DEVICE)) {
             snprintf(why, sizeof why, "the GPU cannot run what nvcc made: %.200s", h.log);
             skip_all(r, first, why);
-            free(h.log);
+            cuda_run_done(&h);
             free(build_log);
             return;
         }
@@ -801,7 +953,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
             grader_add_test(r, name, ok ? pts : 0, pts, "%s%s", ok ? "right: " : "", text);
         }
         free(failure);
-        free(h.log);
+        cuda_run_done(&h);
     }
     free(build_log);
     /* the skeleton as given: it ran and wrote nothing anywhere */

@@ -7,6 +7,8 @@
 #   fail TEST                a test whose name contains TEST must score 0
 #   pass TEST                a test whose name contains TEST must score full points
 #   output TEST | TEXT       that test's output must contain TEXT
+#   cuda_output TEST | TEXT  the same, where the CUDA twin ran (nvcc and an NVIDIA GPU); where it
+#                            was skipped (0 of 0) nothing is asserted
 #   status N                 the grader's exit status (default 1: points lost)
 #   max_ratio R              the timed ratio to the reference stays below R (a cheat's gain)
 #   needs_sandbox            skipped where bubblewrap cannot run (inside another sandbox)
@@ -57,8 +59,13 @@ for name in $names; do
             awk -v r="${ratio:-999}" -v l="$limit" 'BEGIN { exit !(r < l) }' ||
                 problems="$problems\n  timed ratio ${ratio:-missing}, expected below $limit"
             ;;
-        "output "*)
-            rest=${line#output }
+        "output "* | "cuda_output "*)
+            if [ "${line%% *}" = cuda_output ] &&
+                [ "$(jq '[.tests[] | select(.name | contains("CUDA twin: correct"))] | length' \
+                    "$json" 2>/dev/null)" = 0 ]; then
+                continue # no nvcc or no NVIDIA GPU here: the CUDA twin was skipped
+            fi
+            rest=${line#* }
             test=${rest%% | *}
             text=${rest#* | }
             jq -r --arg t "$test" '.tests[] | select(.name | contains($t)) | .output' "$json" \
