@@ -31,11 +31,23 @@ static int exists(const char *path) {
     return access(path, R_OK) == 0;
 }
 
-/* A seed for each run, derived from the hidden seed so that every exercise and size gets
- * different data: from the exercise's id (not its row, which a config file may reorder). */
+/* A seed derived one way: through SHA-256-crypt, so that whoever sees a derived seed (a child
+ * on its command line, a student's program) cannot work back to the hidden seed, nor forward to
+ * the seeds of other runs. */
+uint64_t grader_derive_seed(uint64_t seed, const char *label, long index) {
+    char key[200];
+    snprintf(key, sizeof key, "%llu:%s:%ld", (unsigned long long)seed, label, index);
+    struct crypt_data data;
+    memset(&data, 0, sizeof data);
+    const char *hashed = crypt_r(key, "$5$rounds=1000$clmmseed$", &data);
+    const char *text = hashed && hashed[0] != '*' ? hashed : key;
+    return grader_fnv1a(text, strlen(text)) & 0x7fffffffffffffffull; /* programs take INT64_MAX */
+}
+
+/* The seed of the runs of one exercise at one size: every exercise and size gets different
+ * data, from the exercise's id (not its row, which a config file may reorder). */
 uint64_t grader_seed_for(const struct grader_config *cfg, const struct grader_exercise *ex, int n) {
-    uint64_t s = cfg->seed ^ (grader_fnv1a(ex->id, strlen(ex->id)) << 20) ^ (uint64_t)n;
-    return s & 0x7fffffffffffffffull; /* host programs take seeds up to INT64_MAX */
+    return grader_derive_seed(cfg->seed, ex->id, n);
 }
 
 #define MAX_SOURCE (1L << 20) /* bytes: a main.c or kernel.cl larger than this is refused */
@@ -225,19 +237,6 @@ static int has_include(const char *path) {
 
 /* POCL's kernel cache of this exercise's jailed kernel runs (see grader_set_kernel_cache). */
 static const char *kernel_cache;
-
-/* The seed handed to a student's host program: through SHA-256-crypt, so that the program (which
- * sees it in its --seed argument) cannot work back to the hidden seed of the kernel runs. */
-static uint64_t host_seed(uint64_t seed) {
-    char key[32];
-    snprintf(key, sizeof key, "%llu", (unsigned long long)seed);
-    struct crypt_data data;
-    memset(&data, 0, sizeof data);
-    const char *hashed = crypt_r(key, "$5$rounds=1000$clmmhost$", &data);
-    const char *text = hashed ? hashed : key;
-    return grader_fnv1a(text, strlen(text)) &
-           0x7fffffffffffffffull; /* host programs take seeds up to INT64_MAX */
-}
 
 /* ---------------------------------------------------------------- harness children */
 
@@ -530,7 +529,7 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         return;
     }
     char n_text[16], seed_text[32];
-    uint64_t seed = host_seed(grader_seed_for(cfg, ex, ex->host_n));
+    uint64_t seed = grader_derive_seed(grader_seed_for(cfg, ex, ex->host_n), "host", 0);
     snprintf(n_text, sizeof n_text, "%d", ex->host_n);
     snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
     snprintf(out, sizeof out, "%s/result.bin", dir);
@@ -864,7 +863,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     /* the memory check and the technique at a size drawn from the hidden seed, printed only
      * afterwards: a kernel cannot behave at one known size and differently at the others */
     struct grader_exercise drawn = *ex;
-    drawn.memcheck_n = grader_memcheck_size(ex, grader_seed_for(cfg, ex, 0));
+    drawn.memcheck_n = grader_memcheck_size(ex, grader_derive_seed(cfg->seed, ex->id, -1));
     ex = &drawn;
     char kernel[PATH_MAX + 64], dead[200] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
     /* a fresh work folder: nothing of an earlier run or submission can be picked up */

@@ -351,6 +351,8 @@ struct grader_config {
 
 /* Helpers the graders of grade.c and cuda.c share. */
 void grader_make_dirs(const char *path); /* mkdir -p */
+/* A seed derived one way (SHA-256-crypt) from seed, a label and an index: no way back. */
+uint64_t grader_derive_seed(uint64_t seed, const char *label, long index);
 /* The seed of one run: from the hidden seed, the exercise and the size (every size new data). */
 uint64_t grader_seed_for(const struct grader_config *cfg, const struct grader_exercise *ex, int n);
 /* Copy a student's source: a plain file (no link, FIFO or device) of at most 1 MB. 0, or -1 with

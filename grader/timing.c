@@ -40,10 +40,10 @@ static unsigned long long nonce(void) {
     return x >> 1;
 }
 
-/* The inputs of timed round r: fresh A and B from a seed the grader derives from the hidden one,
- * so that a kernel cannot keep an answer from an earlier launch. */
+/* The inputs of timed round r: fresh A and B from a seed the grader derives one way, so that
+ * a kernel cannot keep an answer from an earlier launch nor know the next round's inputs. */
 static uint64_t round_seed(uint64_t seed, int r) {
-    return (seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(r + 1))) & 0x7fffffffffffffffull;
+    return grader_derive_seed(seed, "timed round", r);
 }
 
 /* One side of the comparison. */
@@ -130,7 +130,8 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
     } else {
         clu_random_fill(a, in_count, seed, 0);
         clu_random_fill(b, in_count, seed, 1);
-        size_t rows = grader_freivalds(n, a, b, c, seed);
+        /* x from a seed the child never saw: knowing x, C x = A(Bx) is cheap to fake */
+        size_t rows = grader_freivalds(n, a, b, c, grader_derive_seed(seed, "freivalds x", 0));
         if (rows)
             snprintf(why, why_size,
                      "round %d: C is not A*B (%zu of %d rows fail a check against A(Bx) for a "
@@ -215,7 +216,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
             strcmp(reply, "ready") != 0)
             snprintf(why, sizeof why, "%s: the timing run did not start", sides[w].who);
     uint64_t seed = grader_seed_for(cfg, ex, ex->perf_n);
-    int checked = (int)((seed >> 17) % TIMED_ROUNDS);
+    int checked = (int)(grader_derive_seed(seed, "checked round", 0) % TIMED_ROUNDS);
     if (!why[0])
         grader_child_pause(mine->child, 1);
     for (int r = 0; r < TIMED_ROUNDS && !why[0]; r++) {
