@@ -85,10 +85,14 @@ exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
 
 # archives: build/grader/unpack checks each member as it writes it (only plain files and folders,
 # no absolute path or .., the cap counted on the bytes it writes, not on what the headers claim);
-# a time limit, no stdin, and a cap per file besides
-unpack() { # unpack ARCHIVE DIR -> 0, or 1 with the reason on stdout
-    said=$( (ulimit -f $((max_unpacked / 512 + 1)) && timeout 120 "$unpacker" \
-        --max-bytes "$max_unpacked" "$1" "$2" </dev/null 2>&1))
+# a time limit, no stdin, a cap per file, and where bubblewrap works a sandbox in which DIR is the
+# only writable place (libarchive parses what a student wrote)
+unpack() { # unpack ARCHIVE DIR -> 0, or 1 with the reason on stdout (run in a subshell)
+    unpack_dir=$2
+    set -- "$unpacker" --max-bytes "$max_unpacked" "$1" "$2"
+    [ -n "$sandbox" ] && set -- bwrap --ro-bind / / --dev /dev --bind "$unpack_dir" "$unpack_dir" \
+        --unshare-net --unshare-ipc --unshare-pid --die-with-parent --new-session "$@"
+    said=$( (ulimit -f $((max_unpacked / 512 + 1)) && timeout 120 "$@" </dev/null 2>&1))
     case $? in
     0) return 0 ;;
     1) printf '%s\n' "$said" | grep -m 1 '^archive refused: ' || echo "archive refused" ;;
