@@ -12,14 +12,15 @@ STRICT     := -std=c11 -O2 -g -Wall -Wextra -Werror
 CLU_SRC    := $(wildcard common/clu_*.c)
 CLU_OBJ    := $(patsubst common/%.c,$(BUILD)/common/%.o,$(CLU_SRC))
 LIBCLU     := $(BUILD)/libclu.a
-GRADER_SRC := $(wildcard grader/*.c)
+GRADER_SRC := $(filter-out grader/unpack.c,$(wildcard grader/*.c))
 GRADER     := $(BUILD)/grader/grader
+UNPACK     := $(BUILD)/grader/unpack
 EXERCISES  := $(notdir $(wildcard solutions/[0-9][0-9]_*))
 SUBMISSION ?= $(ROOT)/exercises
 EX         ?=
 
 .PHONY: all grader libclu grade bench batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
-all: $(LIBCLU) $(GRADER) programs
+all: $(LIBCLU) $(GRADER) $(UNPACK) programs
 grader: $(GRADER)
 libclu: $(LIBCLU)
 
@@ -37,6 +38,11 @@ $(GRADER): $(GRADER_SRC) $(wildcard grader/*.h) $(LIBCLU)
 	@mkdir -p $(dir $@)
 	$(CC) $(STRICT) -Icommon -Igrader -o $@ $(GRADER_SRC) $(LIBCLU) -lOpenCL -lcrypt -lm
 
+# make batch's unpacker of students' archives (a program of its own: libarchive, no OpenCL)
+$(UNPACK): grader/unpack.c | deps-batch
+	@mkdir -p $(dir $@)
+	$(CC) $(STRICT) -o $@ $< -larchive
+
 # every exercise and solution host program, held to -Werror like the rest of our code
 programs: $(LIBCLU) | deps-build
 	@for d in exercises/*/ solutions/*/; do \
@@ -50,7 +56,7 @@ bench: deps-bench $(GRADER)
 	@$(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
 	    --out results
 
-batch: deps-batch $(GRADER) $(LIBCLU)
+batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
 	    sh grader/batch.sh
 

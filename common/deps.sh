@@ -10,9 +10,9 @@ build="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
 grade="$build oclgrind bubblewrap"
 # the vendor libraries are loaded at run time (dlopen): only their runtime packages are needed
 bench="$grade libopenblas0 libclblast1 gnuplot-nox"
-batch="$grade jq unzip"
+batch="$grade jq libarchive-dev"
 slides="pandoc"
-test="$bench libcmocka-dev jq clang-format unzip zip pandoc"
+test="$bench libcmocka-dev libarchive-dev jq clang-format unzip zip pandoc"
 case "${1:-build}" in
 build) want=$build ;;
 grade) want=$grade ;;
@@ -32,6 +32,7 @@ works() {
     probe=$(mktemp -d) || return 1
     printf '#include <CL/cl.h>\nint main(void) { cl_uint n; return clGetPlatformIDs(0, 0, &n) == 99; }\n' \
         >"$probe/cl.c"
+    printf '#include <archive.h>\nint main(void) { return archive_read_new() == 0; }\n' >"$probe/ar.c"
     printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <cmocka.h>\nint main(void) { return 0; }\n' \
         >"$probe/cm.c"
     ok=0
@@ -43,7 +44,9 @@ works() {
         ;;
     esac
     case $1 in batch | test)
-        for tool in jq unzip; do command -v $tool >/dev/null 2>&1 || ok=1; done
+        command -v jq >/dev/null 2>&1 || ok=1
+        # build/grader/unpack is built against libarchive
+        ${CC:-cc} -o "$probe/ar" "$probe/ar.c" -larchive >/dev/null 2>&1 || ok=1
         ;;
     esac
     case $1 in bench | test)
@@ -55,7 +58,7 @@ works() {
     esac
     if [ "$1" = test ]; then
         ${CC:-cc} -o "$probe/cm" "$probe/cm.c" -lcmocka >/dev/null 2>&1 || ok=1
-        for tool in jq clang-format zip pandoc; do command -v $tool >/dev/null 2>&1 || ok=1; done
+        for tool in jq clang-format zip unzip pandoc; do command -v $tool >/dev/null 2>&1 || ok=1; done
     fi
     rm -rf "$probe"
     return $ok

@@ -22,6 +22,7 @@
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 grader=$root/build/grader/grader
+unpacker=$root/build/grader/unpack # unpacks a .zip or .tar.gz, checking every member
 subs=${SUBMISSIONS:-}
 out=${OUT:-$root/results/batch}
 jobs=${JOBS:-1}
@@ -41,6 +42,7 @@ die() {
 [ -n "$subs" ] || die "usage: make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1]"
 [ -d "$subs" ] || die "SUBMISSIONS=$subs is not a folder"
 [ -x "$grader" ] || die "no grader at $grader: run make grader"
+[ -x "$unpacker" ] || die "no unpacker at $unpacker: run make all"
 if [ -n "$config" ]; then
     [ -f "$config" ] || die "CONFIG=$config is not a file"
     config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
@@ -81,34 +83,23 @@ fi
 # ---------------------------------------------------------------- one student
 exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
 
-# archive members: refuse absolute paths, .. and links before anything is unpacked
-unpack() { # unpack ARCHIVE DIR -> 0, or 1 with the reason on stdout
-    case $1 in
-    *.zip)
-        names=$(zipinfo -1 "$1" 2>/dev/null) || { echo "not a readable zip"; return 1; }
-        # links, devices, FIFOs: anything but plain files and folders
-        links=$(zipinfo -l "$1" 2>/dev/null | awk 'NR > 1 && /^[a-z?-][rwxsStT-]{9}/ && $1 !~ /^[-d]/' | wc -l)
-        bytes=$(zipinfo -l "$1" 2>/dev/null | awk '$1 ~ /^[-d]/ { sum += $4 } END { print sum + 0 }') ;;
-    *)
-        names=$(tar -tzf "$1" 2>/dev/null) || { echo "not a readable .tar.gz"; return 1; }
-        links=$(tar -tvzf "$1" 2>/dev/null | grep -vc '^[-d]')
-        bytes=$(tar -tvzf "$1" 2>/dev/null | awk '{ sum += $3 } END { print sum + 0 }') ;;
+# archives: build/grader/unpack checks each member as it writes it (only plain files and folders,
+# no absolute path or .., the cap counted on the bytes it writes, not on what the headers claim);
+# a time limit, no stdin, a cap per file, and where bubblewrap works a sandbox in which DIR is the
+# only writable place (libarchive parses what a student wrote)
+unpack() { # unpack ARCHIVE DIR -> 0, or 1 with the reason on stdout (run in a subshell)
+    unpack_dir=$2
+    set -- "$unpacker" --max-bytes "$max_unpacked" "$1" "$2"
+    [ -n "$sandbox" ] && set -- bwrap --ro-bind / / --dev /dev --bind "$unpack_dir" "$unpack_dir" \
+        --unshare-net --unshare-ipc --unshare-pid --die-with-parent --new-session "$@"
+    said=$( (ulimit -f $((max_unpacked / 512 + 1)) && timeout 120 "$@" </dev/null 2>&1))
+    case $? in
+    0) return 0 ;;
+    1) printf '%s\n' "$said" | grep -m 1 '^archive refused: ' || echo "archive refused" ;;
+    124) echo "archive refused: unpacking took longer than 120 s" ;;
+    *) echo "archive could not be unpacked: $(printf '%s\n' "$said" | tail -n 1 | cut -c1-200)" ;;
     esac
-    if [ "$bytes" -gt "$max_unpacked" ]; then
-        echo "archive refused: it unpacks to more than $max_unpacked bytes ($bytes)"; return 1
-    fi
-    if printf '%s\n' "$names" | grep -Eq '^/|(^|/)\.\.(/|$)'; then
-        echo "archive refused: a member has an absolute path or .."; return 1
-    fi
-    [ "$links" -eq 0 ] || { echo "archive refused: it holds links or special files"; return 1; }
-    case $1 in
-    # no password prompt (stdin closed, empty password), a time limit, and a cap per file
-    *.zip) (ulimit -f $((max_unpacked / 512)) && timeout 120 unzip -q -o -P '' "$1" -d "$2" \
-        </dev/null >/dev/null 2>&1) || { echo "unzip failed"; return 1; } ;;
-    *) (ulimit -f $((max_unpacked / 512)) && timeout 120 tar --no-same-owner \
-        --no-same-permissions -xzf "$1" -C "$2" </dev/null 2>/dev/null) ||
-        { echo "tar failed"; return 1; } ;;
-    esac
+    return 1
 }
 
 # copy one editable file into the staged submission, if it is a plain file of sane size

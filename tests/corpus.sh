@@ -16,7 +16,9 @@
 #                                     main(); a non-zero return fails the host program on purpose
 #                                     (so a snoop that succeeds loses points). It may use
 #                                     WORKBOOK_ROOT, SUBMISSIONS_DIR, OUT_DIR and LISTENER_PORT.
-#   form folder|repo|zip|tar|dotdot|link|fifo|oversize   how it is handed in (default folder)
+#   form folder|repo|zip|tar|dotdot|link|fifo|oversize|zip_understated|tar_owner_space
+#                                     how it is handed in (default folder); the last two hide
+#                                     54 MB of zeros (3 files of 18 MB) in headers that lie
 #   score N                           its total; refused TEXT: its status instead
 #   output TEST | TEXT                that test's output holds TEXT
 #   needs_sandbox                     checked only where bubblewrap can run
@@ -30,6 +32,30 @@ full=11 # the points of 04_local_B under tests/corpus.conf
 
 # the entry's expect value of KEY ("" if none)
 value() { sed -n "s/^$2 //p" "$corpus/$1/expect" | head -n 1; }
+
+# the unsigned little-endian number of BYTES bytes at OFFSET of FILE
+le() { od -An -tu"$2" -j "$1" -N"$2" --endian=little "$3" | tr -d ' '; }
+
+# understate ZIP: claim 1000 bytes as the unpacked size of every larger member, in its local and
+# its central header (Info-ZIP's zip writes no data descriptors and no archive comment)
+understate() {
+    size=$(wc -c <"$1")
+    eocd=$((size - 22))
+    [ "$(le $eocd 4 "$1")" = 101010256 ] || { echo "corpus: $1 has no plain end record" >&2; return 1; }
+    members=$(le $((eocd + 10)) 2 "$1")
+    at=$(le $((eocd + 16)) 4 "$1")
+    while [ "$members" -gt 0 ]; do
+        [ "$(le $((at + 24)) 4 "$1")" -gt 1000 ] &&
+            for field in $((at + 24)) $(($(le $((at + 42)) 4 "$1") + 22)); do
+                printf '\350\003\000\000' | dd of="$1" bs=1 seek="$field" conv=notrunc status=none
+            done
+        at=$((at + 46 + $(le $((at + 28)) 2 "$1") + $(le $((at + 30)) 2 "$1") + $(le $((at + 32)) 2 "$1")))
+        members=$((members - 1))
+    done
+}
+
+# 54 MB of zeros in three files of 18 MB, each under a cap per file
+padding() { for i in 1 2 3; do head -c 18874368 /dev/zero >"$1/padding$i.bin"; done; }
 
 assemble() { # assemble CLASS OUT PORT
     class=$1 out=$2 port=$3
@@ -69,6 +95,10 @@ assemble() { # assemble CLASS OUT PORT
         fifo) mkfifo "$files/pipe" && tar -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
         oversize) head -c 67108864 /dev/zero >"$files/padding.bin" &&
             tar -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
+        zip_understated) padding "$files" && (cd "$stage/$id" && zip -qr "$class/$id.zip" "$ex") &&
+            understate "$class/$id.zip" ;;
+        tar_owner_space) padding "$files" && tar --owner='a student:1000' --group='the class:1000' \
+            -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
         *) cp -r "$stage/$id" "$class/$id" ;;
         esac
         # a good neighbour, graded at the same time by the other worker

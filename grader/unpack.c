@@ -1,0 +1,352 @@
+/* unpack.c - `unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]`: make batch's unpacker of a
+ * student's .zip or .tar(.gz), built as build/grader/unpack.
+ *
+ * The archive is hostile: its headers may lie about sizes, types and owners, so nothing it claims
+ * is trusted. Each member is checked as it streams past (libarchive): only regular files and
+ * folders, no absolute path, no `..`, no control character in a name, nothing encrypted; files
+ * are written here, under DIR only, with O_EXCL|O_NOFOLLOW and fixed modes (no owner, mode or
+ * time from the archive), and the caps count the bytes actually written and the members seen, so
+ * the unpacking stops the moment either is passed.
+ *
+ * Exit 0: unpacked. 1: refused, with one line "archive refused: REASON" on stdout. 2: usage or
+ * internal error, on stderr. What was written before a refusal stays in DIR: the caller discards
+ * DIR.
+ */
+#define _GNU_SOURCE /* getopt_long */
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { UNPACK_OK = 0, UNPACK_REFUSED = 1, UNPACK_ERROR = 2 };
+
+#define UNPACK_DEFAULT_BYTES   20971520ull /* batch.sh's MAX_UNPACKED */
+#define UNPACK_DEFAULT_ENTRIES 10000ull    /* members, folders included */
+#define UNPACK_NAME_SHOWN      160         /* characters of a member name quoted in a reason */
+
+struct unpack {
+    struct archive *archive;        /* the reader, NULL once freed */
+    int root;                       /* DIR, opened as a folder; every path starts from it */
+    unsigned long long max_bytes;   /* refuse once more than this has been written */
+    unsigned long long max_entries; /* refuse once more members than this are seen */
+    unsigned long long bytes;       /* bytes written so far (holes of sparse members too) */
+    unsigned long long entries;     /* members seen so far */
+    char reason[512];               /* the refusal (stdout) or the internal error (stderr) */
+};
+
+static int unpack_say(struct unpack *u, int code, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Record why the unpacking stops; returns code, so callers can `return unpack_say(...)`. */
+static int unpack_say(struct unpack *u, int code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(u->reason, sizeof u->reason, format, args);
+    va_end(args);
+    return code;
+}
+
+/* A member name fit for a one-line reason: control characters as ?, long names cut. */
+static const char *unpack_shown(const char *name, char *out, size_t size) {
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p && n + 4 < size; p++, n++) {
+        if (n == UNPACK_NAME_SHOWN) {
+            memcpy(out + n, "...", 3);
+            n += 3;
+            break;
+        }
+        out[n] = (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* A whole decimal number, nothing else (no sign, no blanks, no overflow). */
+static int unpack_parse_count(const char *text, unsigned long long *out) {
+    if (!text || *text < '0' || *text > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = value;
+    return 0;
+}
+
+/* Refuse names that could leave DIR or break the caller's one-line records. */
+static int unpack_check_name(struct unpack *u, const char *name) {
+    char shown[UNPACK_NAME_SHOWN + 8];
+    if (!name || !*name)
+        return unpack_say(u, UNPACK_REFUSED, "a member has no readable name");
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return unpack_say(u, UNPACK_REFUSED,
+                              "a member name holds a line break or control character (%s)",
+                              unpack_shown(name, shown, sizeof shown));
+    int dotdot = 0;
+    for (const char *part = name; part;) {
+        const char *slash = strchr(part, '/');
+        size_t length = slash ? (size_t)(slash - part) : strlen(part);
+        dotdot |= length == 2 && part[0] == '.' && part[1] == '.';
+        part = slash ? slash + 1 : NULL;
+    }
+    if (name[0] == '/' || dotdot)
+        return unpack_say(u, UNPACK_REFUSED, "a member has an absolute path or .. (%s)",
+                          unpack_shown(name, shown, sizeof shown));
+    return UNPACK_OK;
+}
+
+/* Why a path inside DIR could not be made: the archive's fault (two members with one name, a
+ * file where a folder must go, a name too long) is a refusal; anything else is ours. */
+static int unpack_path_error(struct unpack *u, const char *name, const char *what) {
+    char shown[UNPACK_NAME_SHOWN + 8];
+    int archive_fault = errno == EEXIST || errno == ENOTDIR || errno == EISDIR ||
+                        errno == ENAMETOOLONG || errno == ELOOP;
+    return unpack_say(u, archive_fault ? UNPACK_REFUSED : UNPACK_ERROR, "%s %s: %s", what,
+                      unpack_shown(name, shown, sizeof shown), strerror(errno));
+}
+
+/* Drop the empty and "." components of a name, in place: "./a//b/" becomes "a/b". */
+static void unpack_normalise(char *name) {
+    char *out = name;
+    for (char *part = name; part;) {
+        char *slash = strchr(part, '/');
+        size_t length = slash ? (size_t)(slash - part) : strlen(part);
+        if (length > 0 && !(length == 1 && part[0] == '.')) {
+            if (out != name)
+                *out++ = '/';
+            memmove(out, part, length);
+            out += length;
+        }
+        part = slash ? slash + 1 : NULL;
+    }
+    *out = '\0';
+}
+
+/* Open the folder that will hold the member `name` (normalised), making the missing folders on
+ * the way without ever following a link, and point *leaf at its last component ("" for DIR
+ * itself). Returns a folder descriptor the caller closes unless it is u->root, or -1 with *code
+ * and u->reason set. `name` is split at its slashes. */
+static int unpack_parent(struct unpack *u, char *name, const char *original, const char **leaf,
+                         int *code) {
+    int dir = u->root;
+    char *part = name;
+    for (char *slash; (slash = strchr(part, '/')); part = slash + 1) {
+        *slash = '\0';
+        if (mkdirat(dir, part, 0755) != 0 && errno != EEXIST) {
+            *code = unpack_path_error(u, original, "cannot create a folder for");
+            break;
+        }
+        int inner = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (inner < 0) {
+            *code = unpack_path_error(u, original, "cannot open a folder for");
+            break;
+        }
+        if (dir != u->root)
+            close(dir);
+        dir = inner;
+    }
+    *leaf = part;
+    if (*code == UNPACK_OK)
+        return dir;
+    if (dir != u->root)
+        close(dir);
+    return -1;
+}
+
+/* Copy the current member's data into the new file fd, counting every byte against the cap. */
+static int unpack_copy(struct unpack *u, int fd, const char *name) {
+    char shown[UNPACK_NAME_SHOWN + 8];
+    long long end = 0; /* where the data written so far ends in the file */
+    for (;;) {
+        const void *block;
+        size_t size;
+        la_int64_t offset;
+        int r = archive_read_data_block(u->archive, &block, &size, &offset);
+        if (r == ARCHIVE_EOF)
+            return UNPACK_OK;
+        if (r < ARCHIVE_WARN)
+            return unpack_say(u, UNPACK_REFUSED, "not a readable zip or tar (%s: %s)",
+                              unpack_shown(name, shown, sizeof shown),
+                              archive_error_string(u->archive));
+        if (offset < end)
+            return unpack_say(u, UNPACK_REFUSED, "a member's data overlaps itself (%s)",
+                              unpack_shown(name, shown, sizeof shown));
+        /* a hole (sparse member) counts as written: it is what the file would hold */
+        u->bytes += (unsigned long long)(offset - end) + size;
+        if (u->bytes > u->max_bytes)
+            return unpack_say(u, UNPACK_REFUSED, "it unpacks to more than %llu bytes",
+                              u->max_bytes);
+        for (size_t done = 0; done < size;) {
+            ssize_t wrote = pwrite(fd, (const char *)block + done, size - done, offset + done);
+            if (wrote < 0)
+                return unpack_say(u, UNPACK_ERROR, "cannot write %s: %s",
+                                  unpack_shown(name, shown, sizeof shown), strerror(errno));
+            done += (size_t)wrote;
+        }
+        end = offset + (long long)size;
+        if (ftruncate(fd, end) != 0)
+            return unpack_say(u, UNPACK_ERROR, "cannot size %s: %s",
+                              unpack_shown(name, shown, sizeof shown), strerror(errno));
+    }
+}
+
+/* Make one folder or write one regular file under DIR. */
+static int unpack_member(struct unpack *u, const char *original, int is_dir) {
+    char *name = strdup(original);
+    if (!name)
+        return unpack_say(u, UNPACK_ERROR, "out of memory");
+    unpack_normalise(name);
+    const char *leaf;
+    int code = UNPACK_OK;
+    int dir = unpack_parent(u, name, original, &leaf, &code);
+    if (dir >= 0 && is_dir && *leaf) {
+        if (mkdirat(dir, leaf, 0755) != 0 && errno != EEXIST)
+            code = unpack_path_error(u, original, "cannot create the folder");
+        else {
+            /* an existing name must be a real folder, not a file or a link */
+            int check = openat(dir, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (check < 0)
+                code = unpack_path_error(u, original, "cannot create the folder");
+            else
+                close(check);
+        }
+    } else if (dir >= 0 && !is_dir) {
+        int fd = *leaf
+                     ? openat(dir, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)
+                     : -1;
+        if (!*leaf)
+            code = unpack_say(u, UNPACK_REFUSED, "a file member has no name");
+        else if (fd < 0)
+            code = unpack_path_error(u, original, "cannot create the file");
+        else {
+            code = unpack_copy(u, fd, original);
+            if (close(fd) != 0 && code == UNPACK_OK)
+                code = unpack_path_error(u, original, "cannot write");
+        }
+    }
+    if (dir >= 0 && dir != u->root)
+        close(dir);
+    free(name);
+    return code;
+}
+
+/* Check one member header, then unpack it. */
+static int unpack_entry(struct unpack *u, struct archive_entry *entry) {
+    char shown[UNPACK_NAME_SHOWN + 8];
+    int base = archive_format(u->archive) & ARCHIVE_FORMAT_BASE_MASK;
+    if (base != ARCHIVE_FORMAT_ZIP && base != ARCHIVE_FORMAT_TAR)
+        return unpack_say(u, UNPACK_REFUSED, "not a zip or tar archive (%s)",
+                          archive_format_name(u->archive));
+    if (++u->entries > u->max_entries)
+        return unpack_say(u, UNPACK_REFUSED, "it holds more than %llu members", u->max_entries);
+    const char *name = archive_entry_pathname(entry);
+    int code = unpack_check_name(u, name);
+    if (code != UNPACK_OK)
+        return code;
+    mode_t type = archive_entry_filetype(entry);
+    if (archive_entry_hardlink(entry) || archive_entry_symlink(entry) ||
+        (type != AE_IFREG && type != AE_IFDIR))
+        return unpack_say(u, UNPACK_REFUSED, "a member is a link or special file (%s)",
+                          unpack_shown(name, shown, sizeof shown));
+    if (archive_entry_is_encrypted(entry))
+        return unpack_say(u, UNPACK_REFUSED, "a member is encrypted (%s)",
+                          unpack_shown(name, shown, sizeof shown));
+    return unpack_member(u, name, type == AE_IFDIR);
+}
+
+/* Open the archive and unpack every member, stopping at the first refusal. */
+static int unpack_run(struct unpack *u, const char *path) {
+    u->archive = archive_read_new();
+    if (!u->archive)
+        return unpack_say(u, UNPACK_ERROR, "out of memory");
+    /* zip and tar, the tar gzip-compressed or not: nothing else is even recognised */
+    if (archive_read_support_filter_gzip(u->archive) != ARCHIVE_OK ||
+        archive_read_support_format_zip(u->archive) != ARCHIVE_OK ||
+        archive_read_support_format_tar(u->archive) != ARCHIVE_OK)
+        return unpack_say(u, UNPACK_ERROR, "libarchive: %s", archive_error_string(u->archive));
+    if (archive_read_open_filename(u->archive, path, 65536) != ARCHIVE_OK) {
+        /* the file we were handed is missing: our error; anything else: the archive's */
+        if (access(path, R_OK) != 0)
+            return unpack_say(u, UNPACK_ERROR, "cannot read %s: %s", path, strerror(errno));
+        return unpack_say(u, UNPACK_REFUSED, "not a zip or tar archive (%s)",
+                          archive_error_string(u->archive));
+    }
+    for (;;) {
+        struct archive_entry *entry;
+        int r = archive_read_next_header(u->archive, &entry);
+        if (r == ARCHIVE_EOF)
+            break;
+        if (r < ARCHIVE_WARN)
+            return unpack_say(u, UNPACK_REFUSED, "not a readable zip or tar (%s)",
+                              archive_error_string(u->archive));
+        int code = unpack_entry(u, entry);
+        if (code != UNPACK_OK)
+            return code;
+    }
+    return UNPACK_OK;
+}
+
+static void unpack_usage(FILE *to) {
+    fprintf(to,
+            "usage: unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]\n"
+            "  unpack a .zip or .tar(.gz) into the existing folder DIR, refusing links,\n"
+            "  special files, absolute paths, .., control characters in names, encrypted\n"
+            "  members, and more than N bytes written (default %llu) or N members (default\n"
+            "  %llu). Exit 0: unpacked; 1: refused (the reason on stdout); 2: error.\n",
+            UNPACK_DEFAULT_BYTES, UNPACK_DEFAULT_ENTRIES);
+}
+
+int main(int argc, char **argv) {
+    struct unpack u = {
+        .root = -1, .max_bytes = UNPACK_DEFAULT_BYTES, .max_entries = UNPACK_DEFAULT_ENTRIES};
+    static const struct option options[] = {{"max-bytes", required_argument, NULL, 'b'},
+                                            {"max-entries", required_argument, NULL, 'e'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    for (int c; (c = getopt_long(argc, argv, "h", options, NULL)) != -1;) {
+        if (c == 'h') {
+            unpack_usage(stdout);
+            return UNPACK_OK;
+        }
+        unsigned long long *cap = c == 'b' ? &u.max_bytes : c == 'e' ? &u.max_entries : NULL;
+        if (!cap || unpack_parse_count(optarg, cap) != 0) {
+            if (cap)
+                fprintf(stderr, "unpack: %s needs a whole number, not '%s'\n",
+                        c == 'b' ? "--max-bytes" : "--max-entries", optarg);
+            unpack_usage(stderr);
+            return UNPACK_ERROR;
+        }
+    }
+    if (argc - optind != 2) {
+        unpack_usage(stderr);
+        return UNPACK_ERROR;
+    }
+    /* UTF-8 member names must read as names whatever the caller's locale */
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        setlocale(LC_CTYPE, "");
+    umask(022);
+    u.root = open(argv[optind + 1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int code = u.root < 0 ? unpack_say(&u, UNPACK_ERROR, "cannot open the folder %s: %s",
+                                       argv[optind + 1], strerror(errno))
+                          : unpack_run(&u, argv[optind]);
+    if (u.archive)
+        archive_read_free(u.archive);
+    if (u.root >= 0)
+        close(u.root);
+    if (code == UNPACK_REFUSED)
+        printf("archive refused: %s\n", u.reason);
+    else if (code == UNPACK_ERROR)
+        fprintf(stderr, "unpack: %s\n", u.reason);
+    return code;
+}
