@@ -669,12 +669,12 @@ static void skip_all(struct grader_exercise_result *r, int first, const char *wh
 }
 
 /* The OpenCL blocked kernel of 05 on the grader's OpenCL device, when that device is the GPU
- * the CUDA twin ran on, timed by the OpenCL harness at n: 0 with its min, median and max seconds
- * in ref, or -1 with why. */
-static int opencl_reference(const struct grader_config *cfg, const char *work, int n, uint64_t seed,
+ * the CUDA twin ran on, timed at n on the grader's clock (a launch command's round trip, so a
+ * little above its GPU events): 0 with its min, median and max seconds in ref, or -1 with why. */
+static int opencl_reference(const struct grader_config *cfg, const char *work, int n,
                             const char *cuda_device, double ref[3], char *why, size_t why_size) {
     const struct grader_exercise *blocked = grader_find_exercise("05_blocked_16x16");
-    char kernel[PATH_MAX + 64], dir[PATH_MAX + 32], log[PATH_MAX + 64], path[PATH_MAX + 64];
+    char kernel[PATH_MAX + 64], dir[PATH_MAX + 32];
     snprintf(kernel, sizeof kernel, "%s/solutions/05_blocked_16x16/kernel.cl", cfg->root);
     if (!blocked || access(kernel, R_OK) != 0 || !grader_size_valid(blocked, n)) {
         snprintf(why, why_size, "the OpenCL blocked kernel of 05 is not there to compare");
@@ -697,37 +697,7 @@ static int opencl_reference(const struct grader_config *cfg, const char *work, i
     }
     snprintf(dir, sizeof dir, "%s/opencl", work);
     grader_make_dirs(dir);
-    snprintf(log, sizeof log, "%s/log.txt", dir);
-    char n_text[16], seed_text[32];
-    snprintf(n_text, sizeof n_text, "%d", n);
-    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
-    const char *argv[20] = {cfg->self,     "--harness", "--ex",  "05_blocked_16x16",
-                            "--kernel",    kernel,      "--n",   n_text,
-                            "--seed",      seed_text,   "--out", dir,
-                            "--reference", kernel};
-    int k = 14;
-    if (cfg->device) {
-        argv[k++] = "--device";
-        argv[k++] = cfg->device;
-    }
-    argv[k] = NULL;
-    struct grader_run_result run;
-    grader_run((char *const *)argv, log, 3 * cfg->timeout, &run);
-    snprintf(path, sizeof path, "%s/timing.txt", dir);
-    double s[3] = {0};
-    int counts[2] = {0, 0};
-    FILE *f = exited_with(&run, HARNESS_OK) ? fopen(path, "r") : NULL;
-    int parsed = f && fscanf(f, "student %lf %lf %lf %d reference %lf %lf %lf %d", &s[0], &s[1],
-                             &s[2], &counts[0], &ref[0], &ref[1], &ref[2], &counts[1]) == 8;
-    if (f)
-        fclose(f);
-    if (!parsed || ref[1] <= 0) {
-        char what[300];
-        grader_describe_run(&run, what, sizeof what);
-        snprintf(why, why_size, "timing the OpenCL kernel failed (the harness %s)", what);
-        return -1;
-    }
-    return 0;
+    return grader_time_trusted(cfg, blocked, kernel, n, dir, ref, why, why_size);
 }
 
 static size_t count_nan(const float *x, size_t count) {
@@ -846,7 +816,7 @@ static void test_speed(const struct grader_config *cfg, const struct grader_exer
         r->gflops = flops / s[1] * 1e-9;
         char beside[400] = "";
         double ref[3] = {0};
-        if (opencl_reference(cfg, work, n, seed, device, ref, beside, sizeof beside) == 0) {
+        if (opencl_reference(cfg, work, n, device, ref, beside, sizeof beside) == 0) {
             r->ref_gflops = flops / ref[1] * 1e-9;
             snprintf(figures, sizeof figures,
                      "\nOpenCL, 05's kernel  median %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"

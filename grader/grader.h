@@ -415,6 +415,12 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
                       const char *kernel, const char *reference, double *gflops, double *ref_gflops,
                       char *out, size_t out_size, int *earned, int *too_busy);
 
+/* A trusted kernel (a reference solution) timed alone at n on the grader's clock, in a serving
+ * harness that saves into dir: 0 with min, median and max seconds, or -1 with why. */
+int grader_time_trusted(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *kernel, int n, const char *dir, double stats[3], char *why,
+                        size_t why_size);
+
 /* Grade one exercise of the submission. */
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,
                            struct grader_exercise_result *r);

@@ -60,7 +60,7 @@ struct side {
 
 static struct grader_child *start_server(const struct grader_config *cfg,
                                          const struct grader_exercise *ex, const char *self,
-                                         const char *kernel, const char *dir, int jailed,
+                                         const char *kernel, int n, const char *dir, int jailed,
                                          const char *log) {
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (jailed)
@@ -69,7 +69,7 @@ static struct grader_child *start_server(const struct grader_config *cfg,
                                                       "--kernel", kernel, "--out", dir, "--seed",
                                                       "0", NULL});
     grader_argv_push(&argv, "--n");
-    grader_argv_pushf(&argv, "%d", ex->perf_n);
+    grader_argv_pushf(&argv, "%d", n);
     if (cfg->device) {
         grader_argv_push(&argv, "--device");
         grader_argv_push(&argv, cfg->device);
@@ -206,8 +206,8 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     grader_make_dirs(ref->dir);
     snprintf(mine->log, sizeof mine->log, "%s/%s/perf-log.txt", cfg->work, ex->id);
     snprintf(ref->log, sizeof ref->log, "%s/log.txt", ref->dir);
-    mine->child = start_server(cfg, ex, jail.self, jail.kernel, jail.dir, 1, mine->log);
-    ref->child = start_server(cfg, ex, cfg->self, reference, ref->dir, 0, ref->log);
+    mine->child = start_server(cfg, ex, jail.self, jail.kernel, ex->perf_n, jail.dir, 1, mine->log);
+    ref->child = start_server(cfg, ex, cfg->self, reference, ex->perf_n, ref->dir, 0, ref->log);
     char why[900] = "", reply[64];
     /* each builds its kernel and makes two untimed launches, then says it is ready */
     for (int w = 0; w < 2 && !why[0]; w++)
@@ -278,4 +278,33 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     free(mine->log_text);
     free(ref->log_text);
     grader_jail_dir_remove(jail.dir);
+}
+
+int grader_time_trusted(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *kernel, int n, const char *dir, double stats[3], char *why,
+                        size_t why_size) {
+    struct side s = {.who = "the OpenCL kernel"};
+    snprintf(s.dir, sizeof s.dir, "%s", dir);
+    snprintf(s.log, sizeof s.log, "%s/log.txt", dir);
+    s.child = start_server(cfg, ex, cfg->self, kernel, n, dir, 0, s.log);
+    char reply[64];
+    why[0] = '\0';
+    if (grader_child_ask(s.child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
+        strcmp(reply, "ready") != 0)
+        snprintf(why, why_size, "its timing run did not start");
+    uint64_t seed = grader_derive_seed(cfg->seed, "trusted timing", n);
+    for (int r = 0; r < TIMED_ROUNDS && !why[0]; r++)
+        timed_round(cfg, &s, r, round_seed(seed, r), 0, why, why_size);
+    end_side(cfg, &s);
+    if (!why[0]) {
+        struct clu_stats t = clu_stats_of(s.seconds, TIMED_ROUNDS);
+        stats[0] = t.min, stats[1] = t.median, stats[2] = t.max;
+    } else {
+        char what[300];
+        grader_describe_run(&s.ended, what, sizeof what);
+        int used = (int)strlen(why);
+        snprintf(why + used, why_size - (size_t)used, " (the harness %s)", what);
+    }
+    free(s.log_text);
+    return why[0] ? -1 : 0;
 }
