@@ -394,6 +394,7 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
     snprintf(tag, sizeof tag, "n%d", n);
     struct harness_run h;
     run_harness(cfg, ex, kernel, n, tag, 0, &h);
+    r->too_busy |= h.run.how == RUN_TOO_BUSY;
     char *failure = grader_harness_failure(&h.run, h.log, n, dead, dead_size);
     if (failure) {
         grader_add_test(r, name, 0, pts, "%s", failure);
@@ -516,6 +517,7 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     remove(prog);
     grader_run_jailed(build.argv, dir, log, BUILD_TIMEOUT, &run);
     grader_argv_clear(&build);
+    r->too_busy |= run.how == RUN_TOO_BUSY;
     if (run.how != RUN_EXITED || run.code != 0) {
         char *text = grader_read_capped(log, LOG_CAP), what[300];
         grader_describe_run(&run, what, sizeof what);
@@ -545,6 +547,7 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     }
     grader_run_jailed(argv.argv, dir, log, cfg->timeout, &run);
     grader_argv_clear(&argv);
+    r->too_busy |= run.how == RUN_TOO_BUSY;
     if (sandboxed && run.how == RUN_EXITED && run.code > 128 && run.code < 128 + 65) {
         /* bubblewrap passes on a signal death as status 128 + signal */
         run.how = RUN_SIGNALED;
@@ -681,6 +684,7 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
     char log[PATH_MAX + 32];
     struct harness_run h;
     run_harness(cfg, ex, kernel, ex->memcheck_n, "memcheck", 1, &h);
+    r->too_busy |= h.run.how == RUN_TOO_BUSY;
     snprintf(log, sizeof log, "%s/oclgrind.txt", h.dir);
     char *found = grader_read_capped(log, 1 << 20), what[300]; /* whole, to count findings */
     grader_describe_run(&h.run, what, sizeof what);
@@ -918,14 +922,20 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         test_memcheck(cfg, ex, kernel, dead, r);
     else
         grader_add_test(r, "memory check (oclgrind): bounds, races, uninitialised values, barriers",
-                        0, ex->points.memcheck, "not run: the memory check was switched off");
+                        0, 0,
+                        "skipped: the memory check was switched off (--no-memcheck), so its %d "
+                        "point%s and the technique's are left out of the maximum",
+                        ex->points.memcheck, ex->points.memcheck == 1 ? "" : "s");
     /* the kernel's memory traffic, counted once: for the technique and for the report */
     struct bench_traffic traffic = {0};
     int counted = 0;
-    if (passed == sizes && !ex->is_vector)
+    if (passed == sizes && !ex->is_vector && cfg->memcheck)
         counted = count_traffic(cfg, ex, kernel, "traffic", &traffic) == 0;
-    if (ex->points.technique > 0)
+    if (ex->points.technique > 0 && cfg->memcheck)
         test_technique(ex, passed == sizes, &traffic, r);
+    else if (ex->points.technique > 0)
+        grader_add_test(r, "technique: counted by oclgrind", 0, 0,
+                        "skipped: oclgrind's counts were switched off (--no-memcheck)");
     if (cfg->perf)
         test_perf(cfg, ex, kernel, passed == sizes, counted ? &traffic : NULL, r);
     else

@@ -14,6 +14,7 @@
 #define EXIT_FULL  0 /* every point */
 #define EXIT_LOST  1 /* some point lost */
 #define EXIT_USAGE 2 /* the grader could not grade (bad flags, unwritable results) */
+#define EXIT_BUSY  3 /* not graded: the machine was too busy to grade fairly */
 
 static void usage(FILE *out) {
     fprintf(
@@ -225,6 +226,14 @@ int main(int argc, char **argv) {
     mkdir(cfg.work, 0755);
     cfg.work = absolute(cfg.work, "work folder");
 
+    /* a check that cannot run is not the student's failure: stop, or leave it out if told to */
+    char oclgrind[PATH_MAX];
+    if (cfg.memcheck && grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
+        fprintf(stderr, "grader: oclgrind is not installed, so the memory check cannot run: "
+                        "apt-get install oclgrind (or grade with --no-memcheck, which leaves the "
+                        "memory check and technique points out of the maximum)\n");
+        return EXIT_USAGE;
+    }
     if (cfg.sandbox)
         cfg.sandbox = sandbox_works(&cfg);
 
@@ -261,10 +270,20 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     grader_print_summary(stdout, results, chosen_count, device);
     printf("Reports of each exercise: %s/<exercise>.log\n", cfg.results);
-    int lost = 0;
+    int lost = 0; /* (a test worth nothing loses nothing) */
     for (int i = 0; i < chosen_count; i++)
         lost |= grader_result_score(&results[i]) < grader_result_max(&results[i]);
-    int status = lost ? EXIT_LOST : EXIT_FULL;
+    int status = lost ? EXIT_LOST : EXIT_FULL, too_busy = 0;
+    for (int i = 0; i < chosen_count; i++)
+        too_busy |= results[i].too_busy;
+    if (too_busy) {
+        /* no verdict rather than a point lost for the grader's trouble; no results.json */
+        printf("not graded: the machine was too busy (a run was stopped twice at its time limit "
+               "having got under a quarter of a CPU while it wanted one); grade again when it is "
+               "quieter\n");
+        json = NULL;
+        status = EXIT_BUSY;
+    }
     if (json) {
         double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
         if (grader_write_json(json, results, chosen_count, seconds) != 0)
