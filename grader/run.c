@@ -370,6 +370,7 @@ static char **jail_environment(const char *dir) {
 struct run_state {
     struct jail_plan jail;      /* its limits and uid (jail.active: a student's) */
     const char *jail_dir;       /* its folder, watched for size (NULL: not jailed) */
+    const char *out_path;       /* its output log: counted in the folder's budget, then cut */
     pid_t pid;                  /* the child, leader of a session of its own */
     double start, last_watch;   /* monotonic seconds */
     long long free_at_start;    /* free bytes of its folder's file system at the start */
@@ -397,6 +398,7 @@ static int spawn(char *const argv[], const char *out_path, const char *jail_dir,
     memset(st, 0, sizeof *st);
     fflush(NULL); /* nothing buffered may be written twice by the child */
     st->jail_dir = jail_dir;
+    st->out_path = out_path;
     struct jail_plan *jail = &st->jail;
     if (jail_dir) {
         jail->active = 1;
@@ -587,8 +589,10 @@ static long long hidden_bytes_of(uid_t uid) {
 static int over_limit(const struct run_state *st) {
     if (!st->jail_dir)
         return 0;
+    struct stat log;
+    long long log_bytes = stat(st->out_path, &log) == 0 ? (long long)log.st_blocks * 512 : 0;
     if (limits.disk_bytes > 0 &&
-        (folder_bytes(st->jail_dir) > limits.disk_bytes ||
+        (folder_bytes(st->jail_dir) + log_bytes > limits.disk_bytes ||
          (st->free_at_start >= 0 &&
           st->free_at_start - free_bytes(st->jail_dir) > 2 * limits.disk_bytes)))
         return LIMIT_DISK;
@@ -652,11 +656,29 @@ static void wait_for(struct run_state *st, double timeout, struct grader_run_res
     }
 }
 
+/* A student's output log cut to its head and tail once the run is over: what the grader keeps
+ * of a student is bounded by the disk limit while it runs and by LOG_KEPT per run after. */
+#define LOG_KEPT (64L << 10)
+static void cut_log(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= LOG_KEPT)
+        return;
+    char *text = grader_read_capped(path, LOG_KEPT);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    free(text);
+}
+
 /* Nothing of the child left running: its group, and (jailed) every process of its uid. */
 static void clean_up(struct run_state *st) {
     kill(-st->pid, SIGKILL); /* anything it left running in its group */
     if (st->jail_dir && st->jail.uid != (uid_t)-1)
         end_all_of(st->jail.uid); /* and anything that left the group */
+    if (st->jail_dir)
+        cut_log(st->out_path);
     free_environment(&st->jail);
 }
 

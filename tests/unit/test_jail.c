@@ -658,6 +658,169 @@ static void test_cannot_write_outside(void **state) {
     check_none_left(g_uid, "writing outside");
 }
 
+/* ---------------------------------------------------------------- tests: what the grader holds */
+
+/* A descriptor the grader holds open (a lock, a log, an instructor's file) never reaches the
+ * program: it finds nothing open but 0, 1 and 2, and the file stays as it was. */
+static void test_no_inherited_descriptors(void **state) {
+    (void)state;
+    char path[160];
+    snprintf(path, sizeof path, "%s/held%d.txt", g_top, g_test_no);
+    struct rng rng = rng_for("descriptors");
+    int held =
+        open(path, O_RDWR | O_CREAT | O_TRUNC, 0666); /* no O_CLOEXEC, as a careless caller */
+    int moved = held >= 0 ? fcntl(held, F_DUPFD, (int)rng_range(&rng, 3, 40)) : -1;
+    CHECK(held >= 0 && moved >= 0, "cannot open %s", path);
+    ssize_t wrote = write(held, "kept\n", 5);
+    CHECK(wrote == 5, "cannot write %s", path);
+    struct grader_run_result r;
+    char script[300];
+    snprintf(script, sizeof script,
+             "ls /proc/$$/fd | tr '\\n' ' ' > fds.txt; for fd in 3 4 5 6 7 8 9 %d %d; do "
+             "(echo spoiled >&$fd) 2>/dev/null; done; exit 0",
+             held, moved);
+    run_sh(script, 10, &r);
+    close(held);
+    close(moved);
+    char *fds = read_back("fds.txt"), *text = clu_read_file(path, NULL);
+    CHECK(r.how == RUN_EXITED && r.code == 0, "the program %s", describe(&r));
+    CHECK(fds && !strcmp(fds, "0 1 2 "),
+          "the program had descriptors \"%s\" open (the grader "
+          "held %d and %d)",
+          fds ? fds : "?", held, moved);
+    CHECK(text && !strcmp(text, "kept\n"), "the held file became \"%s\"", text ? text : "");
+    free(fds), free(text);
+}
+
+static const char memfd_hog_source[] =
+    "#define _GNU_SOURCE\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <string.h>\n"
+    "#include <sys/mman.h>\n"
+    "#include <unistd.h>\n"
+    "/* memfd_hog MB: MB megabytes written into memfds of 7 MB each (under RLIMIT_FSIZE), never\n"
+    " * mapped, saying how much it holds every 16 MB, then sleeping */\n"
+    "int main(int argc, char **argv) {\n"
+    "    static char chunk[1 << 20];\n"
+    "    memset(chunk, 7, sizeof chunk);\n"
+    "    int fd = -1;\n"
+    "    long mb = argc > 1 ? atol(argv[1]) : 0;\n"
+    "    for (long i = 0; i < mb; i++) {\n"
+    "        if ((i % 7 == 0 && (fd = memfd_create(\"hoard\", 0)) < 0) ||\n"
+    "            write(fd, chunk, sizeof chunk) != (ssize_t)sizeof chunk)\n"
+    "            break;\n"
+    "        if ((i + 1) % 16 == 0) {\n"
+    "            printf(\"held %ld MB\\n\", i + 1);\n"
+    "            fflush(stdout);\n"
+    "        }\n"
+    "    }\n"
+    "    sleep(30);\n"
+    "    return 0;\n"
+    "}\n";
+
+/* Memory written into a memfd is in neither RLIMIT_DATA nor the resident size: the kernel's
+ * accounting (a cgroup) or the watch of files in no folder stops it near the limit. */
+static void test_memfd_hog(void **state) {
+    (void)state;
+    NEEDS_CONTAINMENT(); /* the watch follows the uid */
+    char src[160], bin[160], cmd[400];
+    snprintf(src, sizeof src, "%s/memfd_hog.c", g_top);
+    snprintf(bin, sizeof bin, "%s/memfd_hog", g_top);
+    FILE *f = fopen(src, "w");
+    int ok = f && fputs(memfd_hog_source, f) >= 0;
+    if (f)
+        ok &= fclose(f) == 0;
+    snprintf(cmd, sizeof cmd, "cc -O0 -o '%s' '%s' 2>&1", bin, src);
+    if (!ok || system(cmd) != 0 || chmod(bin, 0755) != 0) {
+        print_message("skipped: cannot compile the memfd hog with cc\n");
+        skip();
+    }
+    struct rng rng = rng_for("memfd");
+    long mb = rng_range(&rng, 600, 800);
+    char mb_text[16];
+    snprintf(mb_text, sizeof mb_text, "%ld", mb);
+    char *argv[] = {bin, mb_text, NULL};
+    struct grader_run_result r;
+    run_argv(argv, 20, &r);
+    char *out = clu_read_file(g_out, NULL);
+    long held = 0, at;
+    for (const char *p = out; p && (p = strstr(p, "held ")) != NULL; p++)
+        if (sscanf(p, "held %ld MB", &at) == 1 && at > held)
+            held = at;
+    CHECK(r.how != RUN_EXITED && r.how != RUN_TIMEOUT,
+          "a %ld MB memfd hog under a %lld MB limit: the program %s", mb, tight.memory_bytes >> 20,
+          describe(&r));
+    CHECK(held <= (tight.memory_bytes >> 20) + 64,
+          "the program held %ld MB in memfds under a %lld MB limit (%s)", held,
+          tight.memory_bytes >> 20, describe(&r));
+    CHECK(r.seconds < 10, "stopped only after %.2f s", r.seconds);
+    print_message("memfd hog of %ld MB: held at most %ld MB, %s\n", mb, held, describe(&r));
+    free(out);
+    check_none_left(g_uid, "a memfd hog");
+}
+
+/* What a run prints counts in its folder's budget while it runs, and only the head and tail of
+ * it are kept after: a flood of output cannot fill the grader's disk run after run. */
+static void test_output_in_budget(void **state) {
+    (void)state;
+    struct grader_run_result r;
+    run_sh("yes 'a line of output that repeats' | head -c 60000000; exit 0", 20, &r);
+    struct stat st;
+    CHECK(stat(g_out, &st) == 0, "no log at %s", g_out);
+    int stopped = (r.how == RUN_OVER_LIMIT && r.code == LIMIT_DISK) || r.how == RUN_SIGNALED ||
+                  (r.how == RUN_EXITED && r.code != 0);
+    CHECK(stopped, "60 MB of output under an 8 MB disk limit: the program %s", describe(&r));
+    CHECK(st.st_size <= (70L << 10), "the log keeps %lld bytes after the run",
+          (long long)st.st_size);
+    print_message("60 MB of output: %s; %lld bytes of log kept\n", describe(&r),
+                  (long long)st.st_size);
+}
+
+/* A child that takes commands: each reply answers its command, a paused child does not run,
+ * and finishing it ends its processes. */
+static void test_commands_and_pause(void **state) {
+    (void)state;
+    char counter[160];
+    snprintf(counter, sizeof counter, "%s/count.txt", g_dir);
+    char *argv[] = {"/bin/sh", "-c",
+                    "(i=0; while :; do i=$((i+1)); echo $i > count.new; mv count.new count.txt; "
+                    "done) &"
+                    " while read line; do echo \"got $line\" >&3; done",
+                    NULL};
+    struct grader_child *c = grader_start(argv, g_dir, g_out);
+    CHECK(c != NULL, "grader_start returned NULL");
+    char reply[64], command[32];
+    struct rng rng = rng_for("commands");
+    for (int i = 0; i < 3; i++) {
+        snprintf(command, sizeof command, "word%ld", rng_range(&rng, 0, 99999));
+        CHECK(grader_child_ask(c, command, reply, sizeof reply, 10) == 0, "no reply to %s",
+              command);
+        char want[64];
+        snprintf(want, sizeof want, "got %s", command);
+        CHECK(!strcmp(reply, want), "reply \"%s\" to \"%s\"", reply, command);
+    }
+    for (double end = now() + 5; access(counter, F_OK) != 0 && now() < end;)
+        nap(0.01); /* the counting process has started */
+    grader_child_pause(c, 1);
+    nap(0.2);
+    char *before = clu_read_file(counter, NULL);
+    nap(0.3);
+    char *after = clu_read_file(counter, NULL);
+    CHECK(before && after && !strcmp(before, after), "a paused child counted on: %s then %s",
+          before ? before : "?", after ? after : "?");
+    grader_child_pause(c, 0);
+    nap(0.3);
+    char *resumed = clu_read_file(counter, NULL);
+    CHECK(resumed && after && strcmp(resumed, after) != 0, "a resumed child did not count on");
+    struct grader_run_result r;
+    grader_finish(c, 5, &r);
+    CHECK(r.how == RUN_EXITED, "the child %s", describe(&r));
+    free(before), free(after), free(resumed);
+    if (g_contained)
+        check_none_left(g_uid, "a child that took commands");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_normal_program, test_setup, test_teardown),
@@ -671,6 +834,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_setsid_escape, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_own_session_niced, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_cannot_write_outside, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_no_inherited_descriptors, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_memfd_hog, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_output_in_budget, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_commands_and_pause, test_setup, test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
