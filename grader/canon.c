@@ -6,8 +6,9 @@
  * trigraphs and digraphs on, -trigraphs says so again) -undef -nostdinc -w, under `ulimit -v`,
  * with a wall-clock limit (grader_run). Includes are detected from what the preprocessor reports,
  * never from the source text: its dependency file (-MD -MF) and the line markers that enter
- * another file (flag 1). __has_include and __has_include_next are undefined (-U), so testing one
- * is a preprocessing error rather than a probe of the file system.
+ * another file (flag 1). __has_include and __has_include_next are redefined to an undefined
+ * function-like name, so testing one is a preprocessing error that names them ("in definition of
+ * macro '__has_include'") rather than a probe of the file system.
  *
  * The fixed predefined macros (the same for every device, so `#if` cannot tell them apart):
  *   __OPENCL_VERSION__ 120, __OPENCL_C_VERSION__ 120, CL_VERSION_1_0 100, CL_VERSION_1_1 110,
@@ -32,6 +33,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,8 +85,8 @@ static int canon_command(struct grader_argv *v, const char *source_path, const c
         "-std=c99",
         "-trigraphs",
         "-w",
-        "-U__has_include",
-        "-U__has_include_next",
+        "-D__has_include(x)=__has_include_refused__(x)",
+        "-D__has_include_next(x)=__has_include_next_refused__(x)",
         "-D__OPENCL_VERSION__=120",
         "-D__OPENCL_C_VERSION__=120",
         "-DCL_VERSION_1_0=100",
@@ -121,7 +123,8 @@ static void canon_error_lines(const char *log, const char *source_path, char *bu
     buf[0] = '\0';
     for (const char *line = log; *line && quoted < CANON_MAX_ERRORS;) {
         size_t len = strcspn(line, "\n");
-        if (memmem(line, len, "error:", 6) || memmem(line, len, "out of memory", 13)) {
+        if (memmem(line, len, "error:", 6) || memmem(line, len, "out of memory", 13) ||
+            memmem(line, len, "memory exhausted", 16)) {
             const char *from = line;
             size_t path_len = strlen(source_path);
             if (len > path_len && !strncmp(line, source_path, path_len)) {
@@ -155,9 +158,14 @@ static void canon_failed(struct canon_state *s, const struct grader_run_result *
     char errors[512];
     canon_error_lines(log ? log : "", source_path, errors, sizeof errors);
     const char *hint = "";
-    if (log && strstr(log, "__has_include"))
-        hint = " (__has_include is refused: kernel.cl is built alone, it may not look for files)";
-    else if (log && strstr(log, "out of memory"))
+    if (log && strstr(log, "__has_include")) {
+        free(log);
+        canon_why(s, "kernel.cl refused: it tests __has_include, which looks for files: the "
+                     "grader builds kernel.cl alone");
+        return;
+    }
+    if ((log && (strstr(log, "out of memory") || strstr(log, "memory exhausted"))) ||
+        (run->how == RUN_SIGNALED && run->code == SIGXFSZ))
         hint = " (an #include of a device file such as /dev/zero, or a macro that expands without "
                "end?)";
     else if (log && (strstr(log, "No such file") || strstr(log, "include")))
