@@ -511,10 +511,14 @@ long long grader_cgroup_run_memory_bytes(const struct grader_cgroup_run *r) {
                       r->mode == GRADER_CGROUP_V2 ? "memory.current" : "memory.usage_in_bytes");
 }
 
-/* Sends sig to every process of the run; returns how many there were (-1: unknown). */
+/* Sends sig to every process of the run; returns how many there were (-1: unknown). The list
+ * is the freezer's where there is one: what kill froze is what it signals. */
 static long signal_all(const struct grader_cgroup_run *r, int sig) {
     char path[CGROUP_FILE_PATH];
-    if (r->tree_count == 0 || join(path, sizeof path, r->dir[0], "cgroup.procs") != 0)
+    const char *dir = run_dir(r, GRADER_CGROUP_HAS_FREEZER);
+    if (!dir)
+        dir = run_dir(r, GRADER_CGROUP_HAS_MEMORY);
+    if (!dir || join(path, sizeof path, dir, "cgroup.procs") != 0)
         return -1;
     FILE *f = fopen(path, "re");
     if (!f)

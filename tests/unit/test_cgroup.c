@@ -12,7 +12,8 @@
  * - a busy loop is accounted the CPU time it measured for itself;
  * - freeze stops a counting child and thaw resumes it;
  * - kill empties the group, a double-forked orphan included;
- * - two students' groups, each running two busy processes at once, get CPU within 30%;
+ * - two students' groups, running 2 and 4..6 busy processes at once, get CPU within 30% of each
+ *   other (in one of up to 3 windows of 1 s: the machine may be busy);
  * - with the cgroup mounts read-only (a mount namespace of its own) or as a user that is not
  *   root, opening fails with a reason.
  * Random choices come from a seed printed at the start; TEST_CGROUP_SEED=<seed> repeats a run.
@@ -431,9 +432,9 @@ static void test_kill_empties_the_group(void **state) {
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status 0x%x", status);
 }
 
-/* One student's grader for the fairness test: its own group, two busy processes, the CPU they
- * get between go and stop into used[index]. */
-static void fair_student(int index) {
+/* One student's grader for the fairness test: its own group, `workers` busy processes, the CPU
+ * they get between go and stop into used[index]. */
+static void fair_student(int index, int workers) {
     struct grader_cgroup_student s;
     struct grader_cgroup_run run;
     char label[16];
@@ -445,8 +446,8 @@ static void fair_student(int index) {
         grader_cgroup_student_close(&s);
         _exit(1);
     }
-    spawn_in(&run, g_uid, spin_until_stop);
-    spawn_in(&run, g_uid, spin_until_stop);
+    for (int w = 0; w < workers; w++)
+        spawn_in(&run, g_uid, spin_until_stop);
     atomic_fetch_add(&g_shared->ready, 1);
     int started = wait_flag(&g_shared->go, 1, 10);
     double start = grader_cgroup_run_cpu_seconds(&run);
@@ -457,21 +458,19 @@ static void fair_student(int index) {
     _exit(started && stopped ? 0 : 2);
 }
 
-static void test_students_get_equal_cpu(void **state) {
-    (void)state;
-    if (!g_ready)
-        return;
-    /* the two graders must be siblings, not nested in this process's student group (under v2 a
-     * group with a process in it can have no controllers below) */
-    grader_cgroup_student_close(&g_student);
-    g_ready = 0;
+/* Two students' graders, with 2 and `more` busy processes, for 1 s: the CPU each got into
+ * used[]. */
+static void share_cpu_once(int more) {
+    atomic_store(&g_shared->ready, 0);
+    atomic_store(&g_shared->go, 0);
+    atomic_store(&g_shared->stop, 0);
     pid_t graders[2];
     for (int i = 0; i < 2; i++) {
         graders[i] = fork();
         if (graders[i] == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             alarm(CHILD_ALARM_SECONDS);
-            fair_student(i);
+            fair_student(i, i == 0 ? 2 : more);
         }
     }
     int ready = wait_flag(&g_shared->ready, 2, 10);
@@ -485,9 +484,28 @@ static void test_students_get_equal_cpu(void **state) {
     for (int i = 0; i < 2; i++)
         CHECK(WIFEXITED(status[i]) && WEXITSTATUS(status[i]) == 0, "grader %d: status 0x%x: %s", i,
               status[i], g_shared->why);
-    double a = g_shared->used[0], b = g_shared->used[1];
-    double low = a < b ? a : b, high = a < b ? b : a;
-    print_message("fairness: %.3f s and %.3f s of CPU in 1 s\n", a, b);
+}
+
+static void test_students_get_equal_cpu(void **state) {
+    (void)state;
+    if (!g_ready)
+        return;
+    /* the two graders must be siblings, not nested in this process's student group (under v2 a
+     * group with a process in it can have no controllers below) */
+    grader_cgroup_student_close(&g_student);
+    g_ready = 0;
+    /* the second student runs more processes: without a group each, it would get more CPU */
+    struct rng r = rng_for("fair");
+    int more = (int)rng_range(&r, 4, 6);
+    /* other work on the machine skews a single 1 s window: up to 3 windows, one must be fair */
+    double a = 0, b = 0, low = 0, high = 1;
+    for (int attempt = 0; attempt < 3 && low < 0.7 * high; attempt++) {
+        share_cpu_once(more);
+        a = g_shared->used[0], b = g_shared->used[1];
+        low = a < b ? a : b, high = a < b ? b : a;
+        print_message("fairness: 2 and %d busy processes got %.3f s and %.3f s of CPU in 1 s\n",
+                      more, a, b);
+    }
     CHECK(low > 0.05, "a student got %.3f s", low);
     CHECK(low >= 0.7 * high, "%.3f s against %.3f s", a, b);
 }
