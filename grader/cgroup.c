@@ -222,6 +222,52 @@ static void remove_group(const char *dir) {
         pause_briefly();
 }
 
+/* Whether the only process in group dir is the calling one. */
+static int alone_in(const char *dir) {
+    char path[CGROUP_FILE_PATH];
+    if (join(path, sizeof path, dir, "cgroup.procs") != 0)
+        return 0;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    long pid, others = 0, self = 0;
+    while (fscanf(f, "%ld", &pid) == 1)
+        pid == (long)getpid() ? self++ : others++;
+    fclose(f);
+    return self == 1 && others == 0;
+}
+
+/* v2: the calling process, alone in its group home, moves into a leaf home/clmm-grader-<pid> so
+ * that home may hand controllers down; the leaf becomes trees[0].home, where close returns. */
+static int vacate(struct grader_cgroup_student *s, const char *home) {
+    char leaf[GRADER_CGROUP_PATH], name[48];
+    snprintf(name, sizeof name, "clmm-grader-%ld", (long)getpid());
+    if (!alone_in(home) || join(leaf, sizeof leaf, home, name) != 0 || mkdir(leaf, 0755) != 0)
+        return -1;
+    if (move_self(leaf) != 0) {
+        rmdir(leaf);
+        return -1;
+    }
+    memcpy(s->v2_outer, home, sizeof s->v2_outer);
+    memcpy(s->trees[0].home, leaf, sizeof leaf);
+    return 0;
+}
+
+/* Undoes vacate: the controllers enabled in the outer group off again (refused while other
+ * students' groups still use them: then the grader stays in its leaf), the grader back in it. */
+static void undo_vacate(struct grader_cgroup_student *s) {
+    if (!s->v2_outer[0])
+        return;
+    if (s->v2_enabled[0])
+        put(s->v2_outer, "cgroup.subtree_control", s->v2_enabled);
+    s->v2_enabled[0] = '\0';
+    if (move_self(s->v2_outer) == 0) {
+        rmdir(s->trees[0].home);
+        memcpy(s->trees[0].home, s->v2_outer, sizeof s->v2_outer);
+        s->v2_outer[0] = '\0';
+    }
+}
+
 /* Undoes the first `made` student groups of s, and the move into the first `moved`. */
 static void undo_student(struct grader_cgroup_student *s, int made, int moved) {
     for (int t = 0; t < moved; t++)
@@ -233,6 +279,7 @@ static void undo_student(struct grader_cgroup_student *s, int made, int moved) {
     }
     for (int t = 0; t < made; t++)
         remove_group(s->trees[t].group);
+    undo_vacate(s);
     s->mode = GRADER_CGROUP_NONE;
     s->tree_count = 0;
 }
@@ -278,19 +325,37 @@ static int open_v2(struct grader_cgroup_student *s, const char *name, char *why,
             say(why, size, "cgroups: v2 group %s lacks the %s controller", tree->home, needed[c]);
             return -1;
         }
-    /* the children of the grader's group need the controllers; where the grader's group holds
-     * processes (and is not the root) the kernel refuses, and only the admin can fix that */
-    if (get(tree->home, "cgroup.subtree_control", text, sizeof text) < 0 ||
-        ((!list_has(text, "cpu") || !list_has(text, "memory") || !list_has(text, "pids")) &&
-         put(tree->home, "cgroup.subtree_control", "+cpu +memory +pids") != 0)) {
-        say(why, size, "cgroups: cannot enable cpu, memory and pids under %s: %s", tree->home,
-            strerror(errno));
+    /* the children of the grader's group need the controllers, and a group with processes in
+     * it (but the root) cannot hand them down: where the grader is alone in its group, it moves
+     * into a leaf of its own first (undone at close); others in it only the admin can move */
+    static const char *const enable[] = {"+cpu", "+memory", "+pids"};
+    if (get(tree->home, "cgroup.subtree_control", text, sizeof text) < 0) {
+        say(why, size, "cgroups: %s/cgroup.subtree_control: %s", tree->home, strerror(errno));
         return -1;
+    }
+    for (size_t c = 0; c < sizeof enable / sizeof enable[0]; c++) {
+        if (list_has(text, enable[c] + 1))
+            continue;
+        if (put(tree->home, "cgroup.subtree_control", enable[c]) != 0 && errno == EBUSY &&
+            !s->v2_outer[0] && vacate(s, tree->home) == 0)
+            put(tree->home, "cgroup.subtree_control", enable[c]);
+        if (get(tree->home, "cgroup.subtree_control", text, sizeof text) < 0 ||
+            !list_has(text, enable[c] + 1)) {
+            say(why, size, "cgroups: cannot enable %s under %s (%s)", enable[c] + 1,
+                s->v2_outer[0] ? s->v2_outer : tree->home,
+                s->v2_outer[0] ? "refused" : "other processes are in it");
+            undo_vacate(s);
+            return -1;
+        }
+        size_t used = strlen(s->v2_enabled);
+        snprintf(s->v2_enabled + used, sizeof s->v2_enabled - used, "%s-%s", used ? " " : "",
+                 enable[c] + 1);
     }
     char leaf[CGROUP_FILE_PATH];
     if (join(tree->group, sizeof tree->group, tree->home, name) != 0 ||
         join(leaf, sizeof leaf, tree->group, "grader") != 0 || mkdir(tree->group, 0755) != 0) {
         say(why, size, "cgroups: cannot make %s/%s: %s", tree->home, name, strerror(errno));
+        undo_vacate(s);
         return -1;
     }
     s->mode = GRADER_CGROUP_V2;

@@ -39,8 +39,10 @@ struct grader_cgroup_student {
     int mode;                                             /* GRADER_CGROUP_NONE, _V1 or _V2 */
     int tree_count;                                       /* hierarchies in use */
     struct grader_cgroup_tree trees[GRADER_CGROUP_TREES]; /* v1: cpu, cpuacct... (deduplicated) */
-    int has_memsw;                                        /* v1: memory.memsw.* (swap accounting) */
-    unsigned runs_made;                                   /* names the run groups run-1, run-2... */
+    char v2_outer[GRADER_CGROUP_PATH]; /* v2: the group the grader left for a leaf */
+    char v2_enabled[48];               /* v2: "-cpu -pids": what it enabled there */
+    int has_memsw;                     /* v1: memory.memsw.* (swap accounting) */
+    unsigned runs_made;                /* names the run groups run-1, run-2... */
 };
 
 /* One run's groups, a child of the student's in each hierarchy. */
