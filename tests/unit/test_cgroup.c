@@ -51,16 +51,17 @@
 
 /* What a child and the test share (a MAP_SHARED mapping made before the fork). */
 struct shared {
-    atomic_long counter;   /* advanced by a counting child */
-    atomic_int ready;      /* children that are set up */
-    atomic_int go, stop;   /* start and end of a measured window */
-    atomic_int forks_made; /* fork loop: forks that succeeded */
-    atomic_int fork_errno; /* fork loop: why the first failure failed */
-    atomic_long pids[4];   /* kill test: the processes it made */
-    long long memfd_bytes; /* memfd test: bytes written before `ready` */
-    double cpu_target;     /* busy test: CPU seconds to burn */
-    double used[2];        /* fairness: CPU seconds of each student's window */
-    char why[256];         /* a child's reason, to print */
+    atomic_long counter;                   /* advanced by a counting child */
+    atomic_int ready;                      /* children that are set up */
+    atomic_int stop;                       /* fairness: the end of the measured window */
+    atomic_int forks_made;                 /* fork loop: forks that succeeded */
+    atomic_int fork_errno;                 /* fork loop: why the first failure failed */
+    atomic_long pids[4];                   /* kill test: the processes it made */
+    long long memfd_bytes;                 /* memfd test: bytes written before `ready` */
+    double cpu_target;                     /* busy test: CPU seconds to burn */
+    double used[2];                        /* fairness: CPU seconds of each student's window */
+    struct grader_cgroup_run fair_runs[2]; /* fairness: each student's run, read by the test */
+    char why[256];                         /* a child's reason, to print */
 };
 
 static char g_tmp[64];                         /* /tmp/test_cgroup.XXXXXX */
@@ -432,8 +433,8 @@ static void test_kill_empties_the_group(void **state) {
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status 0x%x", status);
 }
 
-/* One student's grader for the fairness test: its own group, `workers` busy processes, the CPU
- * they get between go and stop into used[index]. */
+/* One student's grader for the fairness test: its own group, `workers` busy processes until
+ * stop, its run in fair_runs[index]. */
 static void fair_student(int index, int workers) {
     struct grader_cgroup_student s;
     struct grader_cgroup_run run;
@@ -448,21 +449,20 @@ static void fair_student(int index, int workers) {
     }
     for (int w = 0; w < workers; w++)
         spawn_in(&run, g_uid, spin_until_stop);
+    /* the test reads both runs' CPU time at the same instants: a grader waiting behind its own
+     * busy workers would read late */
+    g_shared->fair_runs[index] = run;
     atomic_fetch_add(&g_shared->ready, 1);
-    int started = wait_flag(&g_shared->go, 1, 10);
-    double start = grader_cgroup_run_cpu_seconds(&run);
     int stopped = wait_flag(&g_shared->stop, 1, 10);
-    g_shared->used[index] = grader_cgroup_run_cpu_seconds(&run) - start;
     grader_cgroup_run_close(&run);
     grader_cgroup_student_close(&s);
-    _exit(started && stopped ? 0 : 2);
+    _exit(stopped ? 0 : 2);
 }
 
 /* Two students' graders, with 2 and `more` busy processes, for 1 s: the CPU each got into
  * used[]. */
 static int share_cpu_once(int more) {
     atomic_store(&g_shared->ready, 0);
-    atomic_store(&g_shared->go, 0);
     atomic_store(&g_shared->stop, 0);
     pid_t graders[2];
     for (int i = 0; i < 2; i++) {
@@ -474,8 +474,12 @@ static int share_cpu_once(int more) {
         }
     }
     int ready = wait_flag(&g_shared->ready, 2, 10);
-    atomic_store(&g_shared->go, 1);
+    double start[2];
+    for (int i = 0; i < 2; i++)
+        start[i] = grader_cgroup_run_cpu_seconds(&g_shared->fair_runs[i]);
     nap(1.0);
+    for (int i = 0; i < 2; i++)
+        g_shared->used[i] = grader_cgroup_run_cpu_seconds(&g_shared->fair_runs[i]) - start[i];
     atomic_store(&g_shared->stop, 1);
     int status[2];
     for (int i = 0; i < 2; i++)
