@@ -2,6 +2,7 @@
  * program, the memory check and the timing against the reference, each a test with points. */
 #define _GNU_SOURCE /* O_NOFOLLOW, strdup, mkdtemp */
 #include "bench.h"
+#include "canon.h"
 
 #include <crypt.h>
 #include <errno.h>
@@ -186,53 +187,6 @@ int grader_jail_open(const struct grader_config *cfg, const char *kernel, struct
         return -1;
     }
     return 0;
-}
-
-/* Whether an OpenCL source has an #include (or #import) directive: kernel.cl is built alone, and
- * an include could pull in a file the student may not read (the reference solution). Lines
- * joined by backslash-newline and comments between '#' and the name are seen through. */
-static int has_include(const char *path) {
-    size_t length = 0;
-    char *text = clu_read_file(path, &length);
-    if (!text)
-        return 0;
-    size_t w = 0; /* splice backslash-newline (and backslash-CR-LF) first, as the compiler does */
-    for (size_t r = 0; r < length; r++) {
-        if (text[r] == '\\' && r + 1 < length && text[r + 1] == '\n') {
-            r++;
-            continue;
-        }
-        if (text[r] == '\\' && r + 2 < length && text[r + 1] == '\r' && text[r + 2] == '\n') {
-            r += 2;
-            continue;
-        }
-        text[w++] = text[r];
-    }
-    text[w] = '\0';
-    int found = 0;
-    for (const char *line = text; line && *line && !found;) {
-        const char *p = line + strspn(line, " \t\r\f\v");
-        if (*p == '#') {
-            p++;
-            for (;;) { /* blanks and comments between '#' and the directive's name */
-                p += strspn(p, " \t\r\f\v");
-                if (p[0] == '/' && p[1] == '*') {
-                    const char *close = strstr(p + 2, "*/");
-                    if (!close)
-                        break;
-                    p = close + 2;
-                } else {
-                    break;
-                }
-            }
-            found = !strncmp(p, "include", 7) || !strncmp(p, "import", 6);
-        }
-        line = strchr(line, '\n');
-        if (line)
-            line++;
-    }
-    free(text);
-    return found;
 }
 
 /* POCL's kernel cache of this exercise's jailed kernel runs (see grader_set_kernel_cache). */
@@ -869,7 +823,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     struct grader_exercise drawn = *ex;
     drawn.memcheck_n = grader_memcheck_size(ex, grader_derive_seed(cfg->seed, ex->id, -1));
     ex = &drawn;
-    char kernel[PATH_MAX + 64], dead[200] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
+    char kernel[PATH_MAX + 128], dead[200] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
     /* a fresh work folder: nothing of an earlier run or submission can be picked up */
     snprintf(work, sizeof work, "%s/%s", cfg->work, ex->id);
     grader_remove_tree(work);
@@ -881,11 +835,15 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         snprintf(dead, sizeof dead, "%s/kernel.cl is missing from the submission", ex->id);
     else if (grader_copy_source(src, kernel, why, sizeof why) != 0)
         snprintf(dead, sizeof dead, "%s/kernel.cl: %s", ex->id, why);
-    else if (has_include(kernel))
-        snprintf(dead, sizeof dead,
-                 "%s/kernel.cl has an #include: the grader builds kernel.cl alone (copy what "
-                 "you need into it)",
-                 ex->id);
+    /* every build (device, oclgrind, traffic count, timing, the host program) compiles one
+     * text: the grader's own preprocessing of kernel.cl (canon.c), so no build can take another
+     * branch than the others, and nothing is included */
+    char canonical[PATH_MAX + 96], refusal[400] = "";
+    snprintf(canonical, sizeof canonical, "%s/kernel.canonical.cl", work);
+    if (!dead[0] && grader_canonicalise(kernel, canonical, ex->block, refusal, sizeof refusal) != 0)
+        snprintf(dead, sizeof dead, "%s/%.*s", ex->id, (int)(sizeof dead - 64), refusal);
+    if (!dead[0])
+        snprintf(kernel, sizeof kernel, "%s", canonical);
 
     /* one POCL cache for the kernel runs of this exercise, handed to the student's uid */
     char cache[PATH_MAX] = "";
@@ -939,8 +897,9 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     if (cfg->perf)
         test_perf(cfg, ex, kernel, passed == sizes, counted ? &traffic : NULL, r);
     else
-        grader_add_test(r, "performance against the reference solution", 0, ex->points.perf,
-                        "not run: timing was switched off");
+        grader_add_test(r, "performance against the reference solution", 0, 0,
+                        "skipped: timing was switched off (--no-perf), so its point is left out "
+                        "of the maximum");
     r->not_implemented = untouched_all && passed == 0;
     kernel_cache = NULL;
     if (cache[0])
