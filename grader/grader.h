@@ -171,6 +171,12 @@ struct grader_limits {
 void grader_set_limits(const struct grader_limits *l);
 const struct grader_limits *grader_get_limits(void);
 
+/* Control groups for every jailed run from now on (cgroup.h: a run's group with the memory and
+ * process limits, its CPU time counted, frozen to pause it, killed whole at the end); NULL
+ * goes back to the fallback: uid, rlimits and the watch. */
+struct grader_cgroup_student;
+void grader_jail_use_cgroups(struct grader_cgroup_student *groups);
+
 /* The uid student processes run as when the grader is root (an unused one, random per grader
  * run), or (uid_t)-1 when the grader is not root or GRADER_NO_UID is set. */
 uid_t grader_jail_uid(void);

@@ -1,6 +1,7 @@
 /* main.c - the grader's command line. `make grade` runs it; see usage() for the flags. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "bench.h"
+#include "cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -256,6 +257,21 @@ int main(int argc, char **argv) {
 
     printf("Grading %s on %s; hidden seed %llu (pass --seed to repeat this run)\n", cfg.submission,
            device, (unsigned long long)cfg.seed);
+    /* the kernel's accounting where the grader may make control groups (root, a writable
+     * /sys/fs/cgroup): one group for this grader and all its runs, equal CPU weight beside
+     * other graders; a group per run with the memory and process limits */
+    struct grader_cgroup_student groups;
+    char no_groups[300];
+    int grouped = grader_cgroup_student_open(&groups, "grade", no_groups, sizeof no_groups) == 0;
+    if (grouped)
+        grader_jail_use_cgroups(&groups);
+    printf("Containment: %s\n",
+           grouped ? (groups.mode == GRADER_CGROUP_V2
+                          ? "a cgroup v2 group per run (memory, processes, CPU), uid, rlimits"
+                          : "a cgroup v1 group per run (memory, processes, CPU), uid, rlimits")
+                   : "uid (as root), rlimits and the grader's watch of memory and folder size");
+    if (!grouped)
+        printf("  (no control groups: %s)\n", no_groups);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct grader_exercise_result *results = calloc((size_t)chosen_count, sizeof *results);
@@ -294,5 +310,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < chosen_count; i++)
         grader_free_result(&results[i]);
     free(results);
+    if (grouped) {
+        grader_jail_use_cgroups(NULL);
+        grader_cgroup_student_close(&groups);
+    }
     return status;
 }

@@ -3,6 +3,7 @@
  * output, and the whole group killed when it ends. */
 #define _GNU_SOURCE /* strsignal, kill, setresuid, nftw */
 #include "grader.h"
+#include "cgroup.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -46,9 +47,10 @@ struct jail_plan {
     uid_t uid; /* (uid_t)-1: keep the grader's */
     struct rlimit cpu, nproc, nofile, data;
     char **envp;
-    const char *dir; /* its working folder */
-    rlim_t fsize;    /* no file larger than the folder may hold */
-    int niceness;    /* a program that may fork runs at low priority */
+    const char *dir;                        /* its working folder */
+    rlim_t fsize;                           /* no file larger than the folder may hold */
+    int niceness;                           /* a program that may fork runs at low priority */
+    const struct grader_cgroup_run *cgroup; /* the run's groups to enter (NULL: none) */
 };
 
 static pid_t jail_parent; /* the grader, as its children see it */
@@ -98,6 +100,10 @@ static void become_child(const char *out_path, int report_fd, const struct jail_
     if (!jail || !jail->active)
         return;
     if (chdir(jail->dir) != 0)
+        fail_to_start(report_fd);
+    /* into the run's control groups while still root: the kernel then counts its memory
+     * (memfds too), its tasks and its CPU time */
+    if (jail->cgroup && grader_cgroup_run_enter(jail->cgroup) != 0)
         fail_to_start(report_fd);
     if (jail->niceness)
         setpriority(PRIO_PROCESS, 0, jail->niceness);
@@ -272,6 +278,11 @@ static struct grader_limits limits = {
     .disk_bytes = 512LL << 20,
 };
 static uid_t jail_uid = (uid_t)-1;
+static struct grader_cgroup_student *student_cgroup; /* in force when not NULL */
+
+void grader_jail_use_cgroups(struct grader_cgroup_student *groups) {
+    student_cgroup = groups;
+}
 static int jail_niceness;
 
 void grader_set_jail_niceness(int niceness) {
@@ -368,15 +379,16 @@ static char **jail_environment(const char *dir) {
 
 /* Everything about one running child, from its start to its cleanup. */
 struct run_state {
-    struct jail_plan jail;      /* its limits and uid (jail.active: a student's) */
-    const char *jail_dir;       /* its folder, watched for size (NULL: not jailed) */
-    const char *out_path;       /* its output log: counted in the folder's budget, then cut */
-    pid_t pid;                  /* the child, leader of a session of its own */
-    double start, last_watch;   /* monotonic seconds */
-    long long free_at_start;    /* free bytes of its folder's file system at the start */
-    int exec_errno;             /* why exec failed (0: it did not) */
-    double cpu_seen, busy_wait; /* CPU seconds its processes got; seconds some wanted a CPU */
-    double cpu_last;            /* the CPU seconds at the last sample */
+    struct jail_plan jail;           /* its limits and uid (jail.active: a student's) */
+    const char *jail_dir;            /* its folder, watched for size (NULL: not jailed) */
+    const char *out_path;            /* its output log: counted in the folder's budget, then cut */
+    pid_t pid;                       /* the child, leader of a session of its own */
+    double start, last_watch;        /* monotonic seconds */
+    long long free_at_start;         /* free bytes of its folder's file system at the start */
+    int exec_errno;                  /* why exec failed (0: it did not) */
+    double cpu_seen, busy_wait;      /* CPU seconds its processes got; seconds some wanted a CPU */
+    double cpu_last;                 /* the CPU seconds at the last sample */
+    struct grader_cgroup_run cgroup; /* its groups, when cgroups are in force (mode NONE: not) */
 };
 
 static void free_environment(struct jail_plan *jail) {
@@ -414,6 +426,13 @@ static int spawn(char *const argv[], const char *out_path, const char *jail_dir,
         jail->data.rlim_cur = jail->data.rlim_max =
             limits.memory_bytes > 0 ? (rlim_t)limits.memory_bytes : RLIM_INFINITY;
         jail->envp = jail_environment(jail_dir);
+        char why[200];
+        if (student_cgroup &&
+            grader_cgroup_run_open(student_cgroup, &st->cgroup, limits.memory_bytes,
+                                   limits.processes, why, sizeof why) == 0) {
+            jail->cgroup = &st->cgroup;
+            jail->niceness = 0; /* equal CPU weights between students instead of nice levels */
+        }
         jail->fsize = limits.disk_bytes > 0 ? (rlim_t)limits.disk_bytes : OUTPUT_CAP;
         if (jail->uid != (uid_t)-1 && chown(jail_dir, jail->uid, jail->uid) != 0) {
             /* never run a student's program as root instead: it would escape RLIMIT_NPROC */
@@ -430,6 +449,8 @@ static int spawn(char *const argv[], const char *out_path, const char *jail_dir,
         result->how = RUN_NO_START;
         result->code = errno;
         free_environment(jail);
+        if (st->cgroup.mode)
+            grader_cgroup_run_close(&st->cgroup);
         return -1;
     }
     jail_parent = getpid();
@@ -440,6 +461,8 @@ static int spawn(char *const argv[], const char *out_path, const char *jail_dir,
         close(report[0]);
         close(report[1]);
         free_environment(jail);
+        if (st->cgroup.mode)
+            grader_cgroup_run_close(&st->cgroup);
         return -1;
     }
     if (pid == 0) {
@@ -522,6 +545,9 @@ static void sample_cpu(struct run_state *st, double interval) {
     double cpu = 0;
     int runnable = 0;
     each_in_session(st->pid, NULL, &cpu, &runnable);
+    double counted = st->cgroup.mode ? grader_cgroup_run_cpu_seconds(&st->cgroup) : -1;
+    if (counted >= 0) /* the kernel's count, the ended processes' seconds included */
+        cpu = counted;
     if (cpu > st->cpu_last) /* a process that ended takes its seconds along: never negative */
         st->cpu_seen += cpu - st->cpu_last;
     st->cpu_last = cpu;
@@ -596,6 +622,8 @@ static int over_limit(const struct run_state *st) {
          (st->free_at_start >= 0 &&
           st->free_at_start - free_bytes(st->jail_dir) > 2 * limits.disk_bytes)))
         return LIMIT_DISK;
+    if (st->cgroup.mode && grader_cgroup_run_memory_hit(&st->cgroup) == 2)
+        return LIMIT_MEMORY;
     if (st->jail.uid != (uid_t)-1 && limits.memory_bytes > 0 &&
         resident_bytes_of(st->jail.uid) + hidden_bytes_of(st->jail.uid) > limits.memory_bytes)
         return LIMIT_MEMORY;
@@ -643,7 +671,10 @@ static void wait_for(struct run_state *st, double timeout, struct grader_run_res
         nanosleep(&nap, NULL);
     }
     result->seconds = now() - st->start;
-    if (WIFSIGNALED(status)) {
+    if (st->cgroup.mode && grader_cgroup_run_memory_hit(&st->cgroup) == 2) {
+        result->how = RUN_OVER_LIMIT; /* the kernel's OOM killer ended a process of the run */
+        result->code = LIMIT_MEMORY;
+    } else if (WIFSIGNALED(status)) {
         result->how = RUN_SIGNALED;
         result->code = WTERMSIG(status);
     } else {
@@ -675,8 +706,10 @@ static void cut_log(const char *path) {
 /* Nothing of the child left running: its group, and (jailed) every process of its uid. */
 static void clean_up(struct run_state *st) {
     kill(-st->pid, SIGKILL); /* anything it left running in its group */
+    if (st->cgroup.mode)
+        grader_cgroup_run_close(&st->cgroup); /* every process of the run, wherever it went */
     if (st->jail_dir && st->jail.uid != (uid_t)-1)
-        end_all_of(st->jail.uid); /* and anything that left the group */
+        end_all_of(st->jail.uid); /* and anything of its uid */
     if (st->jail_dir)
         cut_log(st->out_path);
     free_environment(&st->jail);
@@ -914,6 +947,10 @@ static void continue_process(pid_t pid) {
 void grader_child_pause(struct grader_child *c, int paused) {
     if (!c->running)
         return;
+    if (c->st.cgroup.mode) {
+        grader_cgroup_run_freeze(&c->st.cgroup, paused);
+        return;
+    }
     /* twice: a process forked while the first pass ran is caught by the second */
     for (int pass = 0; pass < 2; pass++)
         each_in_session(c->st.pid, paused ? stop_process : continue_process, NULL, NULL);
