@@ -182,7 +182,9 @@ static int set_global_key(const char *key, char *value, struct grader_config *cf
         long low, high, scale;
         long long *target;
     } sizes[] = {
-        {"memory_mb", 64, 1L << 20, 1L << 20, &limits->memory_bytes},
+        /* up to 64 TiB: a grader built with AddressSanitizer (make asan) runs its harness
+         * children under RLIMIT_DATA, and their shadow memory reserves about 20 TiB */
+        {"memory_mb", 64, 1L << 26, 1L << 20, &limits->memory_bytes},
         {"disk_mb", 1, 1L << 20, 1L << 20, &limits->disk_bytes},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
