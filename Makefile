@@ -45,7 +45,7 @@ $(GRADER): $(GRADER_SRC) $(wildcard grader/*.h) $(LIBCLU)
 ASAN       := $(BUILD)/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
 ASAN_WARN  := -Wno-format-truncation
-ASAN_OBJ   := $(patsubst %.c,$(ASAN)/%.o,$(GRADER_SRC) $(CLU_SRC) tests/asan/defaults.c)
+ASAN_OBJ   := $(patsubst %.c,$(ASAN)/%.o,$(GRADER_SRC) $(CLU_SRC) tests/unit/asan_defaults.c)
 ASAN_TESTS := $(patsubst tests/unit/%.c,$(ASAN)/unit/%,$(wildcard tests/unit/test_*.c))
 asan: $(ASAN)/grader/grader $(ASAN_TESTS)
 

@@ -1,6 +1,6 @@
-/* defaults.c - the sanitizer options of `make asan`'s builds, linked into them only. Baked into
- * the binary rather than set in ASAN_OPTIONS: the grader's jailed children (its harness, the same
- * binary, run under POCL and under oclgrind) get an allow-listed environment without them. */
+/* asan_defaults.c - the sanitizer options of `make asan`'s builds, linked into them only. Baked
+ * into the binary rather than set in ASAN_OPTIONS: the grader's jailed children (its harness, the
+ * same binary, run under POCL and under oclgrind) get an allow-listed environment without them. */
 const char *__asan_default_options(void);
 const char *__ubsan_default_options(void);
 
