@@ -5,6 +5,7 @@
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file]   grade a class
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
+#   make asan                                     the grader and unit tests with ASan+UBSan, in build/asan/
 ROOT       := $(CURDIR)
 BUILD      := $(ROOT)/build
 CC         ?= cc
@@ -19,7 +20,7 @@ EXERCISES  := $(notdir $(wildcard solutions/[0-9][0-9]_*))
 SUBMISSION ?= $(ROOT)/exercises
 EX         ?=
 
-.PHONY: all grader libclu grade bench batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
+.PHONY: all grader libclu asan grade bench batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(UNPACK) programs
 grader: $(GRADER)
 libclu: $(LIBCLU)
@@ -42,6 +43,29 @@ $(GRADER): $(GRADER_SRC) $(wildcard grader/*.h) $(LIBCLU)
 $(UNPACK): grader/unpack.c | deps-batch
 	@mkdir -p $(dir $@)
 	$(CC) $(STRICT) -o $@ $< -larchive
+
+# The grader and the unit tests once more with AddressSanitizer and UBSan (tests/run.sh runs them
+# and the planted submissions with it). Objects are compiled once and shared by every test.
+# -Wno-format-truncation: with -fsanitize=undefined GCC 12 sees a NULL format in
+# vsnprintf(NULL, 0, fmt, ap) that no path passes (the plain build has the warning on).
+ASAN       := $(BUILD)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
+ASAN_WARN  := -Wno-format-truncation
+ASAN_OBJ   := $(patsubst %.c,$(ASAN)/%.o,$(GRADER_SRC) $(CLU_SRC) tests/unit/asan_defaults.c)
+ASAN_TESTS := $(patsubst tests/unit/%.c,$(ASAN)/unit/%,$(wildcard tests/unit/test_*.c))
+asan: $(ASAN)/grader/grader $(ASAN_TESTS)
+
+$(ASAN)/%.o: %.c $(wildcard grader/*.h) common/clu.h | deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(STRICT) $(ASAN_WARN) $(ASAN_FLAGS) -Icommon -Igrader -c -o $@ $<
+
+$(ASAN)/grader/grader: $(ASAN_OBJ)
+	$(CC) $(ASAN_FLAGS) -o $@ $^ -lOpenCL -lcrypt -lm
+
+$(ASAN)/unit/%: tests/unit/%.c tests/unit/testkit.h $(filter-out $(ASAN)/grader/main.o,$(ASAN_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(STRICT) $(ASAN_WARN) $(ASAN_FLAGS) -Icommon -Igrader -o $@ $< $(filter %.o,$^) \
+	    -lcmocka -lOpenCL -lcrypt -lm
 
 # every exercise and solution host program, held to -Werror like the rest of our code
 programs: $(LIBCLU) | deps-build

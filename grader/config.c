@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Names an `exercises = a, b, ...` line may list: a list that long is refused, never cut. */
+#define CONFIG_MAX_LISTED 64
+
 double grader_perf_ratio = 0.5;
 
 /* A whole-number value in [low, high]: 0, or -1. */
@@ -41,17 +44,21 @@ static int parse_double(const char *text, double low, double high, double *out) 
     return 0;
 }
 
-/* Split value at commas into trimmed items (modifies value): the item count. */
+/* Split value at commas into trimmed, non-empty items (modifies value): the item count, or -1
+ * when there are more than max (the list is refused rather than cut short). */
 static int split_list(char *value, char **items, int max) {
     int count = 0;
-    for (char *item = strtok(value, ","); item && count < max; item = strtok(NULL, ",")) {
+    for (char *item = strtok(value, ","); item; item = strtok(NULL, ",")) {
         while (isspace((unsigned char)*item))
             item++;
         char *end = item + strlen(item);
         while (end > item && isspace((unsigned char)end[-1]))
             *--end = '\0';
-        if (*item)
-            items[count++] = item;
+        if (!*item)
+            continue;
+        if (count == max)
+            return -1;
+        items[count++] = item;
     }
     return count;
 }
@@ -145,8 +152,12 @@ static int set_global_key(const char *key, char *value, struct grader_config *cf
     long v;
     double d;
     if (!strcmp(key, "exercises")) {
-        char *items[64];
-        int count = split_list(value, items, 64);
+        char *items[CONFIG_MAX_LISTED];
+        int count = split_list(value, items, CONFIG_MAX_LISTED);
+        if (count < 0) {
+            snprintf(why, why_size, "exercises lists more than %d names", CONFIG_MAX_LISTED);
+            return -1;
+        }
         *chosen_count = 0;
         for (int i = 0; i < count; i++) {
             const struct grader_exercise *ex = grader_find_exercise(items[i]);
@@ -171,7 +182,9 @@ static int set_global_key(const char *key, char *value, struct grader_config *cf
         long low, high, scale;
         long long *target;
     } sizes[] = {
-        {"memory_mb", 64, 1L << 20, 1L << 20, &limits->memory_bytes},
+        /* up to 64 TiB: a grader built with AddressSanitizer (make asan) runs its harness
+         * children under RLIMIT_DATA, and their shadow memory reserves about 20 TiB */
+        {"memory_mb", 64, 1L << 26, 1L << 20, &limits->memory_bytes},
         {"disk_mb", 1, 1L << 20, 1L << 20, &limits->disk_bytes},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)

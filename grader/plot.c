@@ -410,9 +410,11 @@ static int run_gnuplot(const char *gnuplot, const char *out_dir, const char *bas
     snprintf(log, sizeof log, "%s/%s", out_dir, PLOT_LOG);
     snprintf(svg, sizeof svg, "%s/%s.svg", out_dir, base);
     unlink(svg);
-    char *argv[] = {(char *)gnuplot, "-e", cd, script, NULL};
+    struct grader_argv command = GRADER_ARGV_INIT;
+    grader_argv_push_all(&command, (const char *const[]){gnuplot, "-e", cd, script, NULL});
     struct grader_run_result result;
-    grader_run(argv, log, PLOT_TIMEOUT, &result);
+    grader_run(command.argv, log, PLOT_TIMEOUT, &result);
+    grader_argv_clear(&command);
     if (result.how != RUN_EXITED || result.code != 0) {
         char how[200], said[400];
         grader_describe_run(&result, how, sizeof how);

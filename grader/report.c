@@ -7,6 +7,65 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The length of the well-formed UTF-8 sequence at s (1 to 4), or 0 with *bad set to the length of
+ * its longest ill-formed prefix (at least 1), so that each such prefix becomes one '?'. The ranges
+ * of the second byte exclude overlongs (E0, F0), surrogates (ED) and code points past U+10FFFF. */
+static size_t utf8_sequence(const unsigned char *s, size_t *bad) {
+    unsigned char lead = s[0];
+    size_t length;
+    unsigned char low = 0x80, high = 0xbf; /* the second byte's range */
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xc2 && lead <= 0xdf)
+        length = 2;
+    else if (lead >= 0xe0 && lead <= 0xef) {
+        length = 3;
+        low = lead == 0xe0 ? 0xa0 : 0x80;
+        high = lead == 0xed ? 0x9f : 0xbf;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        length = 4;
+        low = lead == 0xf0 ? 0x90 : 0x80;
+        high = lead == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        *bad = 1; /* a stray continuation byte, C0/C1 (overlong) or F5..FF */
+        return 0;
+    }
+    for (size_t i = 1; i < length; i++) {
+        unsigned char lo = i == 1 ? low : 0x80, hi = i == 1 ? high : 0xbf;
+        if (s[i] < lo || s[i] > hi) { /* the terminating NUL stops a truncated sequence here */
+            *bad = i;
+            return 0;
+        }
+    }
+    return length;
+}
+
+/* Rewrites text in place (it never grows): what a terminal, an editor or a JSON reader could
+ * take for a command or choke on becomes '?'. */
+void grader_sanitize_text(char *text) {
+    const unsigned char *in = (const unsigned char *)text;
+    char *out = text;
+    while (*in) {
+        size_t bad = 0, length = utf8_sequence(in, &bad);
+        if (length == 0) {
+            *out++ = '?';
+            in += bad;
+        } else if (length == 1) {
+            int control = (*in < 0x20 && *in != '\n' && *in != '\t') || *in == 0x7f;
+            *out++ = control ? '?' : (char)*in;
+            in++;
+        } else if (length == 2 && in[0] == 0xc2 && in[1] <= 0x9f) {
+            *out++ = '?'; /* C1 controls: U+009B (CSI) acts like ESC [ */
+            in += 2;
+        } else {
+            memmove(out, in, length);
+            out += length;
+            in += length;
+        }
+    }
+    *out = '\0';
+}
+
 void grader_add_test(struct grader_exercise_result *r, const char *name, int score, int max,
                      const char *fmt, ...) {
     if (r->test_count >= (int)(sizeof r->tests / sizeof r->tests[0]))
@@ -24,7 +83,10 @@ void grader_add_test(struct grader_exercise_result *r, const char *name, int sco
         va_start(ap, fmt);
         vsnprintf(t->output, (size_t)length + 1, fmt, ap);
         va_end(ap);
+        /* the one door of every test's output: terminal, logs and results.json see it clean */
+        grader_sanitize_text(t->output);
     }
+    grader_sanitize_text(t->name);
 }
 
 int grader_result_score(const struct grader_exercise_result *r) {
@@ -95,17 +157,25 @@ void grader_print_summary(FILE *out, const struct grader_exercise_result *result
         score += grader_result_score(r);
         max += grader_result_max(r);
     }
-    fprintf(out, "GFLOP/s: median of timed runs at each exercise's timing size, on %s\n",
-            device && *device ? device : "the first OpenCL device");
+    /* the device name comes from the driver, through a child */
+    char shown[512];
+    snprintf(shown, sizeof shown, "%s", device && *device ? device : "the first OpenCL device");
+    grader_sanitize_text(shown);
+    fprintf(out, "GFLOP/s: median of timed runs at each exercise's timing size, on %s\n", shown);
     fprintf(out, "Score: %d/%d\n", score, max);
 }
 
-char *grader_json_escape(const char *s) {
-    size_t len = strlen(s);
-    char *e = malloc(len * 6 + 1), *p = e;
-    if (!e)
+char *grader_json_escape(const char *text) {
+    size_t len = strlen(text);
+    char *clean = malloc(len + 1), *e = malloc(len * 6 + 1), *p = e;
+    if (!clean || !e) {
+        free(clean);
+        free(e);
         return NULL;
-    for (; *s; s++) {
+    }
+    memcpy(clean, text, len + 1);
+    grader_sanitize_text(clean); /* valid UTF-8 without controls but \n and \t from here on */
+    for (const char *s = clean; *s; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '"' || ch == '\\') {
             *p++ = '\\';
@@ -116,15 +186,12 @@ char *grader_json_escape(const char *s) {
         } else if (ch == '\t') {
             *p++ = '\\';
             *p++ = 't';
-        } else if (ch < 0x20 || ch == 0x7f) {
-            p += sprintf(p, "\\u%04x", ch);
-        } else if (ch >= 0x80) {
-            p += sprintf(p, "\\u%04x", 0xfffd); /* bytes of unknown encoding: not valid JSON */
         } else {
             *p++ = (char)ch;
         }
     }
     *p = '\0';
+    free(clean);
     return e;
 }
 

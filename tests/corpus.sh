@@ -249,6 +249,14 @@ check "junit.xml: $graded suites, all closed" \
     "$(grep -c '</testsuite>' "$out/junit.xml")" -eq "$graded"
 check "junit.xml holds no control characters (fake_100 prints terminal escapes)" \
     sh -c "! LC_ALL=C grep -q '[$(printf '\001-\010\013\014\016-\037')]' '$out/junit.xml'"
+# (iconv fails on invalid UTF-8; grep -P in a UTF-8 locale matches the C1 code points and DEL)
+clean_text() {
+    for f in $(find "$out/students" -name results.json -o -name "*.log"); do
+        iconv -f UTF-8 -t UTF-8 "$f" >/dev/null 2>&1 || { echo "$f: invalid UTF-8"; return 1; }
+        ! LC_ALL=C.UTF-8 grep -qP '[\x{7f}-\x{9f}]' "$f" || { echo "$f: C1 control or DEL"; return 1; }
+    done
+}
+check "results.json and the logs hold no C1 control, DEL or invalid UTF-8 (c1_controls)" clean_text
 check "summary names the common failures" grep -q 'host program saves the right result' "$out/summary.md"
 # a regrade with the same secret uses the same hidden seed
 # (its config in a temporary folder, which the batch's sandbox hides: the batch must hand it over)

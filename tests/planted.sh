@@ -1,6 +1,8 @@
 #!/bin/sh
 # tests/planted.sh [NAME...] - grade every planted-bug submission in tests/planted/ and check that
 # it loses exactly the tests its `expect` file names, with a message that points at the bug.
+# GRADER=path picks the grader binary (default build/grader/grader; tests/run.sh passes the ASan
+# build's), GRADER_CONFIG=file a config file for it.
 # A planted submission is the reference solution of one exercise with the files of its folder
 # (kernel.cl and/or main.c) laid over it. expect lines:
 #   ex ID                    the exercise
@@ -14,7 +16,7 @@
 #   needs_sandbox            skipped where bubblewrap cannot run (inside another sandbox)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-grader=$root/build/grader/grader
+grader=${GRADER:-$root/build/grader/grader}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -36,12 +38,16 @@ for name in $names; do
     json=$sub/grade.json
     # a short time limit: the never-ending kernel is stopped after 10 s instead of 30
     "$grader" --root "$root" --submission "$sub" --ex "$ex" --json "$json" --timeout 10 \
-        --results "$sub/results" --work "$sub/work" >"$sub/report.txt" 2>&1
+        ${GRADER_CONFIG:+--config "$GRADER_CONFIG"} --results "$sub/results" --work "$sub/work" \
+        >"$sub/report.txt" 2>&1
     status=$?
     problems=""
     want_status=$(sed -n 's/^status //p' "$dir/expect")
     [ "$status" -eq "${want_status:-1}" ] ||
         problems="$problems\n  grader exit status $status, expected ${want_status:-1}"
+    # a grader built with sanitizers (make asan) reports here, or in a child's output
+    grep -qsE "ERROR: AddressSanitizer|runtime error:" "$sub/report.txt" "$json" &&
+        problems="$problems\n  a sanitizer report (ERROR: AddressSanitizer or runtime error:)"
     while IFS= read -r line; do
         case $line in
         "fail "* | "pass "*)

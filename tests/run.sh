@@ -145,6 +145,36 @@ bench_small() {
     return $ok
 }
 
+# The grader and the unit tests built with AddressSanitizer and UBSan (make asan), run once more:
+# the unit tests, and the planted submissions (tests/planted.sh fails any that shows a sanitizer
+# report). The sanitizers' shadow memory needs the jail's RLIMIT_DATA raised (memory_mb).
+# A representative subset of the planted set by default (a build error, a crashing and an escaping
+# host program, wrong and out-of-bounds kernels, oclgrind's race check, the timed runs), for time:
+# ASAN_PLANTED=all runs every one, ASAN_PLANTED="NAME..." those.
+asan_planted="does_not_compile host_crashes host_escapes transposed_index past_end_of_C
+    missing_barrier wrong_block perf_cache_cheat"
+sanitizers() {
+    make -s asan || return 1
+    ok=0
+    for bin in build/asan/unit/test_*; do
+        name=$(basename "$bin")
+        "$bin" >"$tmp/asan-$name.txt" 2>&1 || { tail -n 40 "$tmp/asan-$name.txt"; ok=1; }
+        if grep -qE "ERROR: AddressSanitizer|runtime error:" "$tmp/asan-$name.txt"; then
+            grep -E -A 30 "ERROR: AddressSanitizer|runtime error:" "$tmp/asan-$name.txt" | head -n 60
+            ok=1
+        fi
+        grep -E "^\[  (PASSED|FAILED)" "$tmp/asan-$name.txt" | sed "s/^/$name: /"
+    done
+    printf 'memory_mb = 67108864 # 64 TiB: ASan reserves about 20 TiB of address space\n' \
+        >"$tmp/asan.conf"
+    names=${ASAN_PLANTED:-$asan_planted}
+    [ "$names" = all ] && names=""
+    # shellcheck disable=SC2086 # (a list of names)
+    GRADER=$root/build/asan/grader/grader GRADER_CONFIG=$tmp/asan.conf sh tests/planted.sh $names ||
+        ok=1
+    return $ok
+}
+
 step "format (clang-format)" format_check
 step "unit tests (cmocka)" unit_tests
 step "exercises differ from solutions only in TODO(student) blocks" sh tests/check_skeletons.sh
@@ -153,6 +183,7 @@ step "grading the solutions: full marks" solutions_full_marks
 step "grading the skeletons: zero, no crash" skeletons_zero
 step "make grade inside an exercise folder" make_grade_in_folder
 step "planted bugs lose the right points" sh tests/planted.sh
+step "ASan and UBSan: unit tests and planted bugs" sanitizers
 step "make bench at a small N" bench_small
 step "make slides: every deck rendered, tables filled" sh tests/slides.sh "$tmp/bench"
 step "make batch: the hostile class, killed and resumed" sh tests/corpus.sh

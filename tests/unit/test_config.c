@@ -566,6 +566,29 @@ static void test_exercises(void **state) {
     }
 }
 
+/* A list of up to 64 names (repeats allowed) loads; a longer one is refused with its reason,
+ * never cut short (the names past the 64th used to be dropped without a word). */
+static void test_long_exercise_lists(void **state) {
+    (void)state;
+    struct rng r = rng_for("long_lists");
+    for (int round = 0; round < 20; round++) {
+        restore_state(NULL);
+        int names = round % 2 ? (int)rng_range(&r, 65, 300) : (int)rng_range(&r, 40, 64);
+        char text[8192] = "exercises = ";
+        for (int i = 0; i < names; i++) {
+            const struct grader_exercise *ex =
+                &grader_exercises[rng_range(&r, 0, grader_exercise_count - 1)];
+            size_t used = strlen(text);
+            snprintf(text + used, sizeof text - used, "%s%.2s", i ? ", " : "", ex->id);
+        }
+        int status = load_text(text);
+        if (names <= 64)
+            check_loaded(status, text);
+        else
+            check_error_at(status, text, 1, "exercises lists more than 64 names");
+    }
+}
+
 static void test_spacing_and_line_ends(void **state) {
     (void)state;
     /* the same settings written five ways load the same */
@@ -944,6 +967,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_quiz_points, save_state, restore_state),
         cmocka_unit_test_setup_teardown(test_limits_timeout_ratio, save_state, restore_state),
         cmocka_unit_test_setup_teardown(test_exercises, save_state, restore_state),
+        cmocka_unit_test_setup_teardown(test_long_exercise_lists, save_state, restore_state),
         cmocka_unit_test_setup_teardown(test_spacing_and_line_ends, save_state, restore_state),
         cmocka_unit_test_setup_teardown(test_errors_name_file_and_line, save_state, restore_state),
         cmocka_unit_test_setup_teardown(test_missing_file, save_state, restore_state),

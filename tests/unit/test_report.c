@@ -1,0 +1,356 @@
+/* test_report.c - unit tests (cmocka) of grader_sanitize_text and of the places that apply it:
+ * grader_add_test (test names and outputs), the summary's device name and grader_json_escape.
+ *
+ * The strings are drawn from a seed chosen at run time and printed at the start and in every
+ * failure; set TEST_REPORT_SEED=<seed> to repeat a run. The checks use their own UTF-8 decoder,
+ * written differently from the grader's (decode first, then judge the code point).
+ */
+#define _GNU_SOURCE /* open_memstream, mkdtemp */
+#include "grader.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "testkit.h"
+
+static char g_tmp[64];
+
+static int group_setup(void **state) {
+    (void)state;
+    return testkit_start("test_report", "TEST_REPORT_SEED", g_tmp, sizeof g_tmp);
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    grader_remove_tree(g_tmp);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- an independent validator */
+
+/* Decode the sequence at s by its lead byte's bit pattern: its length, or 0 when it is not
+ * well-formed UTF-8 (bad continuation, overlong, surrogate, past U+10FFFF). */
+static size_t decode(const unsigned char *s, uint32_t *code_point) {
+    size_t length;
+    uint32_t cp;
+    if ((s[0] & 0x80) == 0) {
+        *code_point = s[0];
+        return 1;
+    }
+    if ((s[0] & 0xe0) == 0xc0) {
+        length = 2;
+        cp = s[0] & 0x1fu;
+    } else if ((s[0] & 0xf0) == 0xe0) {
+        length = 3;
+        cp = s[0] & 0x0fu;
+    } else if ((s[0] & 0xf8) == 0xf0) {
+        length = 4;
+        cp = s[0] & 0x07u;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < length; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    static const uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < smallest[length] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+        return 0;
+    *code_point = cp;
+    return length;
+}
+
+static int is_control(uint32_t cp) {
+    return (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f);
+}
+
+/* NULL when text is well-formed UTF-8 free of controls (but \n, \t), else where it is not. */
+static const char *first_unsafe(const char *text) {
+    const unsigned char *s = (const unsigned char *)text;
+    while (*s) {
+        uint32_t cp;
+        size_t length = decode(s, &cp);
+        if (length == 0 || is_control(cp))
+            return (const char *)s;
+        s += length;
+    }
+    return NULL;
+}
+
+/* A code point's UTF-8 (the well-formed shortest form) into out: its length. */
+static size_t encode(uint32_t cp, unsigned char *out) {
+    if (cp < 0x80) {
+        out[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (unsigned char)(0xc0 | cp >> 6);
+        out[1] = (unsigned char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (unsigned char)(0xe0 | cp >> 12);
+        out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+        out[2] = (unsigned char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xf0 | cp >> 18);
+    out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+    out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+    out[3] = (unsigned char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* A random code point that is safe to show and is not '?', of 1 to 4 bytes in UTF-8. */
+static uint32_t random_safe_code_point(struct rng *r) {
+    for (;;) {
+        uint32_t cp;
+        switch (rng_range(r, 0, 3)) {
+        case 0:
+            cp = (uint32_t)rng_range(r, 0x09, 0x7e);
+            break;
+        case 1:
+            cp = (uint32_t)rng_range(r, 0xa0, 0x7ff);
+            break;
+        case 2:
+            cp = (uint32_t)rng_range(r, 0x800, 0xffff);
+            break;
+        default:
+            cp = (uint32_t)rng_range(r, 0x10000, 0x10ffff);
+            break;
+        }
+        if (cp != '?' && !is_control(cp) && !(cp >= 0xd800 && cp <= 0xdfff))
+            return cp;
+    }
+}
+
+static char *sanitized(const char *in) {
+    char *copy = strdup(in);
+    CHECK(copy != NULL, "out of memory");
+    grader_sanitize_text(copy);
+    return copy;
+}
+
+/* ---------------------------------------------------------------- the sanitizer */
+
+static void expect_sanitized(const char *in, const char *want) {
+    char *got = sanitized(in);
+    CHECK(strcmp(got, want) == 0, "sanitizing \"%s\" gave \"%s\", expected \"%s\"", in, got, want);
+    free(got);
+}
+
+static void test_specific_cases(void **state) {
+    (void)state;
+    expect_sanitized("", "");
+    expect_sanitized("plain\ttext\n", "plain\ttext\n");
+    expect_sanitized("a\xc2\x9b"
+                     "2Jb",
+                     "a?2Jb"); /* C1 CSI as UTF-8 */
+    expect_sanitized("a\x9b"
+                     "2Jb",
+                     "a?2Jb");                                  /* C1 CSI as a raw byte */
+    expect_sanitized("\xc2\x80\xc2\x9f\xc2\xa0", "??\xc2\xa0"); /* U+0080, U+009F; U+00A0 stays */
+    expect_sanitized("x\x7fy", "x?y");
+    expect_sanitized("\x1b[31mred\x1b[0m", "?[31mred?[0m");
+    expect_sanitized("ok\rFAKE", "ok?FAKE");
+    expect_sanitized("\xc0\xaf", "??");                        /* overlong '/' */
+    expect_sanitized("\xe0\x80\xaf", "???");                   /* overlong '/' in three bytes */
+    expect_sanitized("\xed\xa0\x80", "???");                   /* the surrogate U+D800 */
+    expect_sanitized("\xf4\x90\x80\x80", "????");              /* U+110000 */
+    expect_sanitized("\xe2\x82", "?");                         /* truncated euro sign at the end */
+    expect_sanitized("\xe2\x82x", "?x");                       /* ... and before ASCII */
+    expect_sanitized("\xe2\x82\xe2\x82\xac", "?\xe2\x82\xac"); /* ... and before a valid one */
+    expect_sanitized("\xf5\xff\xfe", "???");
+    expect_sanitized("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",
+                     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
+}
+
+/* Random bytes, weighted towards the troublesome ones: the result is always safe, never longer,
+ * and sanitizing it again changes nothing. */
+static void test_random_bytes_come_out_safe(void **state) {
+    (void)state;
+    struct rng r = rng_for("random_bytes");
+    static const unsigned char special[] = {0x1b, 0x7f, 0x9b, 0xc2, 0xc0, 0xe0, 0xed,
+                                            0xf0, 0xf4, 0x80, 0xbf, '\r', 0x0c, 0xff};
+    for (int round = 0; round < 2000; round++) {
+        size_t length = (size_t)rng_range(&r, 1, 200);
+        char *in = malloc(length + 1);
+        CHECK(in != NULL, "out of memory");
+        for (size_t i = 0; i < length; i++) {
+            long pick = rng_range(&r, 0, 3);
+            in[i] = (char)(pick == 0   ? special[rng_range(&r, 0, sizeof special - 1)]
+                           : pick == 1 ? rng_range(&r, 0x80, 0xbf)
+                                       : rng_range(&r, 1, 255));
+        }
+        in[length] = '\0';
+        char *out = sanitized(in);
+        const char *bad = first_unsafe(out);
+        CHECK(bad == NULL, "round %d: byte %td of the result (0x%02x) is unsafe", round, bad - out,
+              bad ? (unsigned char)*bad : 0);
+        CHECK(strlen(out) <= length, "round %d: grew from %zu to %zu bytes", round, length,
+              strlen(out));
+        char *again = sanitized(out);
+        CHECK(strcmp(again, out) == 0, "round %d: sanitizing twice changed the text", round);
+        free(again);
+        free(out);
+        free(in);
+    }
+}
+
+/* Text that is already safe, multi-byte characters of every length among it, is kept as is. */
+static void test_valid_utf8_survives(void **state) {
+    (void)state;
+    struct rng r = rng_for("valid_utf8");
+    for (int round = 0; round < 500; round++) {
+        unsigned char in[4 * 100 + 1];
+        size_t used = 0;
+        long count = rng_range(&r, 1, 100);
+        for (long i = 0; i < count; i++)
+            used += encode(random_safe_code_point(&r), in + used);
+        in[used] = '\0';
+        CHECK(first_unsafe((char *)in) == NULL, "round %d: the generator made unsafe text", round);
+        char *out = sanitized((char *)in);
+        CHECK(strcmp(out, (char *)in) == 0, "round %d: valid text of %zu bytes changed", round,
+              used);
+        free(out);
+    }
+}
+
+/* Safe characters between unsafe pieces: each safe one comes out unchanged and in place, each
+ * unsafe piece as 1 to (its length) '?'. Unsafe pieces are never adjacent, so that a truncated
+ * lead and a stray continuation cannot join into a valid character. */
+static void test_unsafe_pieces_become_question_marks(void **state) {
+    (void)state;
+    struct rng r = rng_for("pieces");
+    static const char *unsafe[] = {"\x01",
+                                   "\x1b",
+                                   "\r",
+                                   "\x7f",
+                                   "\xc2\x9b",
+                                   "\xc2\x80",
+                                   "\x9b",
+                                   "\x80",
+                                   "\xbf",
+                                   "\xc0\xaf",
+                                   "\xc1\xbf",
+                                   "\xe0\x80\xaf",
+                                   "\xed\xa0\x80",
+                                   "\xed\xbf\xbf",
+                                   "\xf4\x90\x80\x80",
+                                   "\xf0\x80\x80\xaf",
+                                   "\xe2\x82",
+                                   "\xf0\x9f\x98",
+                                   "\xc3",
+                                   "\xf5",
+                                   "\xff",
+                                   "\xf8\x88\x80\x80\x80"};
+    for (int round = 0; round < 500; round++) {
+        char in[1200], want_safe[1200];
+        int kind[64];         /* 0: safe piece, 1: unsafe piece */
+        size_t piece_len[64]; /* its length in the input */
+        size_t used = 0, pieces = (size_t)rng_range(&r, 1, 64);
+        for (size_t p = 0; p < pieces; p++) {
+            kind[p] = (p == 0 || kind[p - 1] == 0) && rng_range(&r, 0, 1);
+            if (kind[p]) {
+                const char *u = unsafe[rng_range(&r, 0, sizeof unsafe / sizeof unsafe[0] - 1)];
+                piece_len[p] = strlen(u);
+                memcpy(in + used, u, piece_len[p]);
+            } else {
+                piece_len[p] = encode(random_safe_code_point(&r), (unsigned char *)in + used);
+            }
+            used += piece_len[p];
+        }
+        in[used] = '\0';
+        char *out = sanitized(in);
+        const char *o = out, *i = in;
+        for (size_t p = 0; p < pieces; p++, i += piece_len[p - 1]) {
+            if (kind[p] == 0) {
+                memcpy(want_safe, i, piece_len[p]);
+                want_safe[piece_len[p]] = '\0';
+                CHECK(strncmp(o, want_safe, piece_len[p]) == 0,
+                      "round %d: safe piece %zu (\"%s\") lost; the result from there: \"%s\"",
+                      round, p, want_safe, o);
+                o += piece_len[p];
+            } else {
+                size_t marks = strspn(o, "?");
+                CHECK(marks >= 1 && marks <= piece_len[p],
+                      "round %d: unsafe piece %zu of %zu bytes became %zu '?'", round, p,
+                      piece_len[p], marks);
+                o += marks;
+            }
+        }
+        CHECK(*o == '\0', "round %d: \"%s\" left over", round, o);
+        free(out);
+    }
+}
+
+/* ---------------------------------------------------------------- where it is applied */
+
+static void test_add_test_sanitizes_name_and_output(void **state) {
+    (void)state;
+    struct grader_exercise_result res;
+    memset(&res, 0, sizeof res);
+    res.ex = &grader_exercises[0];
+    grader_add_test(&res, "name \x1b[2J", 1, 1, "out: %s|%s",
+                    "\xc2\x9b"
+                    "2J\x7f",
+                    "\xe2\x82");
+    CHECK(res.test_count == 1, "no test added");
+    CHECK(first_unsafe(res.tests[0].name) == NULL && strstr(res.tests[0].name, "name ?[2J"),
+          "name kept as \"%s\"", res.tests[0].name);
+    CHECK(strcmp(res.tests[0].output, "out: ?2J?|?") == 0, "output kept as \"%s\"",
+          res.tests[0].output);
+
+    /* the report and the summary show nothing unsafe, the device name included */
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    CHECK(f != NULL, "open_memstream failed");
+    grader_print_exercise(f, &res);
+    grader_print_summary(f, &res, 1,
+                         "GPU\xc2\x9b"
+                         "31m \x9b\xed\xa0\x80\x1b]0;title\x07");
+    fclose(f);
+    CHECK(first_unsafe(text) == NULL, "the report shows \"%s\"", text);
+    CHECK(strstr(text, "on GPU?31m ?????]0;title?\n") != NULL, "the device shown as: %s", text);
+    free(text);
+    grader_free_result(&res);
+}
+
+static void test_json_escape_input_sanitized(void **state) {
+    (void)state;
+    struct rng r = rng_for("json_escape");
+    for (int round = 0; round < 300; round++) {
+        char in[201];
+        size_t length = (size_t)rng_range(&r, 1, 200);
+        for (size_t i = 0; i < length; i++)
+            in[i] = (char)rng_range(&r, 1, 255);
+        in[length] = '\0';
+        char *e = grader_json_escape(in);
+        CHECK(e != NULL, "NULL escape");
+        /* JSON's own escapes are ASCII: the escaped text must be as safe as the sanitized one */
+        CHECK(first_unsafe(e) == NULL, "round %d: the escape holds an unsafe byte", round);
+        CHECK(strchr(e, '\n') == NULL && strchr(e, '\t') == NULL, "round %d: raw \\n or \\t",
+              round);
+        free(e);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_specific_cases),
+        cmocka_unit_test(test_random_bytes_come_out_safe),
+        cmocka_unit_test(test_valid_utf8_survives),
+        cmocka_unit_test(test_unsafe_pieces_become_question_marks),
+        cmocka_unit_test(test_add_test_sanitizes_name_and_output),
+        cmocka_unit_test(test_json_escape_input_sanitized),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
