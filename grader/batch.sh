@@ -13,7 +13,7 @@
 # finishes the rest when run again; FORCE=1 grades everyone again.
 #
 # Hidden seeds come from an instructor secret and the student id, so a regrade uses the same
-# inputs: $GRADER_SECRET, or the file $GRADER_SECRET_FILE (default ~/.config/clmm-grader/secret,
+# inputs (each grader reads its seed from a file it removes, and logs only a fingerprint of it): $GRADER_SECRET, or the file $GRADER_SECRET_FILE (default ~/.config/clmm-grader/secret,
 # created with random content on first use - keep it out of the students' reach).
 #
 # CONFIG: the instructor's settings (exercises, sizes, points, limits; see grader/config.c).
@@ -68,6 +68,8 @@ else
     fi
     secret=$(cat "$secret_file")
 fi
+# the graders (and the students' programs below them) get neither the secret nor where it is
+unset GRADER_SECRET GRADER_SECRET_FILE
 
 # ---------------------------------------------------------------- the sandbox
 sandbox=""
@@ -163,9 +165,11 @@ grade_one() { # grade_one ID ENTRY
             for f in $editable; do take "$found/$f" "$w/sub/$ex/$f"; done
         done
         seed=$(printf '%s:%s' "$secret" "$id" | sha256sum | cut -c1-15)
-        seed=$((0x$seed))
+        # never on a command line (/proc/*/cmdline is the whole machine's to read): a file only
+        # root and the grader read, which the grader removes as it starts
+        (umask 077 && printf '%s\n' "$((0x$seed))" >"$w/seed") || return 1
         set -- "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
-            --results "$w/logs" --json "$w/results.json" --seed "$seed" --cache "$out/cache"
+            --results "$w/logs" --json "$w/results.json" --seed-file "$w/seed" --cache "$out/cache"
         # a copy in the student's folder: the sandbox hides /tmp and OUT, where the file may be
         if [ -n "$config" ]; then
             cp "$config" "$w/grader.conf" && set -- "$@" --config "$w/grader.conf"
@@ -185,6 +189,7 @@ grade_one() { # grade_one ID ENTRY
         # it does not inherit the batch's lock
         timeout --foreground -k 10 "$student_limit" "$@" >"$w/grade.log" 2>&1 9>&-
         code=$?
+        rm -f "$w/seed"
         case $code in
         0 | 1) ;;
         124 | 137) status="error: grading took longer than $student_limit s" ;;

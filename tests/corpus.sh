@@ -225,9 +225,12 @@ check "summary names the common failures" grep -q 'host program saves the right 
 mkdir -p "$tmp/one" && cp -r "$class/good" "$tmp/one/" && cp "$root/tests/corpus.conf" "$tmp/one.conf"
 env SUBMISSIONS="$tmp/one" OUT="$tmp/out2" CONFIG="$tmp/one.conf" \
     GRADER_SECRET=corpus-secret sh "$root/grader/batch.sh" >/dev/null 2>&1
-seed1=$(sed -n 's/.*hidden seed \([0-9]*\).*/\1/p' "$out/students/good/grade.log")
-seed2=$(sed -n 's/.*hidden seed \([0-9]*\).*/\1/p' "$tmp/out2/students/good/grade.log")
-check "same secret and student: same seed ($seed1)" test -n "$seed1" -a "$seed1" = "$seed2"
+# (grade.log shows the seed's fingerprint only: the seed itself is in no log)
+seed1=$(sed -n 's/.*hidden seed fingerprint \([0-9a-f]*\).*/\1/p' "$out/students/good/grade.log")
+seed2=$(sed -n 's/.*hidden seed fingerprint \([0-9a-f]*\).*/\1/p' "$tmp/out2/students/good/grade.log")
+check "same secret and student: same seed (fingerprint $seed1)" test -n "$seed1" -a "$seed1" = "$seed2"
+check "no grade.log shows a hidden seed itself" \
+    sh -c "! grep -l 'hidden seed [0-9]' '$out'/students/*/grade.log | grep -q ."
 if [ $fails -ne 0 ]; then
     echo "--- first run"; tail -n 20 "$tmp/run1.txt"
     echo "--- second run"; tail -n 40 "$tmp/run2.txt"
