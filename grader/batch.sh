@@ -75,6 +75,24 @@ unset GRADER_SECRET GRADER_SECRET_FILE
 sandbox=""
 if command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc true 2>/dev/null; then
     sandbox=bwrap
+    # The grader puts each student program in a sandbox of its own, nested in the batch's: with a
+    # /proc of its own it sees its own processes only. The kernel lets a nested sandbox mount one
+    # only if a /proc without anything mounted over parts of it is in sight: the machine's, not
+    # the one bubblewrap mounts (it covers /proc/sys and others); bound read-write, as bubblewrap
+    # writes uid_map through it, and in the machine's process ids (bubblewrap finds its child in
+    # /proc by the id it got from clone). Tried as the student's programs run (another uid when
+    # root); where the nested mount fails even so, process ids and a /proc of the batch's own,
+    # which the grader binds read-only into the students' sandboxes.
+    outer_proc="--proc /proc --unshare-pid"
+    as_student=""
+    [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+        as_student="setpriv --reuid=1073741823 --regid=1073741823 --clear-groups"
+    # shellcheck disable=SC2086 # as_student is a command and its words
+    if bwrap --ro-bind / / --dev-bind /dev /dev --bind /proc /proc --tmpfs /tmp \
+        --unshare-net --die-with-parent $as_student bwrap --ro-bind / / --dev /dev --proc /proc \
+        --unshare-pid --unshare-net --die-with-parent true </dev/null >/dev/null 2>&1; then
+        outer_proc="--bind /proc /proc"
+    fi
 else
     echo "batch: WARNING: bubblewrap is missing or cannot run here; students are graded with" \
         "time and file-size limits only (apt-get install bubblewrap)" >&2
@@ -179,9 +197,10 @@ grade_one() { # grade_one ID ENTRY
         if [ -n "$sandbox" ]; then
             # other students' files and every result are hidden; the student's work folder is the
             # only writable place; HOME there too (POCL keeps its kernel cache under it)
-            set -- bwrap --ro-bind / / --dev-bind /dev /dev --proc /proc --tmpfs /tmp \
+            # shellcheck disable=SC2086 # outer_proc is options and their words
+            set -- bwrap --ro-bind / / --dev-bind /dev /dev $outer_proc --tmpfs /tmp \
                 --tmpfs "$subs" --tmpfs "$out" --bind "$w" "$w" --bind "$out/cache" "$out/cache" \
-                --unshare-pid --unshare-net \
+                --unshare-net \
                 --unshare-ipc --die-with-parent --new-session --setenv HOME "$w" \
                 --setenv TMPDIR /tmp "$@"
         fi

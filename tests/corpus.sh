@@ -15,7 +15,8 @@
 #   attack.c (a file)                 static int attack(int argc, char **argv), called first in
 #                                     main(); a non-zero return fails the host program on purpose
 #                                     (so a snoop that succeeds loses points). It may use
-#                                     WORKBOOK_ROOT, SUBMISSIONS_DIR, OUT_DIR and LISTENER_PORT.
+#                                     WORKBOOK_ROOT, SUBMISSIONS_DIR, OUT_DIR, LISTENER_PORT and
+#                                     INSTRUCTOR_HOME (the batch's $HOME).
 #   form folder|repo|zip|tar|dotdot|link|fifo|oversize   how it is handed in (default folder)
 #   score N                           its total; refused TEXT: its status instead
 #   output TEST | TEXT                that test's output holds TEXT
@@ -53,6 +54,7 @@ assemble() { # assemble CLASS OUT PORT
                 echo '#include "clu.h"'
                 printf '#define WORKBOOK_ROOT "%s"\n#define SUBMISSIONS_DIR "%s"\n' "$root" "$class"
                 printf '#define OUT_DIR "%s"\n#define LISTENER_PORT %s\n' "$out" "$port"
+                printf '#define INSTRUCTOR_HOME "%s"\n' "${HOME:-/root}"
                 cat "$dir/attack.c"
                 sed 's/^int main(int argc, char \*\*argv) {/&\n    if (attack(argc, argv))\n        return 99;/' \
                     "$files/main.c"
