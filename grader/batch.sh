@@ -68,6 +68,10 @@ else
     fi
     secret=$(cat "$secret_file")
 fi
+# the secret files the batch's sandbox covers with /dev/null (wherever they are): this batch's
+# and the usual one (a batch given GRADER_SECRET may have one there from an earlier run)
+secret_hidden=$(readlink -f -- "${GRADER_SECRET_FILE:-$HOME/.config/clmm-grader/secret}" 2>/dev/null)
+secret_usual=$(readlink -f -- "$HOME/.config/clmm-grader/secret" 2>/dev/null)
 # the graders (and the students' programs below them) get neither the secret nor where it is
 unset GRADER_SECRET GRADER_SECRET_FILE
 
@@ -138,6 +142,13 @@ take() { # take FROM TO
     cp "$1" "$2"
 }
 
+# why a grader ended without a result, for a status line: the last line of its log that says
+# something, without control characters or commas (the gradebook's separator), cut short
+last_words() { # last_words LOG
+    LC_ALL=C grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | LC_ALL=C tr -d '\000-\037\177' |
+        tr ',' ';' | cut -c1-200
+}
+
 # one line per finished student: done/total, students that lost points or failed, time left
 progress() { # progress ID STATUS SCORE
     done_count=$(ls "$out/students" | wc -l)
@@ -186,7 +197,26 @@ grade_one() { # grade_one ID ENTRY
         # never on a command line (/proc/*/cmdline is the whole machine's to read): a file only
         # root and the grader read, which the grader removes as it starts
         (umask 077 && printf '%s\n' "$((0x$seed))" >"$w/seed") || return 1
-        set -- "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
+        set --
+        if [ -n "$sandbox" ]; then
+            # The order matters (each mount covers what came before): first whole folders hidden
+            # (/tmp and HOME, where the instructor's secret and files are), then what grading
+            # needs bound back (the workbook may live under either), then the other students and
+            # every result hidden, and last the student's own folders.
+            # shellcheck disable=SC2086 # outer_proc is options and their words
+            set -- bwrap --ro-bind / / --dev-bind /dev /dev $outer_proc --tmpfs /tmp
+            case ${HOME:-/} in /) ;; *) [ -d "$HOME" ] && set -- "$@" --tmpfs "$HOME" ;; esac
+            set -- "$@" --ro-bind "$root" "$root" --tmpfs "$subs" --tmpfs "$out" \
+                --bind "$w" "$w" --bind "$out/cache" "$out/cache"
+            for hide in "$secret_hidden" "$secret_usual"; do
+                [ -n "$hide" ] && [ -f "$hide" ] && set -- "$@" --ro-bind /dev/null "$hide"
+            done
+            # no network, the student's work folder the only writable place; HOME there too
+            # (POCL keeps its kernel cache under it)
+            set -- "$@" --unshare-net --unshare-ipc --die-with-parent --new-session \
+                --setenv HOME "$w" --setenv TMPDIR /tmp
+        fi
+        set -- "$@" "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
             --results "$w/logs" --json "$w/results.json" --seed-file "$w/seed" --cache "$out/cache"
         # a copy in the student's folder: the sandbox hides /tmp and OUT, where the file may be
         if [ -n "$config" ]; then
@@ -194,16 +224,6 @@ grade_one() { # grade_one ID ENTRY
         fi
         [ -n "$run_limit" ] && set -- "$@" --timeout "$run_limit"
         [ -n "$only" ] && set -- "$@" --ex "$only"
-        if [ -n "$sandbox" ]; then
-            # other students' files and every result are hidden; the student's work folder is the
-            # only writable place; HOME there too (POCL keeps its kernel cache under it)
-            # shellcheck disable=SC2086 # outer_proc is options and their words
-            set -- bwrap --ro-bind / / --dev-bind /dev /dev $outer_proc --tmpfs /tmp \
-                --tmpfs "$subs" --tmpfs "$out" --bind "$w" "$w" --bind "$out/cache" "$out/cache" \
-                --unshare-net \
-                --unshare-ipc --die-with-parent --new-session --setenv HOME "$w" \
-                --setenv TMPDIR /tmp "$@"
-        fi
         # --foreground keeps the grader in the batch's process group (killing the batch kills it);
         # it does not inherit the batch's lock
         timeout --foreground -k 10 "$student_limit" "$@" >"$w/grade.log" 2>&1 9>&-
@@ -212,10 +232,10 @@ grade_one() { # grade_one ID ENTRY
         case $code in
         0 | 1) ;;
         124 | 137) status="error: grading took longer than $student_limit s" ;;
-        *) status="error: the grader exited with status $code: $(grep -v '^$' "$w/grade.log" |
-            tail -n 1 | tr -d ',' | cut -c1-200)" ;;
+        *) status="error: the grader exited with status $code: $(last_words "$w/grade.log")" ;;
         esac
-        [ -s "$w/results.json" ] || [ "$status" != graded ] || status="error: no results.json"
+        [ -s "$w/results.json" ] || [ "$status" != graded ] ||
+            status="error: no results.json: $(last_words "$w/grade.log")"
     fi
     # publish: everything in place first, then one rename
     mkdir -p "$w/publish" && echo "$status" >"$w/publish/status" &&
