@@ -2,6 +2,7 @@
 # grader/batch.sh - `make batch`: grade a whole class with the workbook's grader.
 #
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=04_local_B] [FORCE=1] [CONFIG=file]
+#              [SANDBOX=none]
 #
 # Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz), the student id
 # taken from its name. Only the files a student may edit (each exercise's main.c and kernel.cl;
@@ -9,7 +10,8 @@
 # folder; the grader, common/ and the reference solutions always come from this workbook.
 # Each student is graded in a sandbox (bubblewrap: no network, read-only system, its own work
 # folder the only writable place, private /tmp and process ids, other students and all results
-# hidden) and the result is published atomically, so a batch stopped half-way (even by kill -9)
+# hidden; without bubblewrap the batch refuses to run unless given SANDBOX=none) and the result
+# is published atomically, so a batch stopped half-way (even by kill -9)
 # finishes the rest when run again; FORCE=1 grades everyone again.
 #
 # Hidden seeds come from an instructor secret and the student id, so a regrade uses the same
@@ -97,10 +99,17 @@ if command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /pr
         --unshare-pid --unshare-net --die-with-parent true </dev/null >/dev/null 2>&1; then
         outer_proc="--bind /proc /proc"
     fi
+elif [ "${SANDBOX:-}" = none ]; then
+    echo "batch: WARNING: SANDBOX=none: no sandbox; students are graded with time and file-size" \
+        "limits only" >&2
 else
-    echo "batch: WARNING: bubblewrap is missing or cannot run here; students are graded with" \
-        "time and file-size limits only (apt-get install bubblewrap)" >&2
+    die "bubblewrap is missing or cannot run here (apt-get install bubblewrap). Without it the" \
+        "students' programs can read each other's files, the reference solutions and the" \
+        "results, and reach the network; to grade so all the same: make batch SANDBOX=none ..."
 fi
+# the grader makes a cgroup for each student under /sys/fs/cgroup where it may (as root)
+cgroup=""
+[ -n "$sandbox" ] && [ "$(id -u)" -eq 0 ] && [ -w /sys/fs/cgroup ] && cgroup=/sys/fs/cgroup
 
 # ---------------------------------------------------------------- one student
 exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
@@ -145,7 +154,8 @@ take() { # take FROM TO
 # why a grader ended without a result, for a status line: the last line of its log that says
 # something, without control characters or commas (the gradebook's separator), cut short
 last_words() { # last_words LOG
-    LC_ALL=C grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | LC_ALL=C tr -d '\000-\037\177' |
+    LC_ALL=C grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 |
+        LC_ALL=C sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | LC_ALL=C tr -d '\000-\037\177' |
         tr ',' ';' | cut -c1-200
 }
 
@@ -211,6 +221,7 @@ grade_one() { # grade_one ID ENTRY
             for hide in "$secret_hidden" "$secret_usual"; do
                 [ -n "$hide" ] && [ -f "$hide" ] && set -- "$@" --ro-bind /dev/null "$hide"
             done
+            [ -n "$cgroup" ] && set -- "$@" --bind "$cgroup" "$cgroup"
             # no network, the student's work folder the only writable place; HOME there too
             # (POCL keeps its kernel cache under it)
             set -- "$@" --unshare-net --unshare-ipc --die-with-parent --new-session \
