@@ -311,6 +311,19 @@ echo "batch: graded in $(($(date +%s) - start)) s"
 
 # ---------------------------------------------------------------- gradebook, summary, JUnit
 csv=$out/gradebook.csv
+# One gradebook cell, safe to open in a spreadsheet: text that would start a formula (= + - @, a
+# tab or a carriage return; a student id may begin with -) gets a leading ', and a cell with a
+# comma, a quote or a line break is quoted (RFC 4180).
+cr=$(printf '\r')
+cell() { # cell TEXT
+    text=$1
+    case $text in [-=+@]* | "	"* | "$cr"*) text="'$text" ;; esac
+    case $text in
+    *[,\"]* | *"$cr"* | *"$nl"*) printf '"%s"' "$(printf '%s' "$text" | sed 's/"/""/g')" ;;
+    *) printf '%s' "$text" ;;
+    esac
+}
+nl=$(printf '\nx') nl=${nl%x}
 {
     printf 'student'
     for ex in $exercises; do printf ',%s' "$ex"; done
@@ -321,15 +334,15 @@ csv=$out/gradebook.csv
         dir=$out/students/$id
         status=$(cat "$dir/status" 2>/dev/null || echo "not graded")
         device=$(sed -n 's/^Grading .* on \(.*\); hidden seed.*/\1/p' "$dir/grade.log" 2>/dev/null |
-            tr ',' ';')
-        printf '%s' "$id"
+            head -n 1)
+        cell "$id"
         for ex in $exercises; do
             printf ',%s' "$(jq -r --arg e "$ex" '[.tests[] | select(.name | startswith($e + ":")) | .score] |
                 if length == 0 then "" else add end' "$dir/results.json" 2>/dev/null)"
         done
         printf ',%s,%s,%s,%s' "$(jq -r .score "$dir/results.json" 2>/dev/null || echo 0)" \
             "$(jq -r .extra_data.max_score "$dir/results.json" 2>/dev/null)" \
-            "$(echo "$status" | tr ',' ';')" "$device"
+            "$(cell "$status")" "$(cell "$device")"
         for ex in $exercises; do
             printf ',%s' "$(jq -r --arg e "$ex GFLOP/s" '.leaderboard[] | select(.name == $e) | .value' \
                 "$dir/results.json" 2>/dev/null)"
