@@ -155,6 +155,7 @@ step "make grade inside an exercise folder" make_grade_in_folder
 step "planted bugs lose the right points" sh tests/planted.sh
 step "make bench at a small N" bench_small
 step "make slides: every deck rendered, tables filled" sh tests/slides.sh "$tmp/bench"
+step "Gradescope recipe: a pristine workbook grades the upload" sh tests/gradescope.sh
 step "make batch: the hostile class, killed and resumed" sh tests/corpus.sh
 
 if [ -n "$failed" ]; then
