@@ -2,7 +2,7 @@
 #   make grade [EX=04_local_B] [SUBMISSION=dir]  grade one or every exercise of a submission folder
 #   make test                                     the whole test suite (what CI runs)
 #   make bench [N=1024] [SWEEP=1] [DEVICE=...]     the lecture's GFLOP/s table, measured here
-#   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file]   grade a class
+#   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [SANDBOX=none]  grade a class
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
 #   make asan                                     the grader and unit tests with ASan+UBSan, in build/asan/
@@ -82,7 +82,7 @@ bench: deps-bench $(GRADER)
 
 batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
-	    sh grader/batch.sh
+	    SANDBOX="$(SANDBOX)" sh grader/batch.sh
 
 # tables from this machine's latest `make bench` (results/) and the committed reference results
 slides: deps-slides

@@ -2,6 +2,7 @@
 # grader/batch.sh - `make batch`: grade a whole class with the workbook's grader.
 #
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=04_local_B] [FORCE=1] [CONFIG=file]
+#              [SANDBOX=none]
 #
 # Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz), the student id
 # taken from its name. Only the files a student may edit (each exercise's main.c and kernel.cl;
@@ -9,11 +10,12 @@
 # folder; the grader, common/ and the reference solutions always come from this workbook.
 # Each student is graded in a sandbox (bubblewrap: no network, read-only system, its own work
 # folder the only writable place, private /tmp and process ids, other students and all results
-# hidden) and the result is published atomically, so a batch stopped half-way (even by kill -9)
+# hidden; without bubblewrap the batch refuses to run unless given SANDBOX=none) and the result
+# is published atomically, so a batch stopped half-way (even by kill -9)
 # finishes the rest when run again; FORCE=1 grades everyone again.
 #
 # Hidden seeds come from an instructor secret and the student id, so a regrade uses the same
-# inputs: $GRADER_SECRET, or the file $GRADER_SECRET_FILE (default ~/.config/clmm-grader/secret,
+# inputs (each grader reads its seed from a file it removes, and logs only a fingerprint of it): $GRADER_SECRET, or the file $GRADER_SECRET_FILE (default ~/.config/clmm-grader/secret,
 # created with random content on first use - keep it out of the students' reach).
 #
 # CONFIG: the instructor's settings (exercises, sizes, points, limits; see grader/config.c).
@@ -70,15 +72,46 @@ else
     fi
     secret=$(cat "$secret_file")
 fi
+# the secret files the batch's sandbox covers with /dev/null (wherever they are): this batch's
+# and the usual one (a batch given GRADER_SECRET may have one there from an earlier run)
+secret_hidden=$(readlink -f -- "${GRADER_SECRET_FILE:-$HOME/.config/clmm-grader/secret}" 2>/dev/null)
+secret_usual=$(readlink -f -- "$HOME/.config/clmm-grader/secret" 2>/dev/null)
+# the graders (and the students' programs below them) get neither the secret nor where it is
+unset GRADER_SECRET GRADER_SECRET_FILE
 
 # ---------------------------------------------------------------- the sandbox
 sandbox=""
 if command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc true 2>/dev/null; then
     sandbox=bwrap
+    # The grader puts each student program in a sandbox of its own, nested in the batch's: with a
+    # /proc of its own it sees its own processes only. The kernel lets a nested sandbox mount one
+    # only if a /proc without anything mounted over parts of it is in sight: the machine's, not
+    # the one bubblewrap mounts (it covers /proc/sys and others); bound read-write, as bubblewrap
+    # writes uid_map through it, and in the machine's process ids (bubblewrap finds its child in
+    # /proc by the id it got from clone). Tried as the student's programs run (another uid when
+    # root); where the nested mount fails even so, process ids and a /proc of the batch's own,
+    # which the grader binds read-only into the students' sandboxes.
+    outer_proc="--proc /proc --unshare-pid"
+    as_student=""
+    [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+        as_student="setpriv --reuid=1073741823 --regid=1073741823 --clear-groups"
+    # shellcheck disable=SC2086 # as_student is a command and its words
+    if bwrap --ro-bind / / --dev-bind /dev /dev --bind /proc /proc --tmpfs /tmp \
+        --unshare-net --die-with-parent $as_student bwrap --ro-bind / / --dev /dev --proc /proc \
+        --unshare-pid --unshare-net --die-with-parent true </dev/null >/dev/null 2>&1; then
+        outer_proc="--bind /proc /proc"
+    fi
+elif [ "${SANDBOX:-}" = none ]; then
+    echo "batch: WARNING: SANDBOX=none: no sandbox; students are graded with time and file-size" \
+        "limits only" >&2
 else
-    echo "batch: WARNING: bubblewrap is missing or cannot run here; students are graded with" \
-        "time and file-size limits only (apt-get install bubblewrap)" >&2
+    die "bubblewrap is missing or cannot run here (apt-get install bubblewrap). Without it the" \
+        "students' programs can read each other's files, the reference solutions and the" \
+        "results, and reach the network; to grade so all the same: make batch SANDBOX=none ..."
 fi
+# the grader makes a cgroup for each student under /sys/fs/cgroup where it may (as root)
+cgroup=""
+[ -n "$sandbox" ] && [ "$(id -u)" -eq 0 ] && [ -w /sys/fs/cgroup ] && cgroup=/sys/fs/cgroup
 
 # ---------------------------------------------------------------- one student
 exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
@@ -107,6 +140,14 @@ take() { # take FROM TO
     [ -f "$1" ] && [ ! -L "$1" ] || return 1
     [ "$(wc -c <"$1")" -le $max_file ] || return 1
     cp "$1" "$2"
+}
+
+# why a grader ended without a result, for a status line: the last line of its log that says
+# something, without control characters or commas (the gradebook's separator), cut short
+last_words() { # last_words LOG
+    LC_ALL=C grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 |
+        LC_ALL=C sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | LC_ALL=C tr -d '\000-\037\177' |
+        tr ',' ';' | cut -c1-200
 }
 
 # one line per finished student: done/total, students that lost points or failed, time left
@@ -154,35 +195,49 @@ grade_one() { # grade_one ID ENTRY
             for f in $editable; do take "$found/$f" "$w/sub/$ex/$f"; done
         done
         seed=$(printf '%s:%s' "$secret" "$id" | sha256sum | cut -c1-15)
-        seed=$((0x$seed))
-        set -- "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
-            --results "$w/logs" --json "$w/results.json" --seed "$seed" --cache "$out/cache"
+        # never on a command line (/proc/*/cmdline is the whole machine's to read): a file only
+        # root and the grader read, which the grader removes as it starts
+        (umask 077 && printf '%s\n' "$((0x$seed))" >"$w/seed") || return 1
+        set --
+        if [ -n "$sandbox" ]; then
+            # The order matters (each mount covers what came before): first whole folders hidden
+            # (/tmp and HOME, where the instructor's secret and files are), then what grading
+            # needs bound back (the workbook may live under either), then the other students and
+            # every result hidden, and last the student's own folders.
+            # shellcheck disable=SC2086 # outer_proc is options and their words
+            set -- bwrap --ro-bind / / --dev-bind /dev /dev $outer_proc --tmpfs /tmp
+            case ${HOME:-/} in /) ;; *) [ -d "$HOME" ] && set -- "$@" --tmpfs "$HOME" ;; esac
+            set -- "$@" --ro-bind "$root" "$root" --tmpfs "$subs" --tmpfs "$out" \
+                --bind "$w" "$w" --bind "$out/cache" "$out/cache"
+            for hide in "$secret_hidden" "$secret_usual"; do
+                [ -n "$hide" ] && [ -f "$hide" ] && set -- "$@" --ro-bind /dev/null "$hide"
+            done
+            [ -n "$cgroup" ] && set -- "$@" --bind "$cgroup" "$cgroup"
+            # no network, the student's work folder the only writable place; HOME there too
+            # (POCL keeps its kernel cache under it)
+            set -- "$@" --unshare-net --unshare-ipc --die-with-parent --new-session \
+                --setenv HOME "$w" --setenv TMPDIR /tmp
+        fi
+        set -- "$@" "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
+            --results "$w/logs" --json "$w/results.json" --seed-file "$w/seed" --cache "$out/cache"
         # a copy in the student's folder: the sandbox hides /tmp and OUT, where the file may be
         if [ -n "$config" ]; then
             cp "$config" "$w/grader.conf" && set -- "$@" --config "$w/grader.conf"
         fi
         [ -n "$run_limit" ] && set -- "$@" --timeout "$run_limit"
         [ -n "$only" ] && set -- "$@" --ex "$only"
-        if [ -n "$sandbox" ]; then
-            # other students' files and every result are hidden; the student's work folder is the
-            # only writable place; HOME there too (POCL keeps its kernel cache under it)
-            set -- bwrap --ro-bind / / --dev-bind /dev /dev --proc /proc --tmpfs /tmp \
-                --tmpfs "$subs" --tmpfs "$out" --bind "$w" "$w" --bind "$out/cache" "$out/cache" \
-                --unshare-pid --unshare-net \
-                --unshare-ipc --die-with-parent --new-session --setenv HOME "$w" \
-                --setenv TMPDIR /tmp "$@"
-        fi
         # --foreground keeps the grader in the batch's process group (killing the batch kills it);
         # it does not inherit the batch's lock
         timeout --foreground -k 10 "$student_limit" "$@" >"$w/grade.log" 2>&1 9>&-
         code=$?
+        rm -f "$w/seed"
         case $code in
         0 | 1) ;;
         124 | 137) status="error: grading took longer than $student_limit s" ;;
-        *) status="error: the grader exited with status $code: $(grep -v '^$' "$w/grade.log" |
-            tail -n 1 | tr -d ',' | cut -c1-200)" ;;
+        *) status="error: the grader exited with status $code: $(last_words "$w/grade.log")" ;;
         esac
-        [ -s "$w/results.json" ] || [ "$status" != graded ] || status="error: no results.json"
+        [ -s "$w/results.json" ] || [ "$status" != graded ] ||
+            status="error: no results.json: $(last_words "$w/grade.log")"
     fi
     # publish: everything in place first, then one rename
     mkdir -p "$w/publish" && echo "$status" >"$w/publish/status" &&
@@ -247,6 +302,19 @@ echo "batch: graded in $(($(date +%s) - start)) s"
 
 # ---------------------------------------------------------------- gradebook, summary, JUnit
 csv=$out/gradebook.csv
+# One gradebook cell, safe to open in a spreadsheet: text that would start a formula (= + - @, a
+# tab or a carriage return; a student id may begin with -) gets a leading ', and a cell with a
+# comma, a quote or a line break is quoted (RFC 4180).
+cr=$(printf '\r')
+cell() { # cell TEXT
+    text=$1
+    case $text in [-=+@]* | "	"* | "$cr"*) text="'$text" ;; esac
+    case $text in
+    *[,\"]* | *"$cr"* | *"$nl"*) printf '"%s"' "$(printf '%s' "$text" | sed 's/"/""/g')" ;;
+    *) printf '%s' "$text" ;;
+    esac
+}
+nl=$(printf '\nx') nl=${nl%x}
 {
     printf 'student'
     for ex in $exercises; do printf ',%s' "$ex"; done
@@ -257,15 +325,15 @@ csv=$out/gradebook.csv
         dir=$out/students/$id
         status=$(cat "$dir/status" 2>/dev/null || echo "not graded")
         device=$(sed -n 's/^Grading .* on \(.*\); hidden seed.*/\1/p' "$dir/grade.log" 2>/dev/null |
-            tr ',' ';')
-        printf '%s' "$id"
+            head -n 1)
+        cell "$id"
         for ex in $exercises; do
             printf ',%s' "$(jq -r --arg e "$ex" '[.tests[] | select(.name | startswith($e + ":")) | .score] |
                 if length == 0 then "" else add end' "$dir/results.json" 2>/dev/null)"
         done
         printf ',%s,%s,%s,%s' "$(jq -r .score "$dir/results.json" 2>/dev/null || echo 0)" \
             "$(jq -r .extra_data.max_score "$dir/results.json" 2>/dev/null)" \
-            "$(echo "$status" | tr ',' ';')" "$device"
+            "$(cell "$status")" "$(cell "$device")"
         for ex in $exercises; do
             printf ',%s' "$(jq -r --arg e "$ex GFLOP/s" '.leaderboard[] | select(.name == $e) | .value' \
                 "$dir/results.json" 2>/dev/null)"

@@ -3,11 +3,13 @@
 #include "bench.h"
 #include "cgroup.h"
 
+#include <crypt.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,7 +23,8 @@ static void usage(FILE *out) {
     fprintf(
         out,
         "usage: grader [--submission DIR] [--ex ID]... [--device SPEC] [--json FILE]\n"
-        "              [--results DIR] [--work DIR] [--root DIR] [--seed S] [--timeout SEC]\n"
+        "              [--results DIR] [--work DIR] [--root DIR] [--seed S | --seed-file FILE]\n"
+        "              [--timeout SEC]\n"
         "              [--no-memcheck] [--no-perf] [--no-sandbox] [--config FILE] [--cache DIR]\n"
         "Grades the NN_name/ folders of DIR (default: exercises/ of the workbook): each\n"
         "kernel.cl on hidden data at several sizes, each main.c built against the pristine\n"
@@ -29,6 +32,8 @@ static void usage(FILE *out) {
         "check with oclgrind, and the speed against solutions/. --ex 04 or --ex 04_local_B\n"
         "grades one exercise (repeatable). Reports go to stdout and to ID.log in --results\n"
         "(default: results/ of the workbook);\n"
+        "--seed-file reads the seed from FILE and removes it (a batch's hidden seed: never on a\n"
+        "command line, never printed, only its fingerprint).\n"
         "--json writes Gradescope's results.json. --config reads an instructor's settings\n"
         "(exercises, sizes, points, limits: see grader/config.c); flags after it win.\n"
         "Exit: 0 full marks, 1 points lost, 2 error.\n"
@@ -46,6 +51,38 @@ static uint64_t hidden_seed(void) {
     if (fd >= 0)
         close(fd);
     return seed & 0x7fffffffffffffffull;
+}
+
+/* The hidden seed from a file the batch wrote for this run alone: removed at once, so that no
+ * student program finds it later. Returns 0, or -1 with a message. */
+static int read_seed_file(const char *path, uint64_t *seed) {
+    char text[64] = "";
+    FILE *f = fopen(path, "r");
+    int got = f && fgets(text, sizeof text, f) != NULL;
+    if (f)
+        fclose(f);
+    unlink(path);
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = got ? strtoull(text, &end, 10) : 0;
+    if (!got || errno != 0 || end == text || (*end != '\0' && *end != '\n')) {
+        fprintf(stderr, "grader: --seed-file %s: no seed in it\n", path);
+        return -1;
+    }
+    *seed = (uint64_t)value & 0x7fffffffffffffffull;
+    return 0;
+}
+
+/* What a log may say about a hidden seed: 8 hex digits of SHA-256-crypt of it under a label of its
+ * own, the same for the same seed (regrades compare it) but no way back to the seed. */
+static unsigned long seed_fingerprint(uint64_t seed) {
+    char key[48];
+    snprintf(key, sizeof key, "fingerprint:%llu", (unsigned long long)seed);
+    struct crypt_data data;
+    memset(&data, 0, sizeof data);
+    const char *hashed = crypt_r(key, "$5$rounds=1000$clmmseedprint$", &data);
+    const char *text = hashed && hashed[0] == '$' ? hashed : key;
+    return (unsigned long)(grader_fnv1a(text, strlen(text)) & 0xffffffffu);
 }
 
 /* Absolute form of a path that must exist, or exit with a message. */
@@ -127,6 +164,9 @@ int main(int argc, char **argv) {
     self[len] = '\0';
     if (argc > 1 && strcmp(argv[1], "--bench") == 0)
         return bench_main(argc - 1, argv + 1, self);
+    /* a student's program of the same uid (a batch without root) must not read the grader's
+     * memory, environment or open files through /proc; children get it back at exec */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
     struct grader_config cfg = {
         .device = getenv("DEVICE"),
@@ -141,7 +181,7 @@ int main(int argc, char **argv) {
     setenv("LC_ALL", "C", 1);
     const char *root = NULL, *json = NULL;
     const struct grader_exercise *chosen[64], *config_chosen[64];
-    int chosen_count = 0, config_chosen_count = 0;
+    int chosen_count = 0, config_chosen_count = 0, seed_secret = 0;
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int takes_value = 1;
@@ -174,6 +214,10 @@ int main(int argc, char **argv) {
             cfg.device = value;
         } else if (!strcmp(flag, "--seed")) {
             cfg.seed = strtoull(value, NULL, 10) & 0x7fffffffffffffffull;
+        } else if (!strcmp(flag, "--seed-file")) {
+            if (read_seed_file(value, &cfg.seed) != 0)
+                return EXIT_USAGE;
+            seed_secret = 1;
         } else if (!strcmp(flag, "--config")) {
             char err[600];
             if (grader_load_config(value, &cfg, config_chosen, 64, &config_chosen_count, err,
@@ -255,8 +299,12 @@ int main(int argc, char **argv) {
     snprintf(device, sizeof device, "%s (%s)", env.device_name, env.platform_name);
     clu_env_close(&env);
 
-    printf("Grading %s on %s; hidden seed %llu (pass --seed to repeat this run)\n", cfg.submission,
-           device, (unsigned long long)cfg.seed);
+    if (seed_secret) /* the log is the student's to read: never the seed itself */
+        printf("Grading %s on %s; hidden seed fingerprint %08lx (the batch's secret seed)\n",
+               cfg.submission, device, seed_fingerprint(cfg.seed));
+    else
+        printf("Grading %s on %s; hidden seed %llu (pass --seed to repeat this run)\n",
+               cfg.submission, device, (unsigned long long)cfg.seed);
     /* the kernel's accounting where the grader may make control groups (root, a writable
      * /sys/fs/cgroup): one group for this grader and all its runs, equal CPU weight beside
      * other graders; a group per run with the memory and process limits */

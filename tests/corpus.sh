@@ -15,7 +15,8 @@
 #   attack.c (a file)                 static int attack(int argc, char **argv), called first in
 #                                     main(); a non-zero return fails the host program on purpose
 #                                     (so a snoop that succeeds loses points). It may use
-#                                     WORKBOOK_ROOT, SUBMISSIONS_DIR, OUT_DIR and LISTENER_PORT.
+#                                     WORKBOOK_ROOT, SUBMISSIONS_DIR, OUT_DIR, LISTENER_PORT and
+#                                     INSTRUCTOR_HOME (the batch's $HOME).
 #   form folder|repo|zip|tar|dotdot|link|fifo|oversize|zip_understated|tar_owner_space
 #                                     how it is handed in (default folder); the last two hide
 #                                     54 MB of zeros (3 files of 18 MB) in headers that lie
@@ -62,7 +63,7 @@ assemble() { # assemble CLASS OUT PORT
     stage=$(mktemp -d)
     mkdir -p "$class"
     for dir in "$corpus"/*/; do
-        id=$(basename "$dir")
+        id=$(basename -- "$dir")
         files=$stage/$id/$ex
         mkdir -p "$files"
         cp "$root/solutions/$ex/main.c" "$root/solutions/$ex/kernel.cl" "$files/"
@@ -79,6 +80,7 @@ assemble() { # assemble CLASS OUT PORT
                 echo '#include "clu.h"'
                 printf '#define WORKBOOK_ROOT "%s"\n#define SUBMISSIONS_DIR "%s"\n' "$root" "$class"
                 printf '#define OUT_DIR "%s"\n#define LISTENER_PORT %s\n' "$out" "$port"
+                printf '#define INSTRUCTOR_HOME "%s"\n' "${HOME:-/root}"
                 cat "$dir/attack.c"
                 sed 's/^int main(int argc, char \*\*argv) {/&\n    if (attack(argc, argv))\n        return 99;/' \
                     "$files/main.c"
@@ -142,13 +144,13 @@ command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc 
     sandbox=1
 batch() { # batch EXTRA-ENV... : one make-batch run over the class
     env SUBMISSIONS="$class" OUT="$out" JOBS=2 CONFIG="$root/tests/corpus.conf" \
-        GRADER_SECRET=corpus-secret "$@" sh "$root/grader/batch.sh"
+        GRADER_SECRET=corpus-secret SANDBOX=none "$@" sh "$root/grader/batch.sh"
 }
 # a first run killed with kill -9 once a few students are published: the whole process group
 # (setsid makes the batch its leader), as a crash or an impatient instructor would
 mkdir -p "$out"
 setsid sh -c "$(printf '%s ' env SUBMISSIONS="$class" OUT="$out" JOBS=2 \
-    CONFIG="$root/tests/corpus.conf" GRADER_SECRET=corpus-secret sh "$root/grader/batch.sh")" \
+    CONFIG="$root/tests/corpus.conf" GRADER_SECRET=corpus-secret SANDBOX=none sh "$root/grader/batch.sh")" \
     >"$tmp/run1.txt" 2>&1 &
 leader=$!
 for _ in $(seq 1 1200); do
@@ -171,7 +173,8 @@ check() { # check DESCRIPTION COMMAND...
     shift
     if "$@"; then echo "ok   corpus: $what"; else echo "FAIL corpus: $what"; fails=$((fails + 1)); fi
 }
-row() { grep "^$1," "$out/gradebook.csv"; }
+# (an id a spreadsheet would take for a formula, -A1, is written '-A1)
+row() { grep -e "^$1," -e "^'$1," -- "$out/gradebook.csv"; }
 total_of() { row "$1" | awk -F, -v col="$(head -n 1 "$out/gradebook.csv" | tr ',' '\n' |
     grep -n '^total$' | cut -d: -f1)" '{ print $col }'; }
 status_of() { cat "$out/students/$1/status" 2>/dev/null; }
@@ -184,7 +187,7 @@ check "every student exactly once in the gradebook ($students)" \
 check "no row twice" [ "$(tail -n +2 "$out/gradebook.csv" | wc -l)" -eq "$students" ]
 
 for dir in "$corpus"/*/; do
-    id=$(basename "$dir")
+    id=$(basename -- "$dir")
     if grep -q '^needs_sandbox' "$dir/expect" && [ $sandbox -eq 0 ]; then
         echo "skip corpus: $id (bubblewrap cannot run here)"
         continue
@@ -242,6 +245,10 @@ left_running() { ps -eo uid=,stat= | awk '$1 >= 1056964608 && $1 < 1073741824 &&
 for _ in 1 2 3 4 5; do left_running && sleep 1; done
 check "no student process left running" sh -c "! { ps -eo uid=,stat= |
     awk '\$1 >= 1056964608 && \$1 < 1073741824 && \$2 !~ /^Z/' | grep -q .; }"
+check "the id -A1 is a text cell in the gradebook, not a formula" \
+    grep -q "^'-A1,[0-9]*," "$out/gradebook.csv"
+check "no gradebook cell starts a formula (= + - @)" \
+    sh -c "! sed 's/\"[^\"]*\"/text/g' '$out/gradebook.csv' | grep -Eq '(^|,)[-=+@]'"
 check "gradebook, summary and JUnit written" test -s "$out/summary.md" -a -s "$out/junit.xml"
 graded=$(grep -c ',graded,' "$out/gradebook.csv")
 check "junit.xml: $graded suites, all closed" \
@@ -262,10 +269,13 @@ check "summary names the common failures" grep -q 'host program saves the right 
 # (its config in a temporary folder, which the batch's sandbox hides: the batch must hand it over)
 mkdir -p "$tmp/one" && cp -r "$class/good" "$tmp/one/" && cp "$root/tests/corpus.conf" "$tmp/one.conf"
 env SUBMISSIONS="$tmp/one" OUT="$tmp/out2" CONFIG="$tmp/one.conf" \
-    GRADER_SECRET=corpus-secret sh "$root/grader/batch.sh" >/dev/null 2>&1
-seed1=$(sed -n 's/.*hidden seed \([0-9]*\).*/\1/p' "$out/students/good/grade.log")
-seed2=$(sed -n 's/.*hidden seed \([0-9]*\).*/\1/p' "$tmp/out2/students/good/grade.log")
-check "same secret and student: same seed ($seed1)" test -n "$seed1" -a "$seed1" = "$seed2"
+    GRADER_SECRET=corpus-secret SANDBOX=none sh "$root/grader/batch.sh" >/dev/null 2>&1
+# (grade.log shows the seed's fingerprint only: the seed itself is in no log)
+seed1=$(sed -n 's/.*hidden seed fingerprint \([0-9a-f]*\).*/\1/p' "$out/students/good/grade.log")
+seed2=$(sed -n 's/.*hidden seed fingerprint \([0-9a-f]*\).*/\1/p' "$tmp/out2/students/good/grade.log")
+check "same secret and student: same seed (fingerprint $seed1)" test -n "$seed1" -a "$seed1" = "$seed2"
+check "no grade.log shows a hidden seed itself" \
+    sh -c "! grep -l 'hidden seed [0-9]' '$out'/students/*/grade.log | grep -q ."
 if [ $fails -ne 0 ]; then
     echo "--- first run"; tail -n 20 "$tmp/run1.txt"
     echo "--- second run"; tail -n 40 "$tmp/run2.txt"
