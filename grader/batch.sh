@@ -233,6 +233,9 @@ grade_one() { # grade_one ID ENTRY
         rm -f "$w/seed"
         case $code in
         0 | 1) ;;
+        # no verdict rather than a lost point: no results.json, so the next batch run regrades it
+        3) status="not graded: the machine was too busy (run make batch again when it is quieter)"
+            rm -f "$w/results.json" ;;
         124 | 137) status="error: grading took longer than $student_limit s" ;;
         *) status="error: the grader exited with status $code: $(last_words "$w/grade.log")" ;;
         esac

@@ -119,8 +119,10 @@ fi
 
 tmp=$(mktemp -d)
 listener=""
+loaders=""
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
+    [ -n "$loaders" ] && kill $loaders 2>/dev/null
     # CORPUS_KEEP=DIR keeps the class, the results and both runs' output for a look afterwards
     [ -n "${CORPUS_KEEP:-}" ] && mkdir -p "$CORPUS_KEEP" && cp -r "$tmp"/. "$CORPUS_KEEP"/
     rm -rf "$tmp" "$root/ESCAPED" /var/tmp/ESCAPED /dev/shm/ESCAPED
@@ -138,6 +140,14 @@ s.bind(('127.0.0.1', $port)); s.listen(16); time.sleep(3600)" &
     listener=$!
 fi
 assemble "$class" "$out" "$port"
+# outside load the grader does not control: two busy loops at nice 0, not under the grader, for
+# the whole batch; every good neighbour must keep full marks beside it (CORPUS_NO_LOAD=1: none)
+if [ "${CORPUS_NO_LOAD:-0}" != 1 ]; then
+    for _ in 1 2; do
+        sh -c 'while :; do :; done' &
+        loaders="$loaders $!"
+    done
+fi
 
 sandbox=0
 command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc true 2>/dev/null &&
