@@ -175,12 +175,31 @@ sanitizers() {
     return $ok
 }
 
+# a check the grader cannot run is not the student's failure: without oclgrind it stops (exit 2,
+# one line naming what to install); --no-memcheck leaves those points out of the maximum
+missing_tool() {
+    mkdir -p "$tmp/no-tools"
+    out=$(PATH=$tmp/no-tools "$grader" --submission solutions --ex 00 --work "$tmp/work-nt" \
+        --results "$tmp/results-nt" 2>&1)
+    status=$?
+    [ $status -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q "apt-get install oclgrind" ||
+        { echo "without oclgrind: exit $status: $out"; return 1; }
+    "$grader" --submission solutions --ex 02 --no-memcheck --no-perf --json "$tmp/nm.json" \
+        --work "$tmp/work-nm" --results "$tmp/results-nm" >"$tmp/nm.txt" 2>&1 ||
+        { cat "$tmp/nm.txt"; echo "--no-memcheck: the solution lost points"; return 1; }
+    jq -e '.score == .extra_data.max_score and .extra_data.max_score == ([.tests[].max_score] | add) and
+           ([.tests[] | select(.name | test("memory check|performance")) | select(.max_score == 0 and
+             (.output | startswith("skipped")))] | length) == 2' "$tmp/nm.json" >/dev/null ||
+        { echo "--no-memcheck: the memory check and timing are not left out of the maximum"; return 1; }
+}
+
 step "format (clang-format)" format_check
 step "unit tests (cmocka)" unit_tests
 step "exercises differ from solutions only in TODO(student) blocks" sh tests/check_skeletons.sh
 step "host programs" host_programs
 step "grading the solutions: full marks" solutions_full_marks
 step "grading the skeletons: zero, no crash" skeletons_zero
+step "a check that cannot run costs no point" missing_tool
 step "make grade inside an exercise folder" make_grade_in_folder
 step "planted bugs lose the right points" sh tests/planted.sh
 step "ASan and UBSan: unit tests and planted bugs" sanitizers
