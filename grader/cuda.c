@@ -451,18 +451,6 @@ struct cuda_run {
     char *log;          /* its output, capped */
 };
 
-/* Copy one of the grader's own files into a jail (no size limit: it is trusted). 0, or -1. */
-static int copy_own_file(const char *from, const char *to, mode_t mode) {
-    size_t length = 0;
-    char *bytes = clu_read_file(from, &length);
-    FILE *f = bytes ? fopen(to, "wb") : NULL;
-    int ok = f && fwrite(bytes, 1, length, f) == length;
-    if (f)
-        ok &= fclose(f) == 0;
-    free(bytes);
-    return ok && chmod(to, mode) == 0 ? 0 : -1;
-}
-
 /* `grader --cuda-harness ...` jailed like the OpenCL harness (the student's module runs in its
  * process): the student's uid, the jail's limits and the sandbox, in a folder of its own holding
  * copies of the grader and of the module (the uid may not reach the originals). Its log goes to
@@ -484,7 +472,7 @@ static void run_cuda_harness(const struct grader_config *cfg, const char *work, 
     }
     snprintf(self, sizeof self, "%s/grader", h->dir);
     snprintf(cubin, sizeof cubin, "%s/kernel.fatbin", h->dir);
-    if (copy_own_file(cfg->self, self, 0755) != 0 ||
+    if (grader_copy_trusted(cfg->self, self) != 0 || chmod(self, 0755) != 0 ||
         (module && grader_copy_source(module, cubin, why, sizeof why) != 0)) {
         h->run.how = RUN_NO_START;
         h->log = strdup("the grader cannot copy itself and the module into its folder in /tmp");

@@ -164,7 +164,7 @@ void grader_jail_dir_remove(const char *dir) {
 }
 
 /* Copy one of the workbook's own files (no limits: it is trusted). 0, or -1. */
-static int copy_trusted(const char *from, const char *to) {
+int grader_copy_trusted(const char *from, const char *to) {
     size_t length = 0;
     char *text = clu_read_file(from, &length);
     FILE *f = text ? fopen(to, "wb") : NULL;
@@ -181,8 +181,8 @@ int grader_jail_open(const struct grader_config *cfg, const char *kernel, struct
         return -1;
     snprintf(j->self, sizeof j->self, "%s/grader", j->dir);
     snprintf(j->kernel, sizeof j->kernel, "%s/kernel.cl", j->dir);
-    if (copy_trusted(cfg->self, j->self) != 0 || chmod(j->self, 0755) != 0 ||
-        copy_trusted(kernel, j->kernel) != 0) {
+    if (grader_copy_trusted(cfg->self, j->self) != 0 || chmod(j->self, 0755) != 0 ||
+        grader_copy_trusted(kernel, j->kernel) != 0) {
         grader_jail_dir_remove(j->dir);
         return -1;
     }
@@ -440,9 +440,9 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     snprintf(inc, sizeof inc, "-I%s", dir);
     snprintf(from, sizeof from, "%s/common/clu.h", cfg->root);
     snprintf(to, sizeof to, "%s/clu.h", dir);
-    int copied = copy_trusted(from, to) == 0;
+    int copied = grader_copy_trusted(from, to) == 0;
     snprintf(from, sizeof from, "%s/build/libclu.a", cfg->root);
-    copied &= copy_trusted(from, lib) == 0;
+    copied &= grader_copy_trusted(from, lib) == 0;
     if (!copied) {
         grader_add_test(r, name, 0, pts, "not run: the grader cannot copy %s", from);
         return;

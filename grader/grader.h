@@ -384,6 +384,8 @@ struct grader_jail {
     char kernel[PATH_MAX + 16]; /* the kernel, copied */
 };
 int grader_jail_open(const struct grader_config *cfg, const char *kernel, struct grader_jail *j);
+/* Copy one of the workbook's own files (trusted: no size limit). 0, or -1. */
+int grader_copy_trusted(const char *from, const char *to);
 /* Why a harness run failed, for the report (NULL when it succeeded); sets dead when no later
  * run of this kernel can work (it does not build, or it hangs). */
 char *grader_harness_failure(const struct grader_run_result *run, const char *log, int n,
