@@ -235,7 +235,7 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
         grader_argv_push_all(
             &argv, (const char *const[]){oclgrind, "--data-races", "--uninitialized", "--check-api",
-                                         "--max-errors", "50", "--log", wrapper_log, NULL});
+                                         "--max-errors", "500", "--log", wrapper_log, NULL});
     }
     grader_argv_push_all(&argv,
                          (const char *const[]){h->jail.self, "--harness", "--ex", ex->id,

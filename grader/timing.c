@@ -270,7 +270,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
                  "ms)\n"
                  "reference  %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s  (its own events: %.3f "
                  "ms)\n"
-                 "ratio %.2f of the medians (points from %.2f)",
+                 "ratio %.2f of medians (points from %.2f)",
                  ex->perf_n, TIMED_ROUNDS, s.median * 1e3, s.min * 1e3, s.max * 1e3, *gflops,
                  s_event.median * 1e3, t.median * 1e3, t.min * 1e3, t.max * 1e3, *ref_gflops,
                  t_event.median * 1e3, ratio, grader_perf_ratio);
