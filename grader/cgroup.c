@@ -142,24 +142,27 @@ struct cgroup_mount {
     int read_only;                  /* mounted ro */
 };
 
-/* The first mount of type "cgroup2", or of type "cgroup" with controller among its options: 0,
- * or -1. */
+/* The last mount of type "cgroup2", or of type "cgroup" with controller among its options: 0,
+ * or -1. The last: a sandbox that binds /sys/fs/cgroup writable over a read-only view of it
+ * leaves both in mountinfo, and the later one covers the earlier. */
 static int find_mount(const char *type, const char *controller, struct cgroup_mount *m) {
     FILE *f = fopen("/proc/self/mountinfo", "re");
     if (!f)
         return -1;
     char line[4096];
     int found = 0;
-    while (!found && fgets(line, sizeof line, f)) {
+    while (fgets(line, sizeof line, f)) {
         char options[256], fs_type[32], super[1024];
+        struct cgroup_mount seen;
         const char *tail = strstr(line, " - ");
         if (!tail ||
-            sscanf(line, "%*d %*d %*s %383s %383s %255s", m->root, m->point, options) != 3 ||
+            sscanf(line, "%*d %*d %*s %383s %383s %255s", seen.root, seen.point, options) != 3 ||
             sscanf(tail, " - %31s %*s %1023s", fs_type, super) != 2 || strcmp(fs_type, type) != 0)
             continue;
         if (controller && !list_has(super, controller))
             continue;
-        m->read_only = list_has(options, "ro");
+        seen.read_only = list_has(options, "ro");
+        *m = seen;
         found = 1;
     }
     fclose(f);
