@@ -279,6 +279,14 @@ int main(int argc, char **argv) {
                         "memory check and technique points out of the maximum)\n");
         return EXIT_USAGE;
     }
+    /* the trusted kernels (the reference, in its timing harness) keep their compiled code in
+     * the cache folder: compiled once per batch, not once per student. Jailed runs never see
+     * this (their environment names a cache of their own) */
+    char pocl_cache[PATH_MAX + 16];
+    snprintf(pocl_cache, sizeof pocl_cache, "%s/pocl-trusted", cfg.cache);
+    mkdir(cfg.cache, 0755);
+    if (mkdir(pocl_cache, 0700) == 0 || errno == EEXIST)
+        setenv("POCL_CACHE_DIR", pocl_cache, 1);
     if (cfg.sandbox)
         cfg.sandbox = sandbox_works(&cfg);
 

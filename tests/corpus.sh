@@ -23,8 +23,9 @@
 #   score N                           its total; refused TEXT: its status instead
 #   output TEST | TEXT                that test's output holds TEXT
 #   needs_sandbox                     checked only where bubblewrap can run
-# Every entry but the good ones gets a neighbour `<id>_next`, a good folder graded at the same
-# time by the other worker, which must get full marks: nothing leaks across.
+# Every entry but the good ones and the refused archives gets a neighbour `<id>_next`, a good
+# folder graded at the same time by the other worker, which must get full marks: nothing leaks
+# across.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 ex=04_local_B
@@ -104,7 +105,8 @@ assemble() { # assemble CLASS OUT PORT
         *) cp -r "$stage/$id" "$class/$id" ;;
         esac
         # a good neighbour, graded at the same time by the other worker
-        case $id in good*) ;; *)
+        # (an archive refused before anything of it runs needs none)
+        case $id in good* | archive_*) ;; *)
             mkdir -p "$class/${id}_next" && cp -r "$root/solutions/$ex" "$class/${id}_next/" ;;
         esac
     done
@@ -228,7 +230,7 @@ for dir in "$corpus"/*/; do
             ;;
         esac
     done <"$dir/expect"
-    case $id in good*) ;; *)
+    case $id in good* | archive_*) ;; *)
         [ "$(total_of "${id}_next")" = $full ] ||
             problems="$problems; its neighbour ${id}_next got $(total_of "${id}_next") of $full" ;;
     esac
