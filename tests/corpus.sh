@@ -23,9 +23,11 @@
 #   score N                           its total; refused TEXT: its status instead
 #   output TEST | TEXT                that test's output holds TEXT
 #   needs_sandbox                     checked only where bubblewrap can run
-# Every entry but the good ones and the refused archives gets a neighbour `<id>_next`, a good
-# folder graded at the same time by the other worker, which must get full marks: nothing leaks
-# across.
+#   alone                             no neighbour: it can only hurt its own grade (a wrong,
+#                                     refused or racy kernel), so a neighbour proves nothing
+# Every entry that could reach beyond itself (resources, files, the network, the machine's
+# processes) gets a neighbour `<id>_next`, a good folder graded at the same time by another
+# worker, which must get full marks: nothing leaks across.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 ex=04_local_B
@@ -107,7 +109,8 @@ assemble() { # assemble CLASS OUT PORT
         # a good neighbour, graded at the same time by the other worker
         # (an archive refused before anything of it runs needs none)
         case $id in good* | archive_*) ;; *)
-            mkdir -p "$class/${id}_next" && cp -r "$root/solutions/$ex" "$class/${id}_next/" ;;
+            grep -q '^alone' "$dir/expect" ||
+                { mkdir -p "$class/${id}_next" && cp -r "$root/solutions/$ex" "$class/${id}_next/"; } ;;
         esac
     done
     rm -rf "$stage"
@@ -155,13 +158,13 @@ sandbox=0
 command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc true 2>/dev/null &&
     sandbox=1
 batch() { # batch EXTRA-ENV... : one make-batch run over the class
-    env SUBMISSIONS="$class" OUT="$out" JOBS=2 CONFIG="$root/tests/corpus.conf" \
+    env SUBMISSIONS="$class" OUT="$out" JOBS=3 CONFIG="$root/tests/corpus.conf" \
         GRADER_SECRET=corpus-secret SANDBOX=none "$@" sh "$root/grader/batch.sh"
 }
 # a first run killed with kill -9 once a few students are published: the whole process group
 # (setsid makes the batch its leader), as a crash or an impatient instructor would
 mkdir -p "$out"
-setsid sh -c "$(printf '%s ' env SUBMISSIONS="$class" OUT="$out" JOBS=2 \
+setsid sh -c "$(printf '%s ' env SUBMISSIONS="$class" OUT="$out" JOBS=3 \
     CONFIG="$root/tests/corpus.conf" GRADER_SECRET=corpus-secret SANDBOX=none sh "$root/grader/batch.sh")" \
     >"$tmp/run1.txt" 2>&1 &
 leader=$!
@@ -231,7 +234,7 @@ for dir in "$corpus"/*/; do
         esac
     done <"$dir/expect"
     case $id in good* | archive_*) ;; *)
-        [ "$(total_of "${id}_next")" = $full ] ||
+        grep -q '^alone' "$dir/expect" || [ "$(total_of "${id}_next")" = $full ] ||
             problems="$problems; its neighbour ${id}_next got $(total_of "${id}_next") of $full" ;;
     esac
     if [ -n "$problems" ]; then
