@@ -6,6 +6,8 @@
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
 #   make asan                                     the grader and unit tests with ASan+UBSan, in build/asan/
+#   make unit                                     the fast unit tests (cmocka)
+#   make format-check                             what clang-format would change (make format: change it)
 ROOT       := $(CURDIR)
 BUILD      := $(ROOT)/build
 CC         ?= cc
@@ -13,14 +15,19 @@ STRICT     := -std=c11 -O2 -g -Wall -Wextra -Werror
 CLU_SRC    := $(wildcard common/clu_*.c)
 CLU_OBJ    := $(patsubst common/%.c,$(BUILD)/common/%.o,$(CLU_SRC))
 LIBCLU     := $(BUILD)/libclu.a
-GRADER_SRC := $(filter-out grader/unpack.c,$(wildcard grader/*.c))
+GRADER_SRC := $(wildcard grader/*.c grader/exercise/*.c grader/jail/*.c grader/child/*.c \
+                grader/grade/*.c grader/bench/*.c)
+GRADER_LIB := $(BUILD)/libgrader.a
+GRADER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out grader/main.c,$(GRADER_SRC)))
 GRADER     := $(BUILD)/grader/grader
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+DEPFLAGS   := -MMD -MP
 UNPACK     := $(BUILD)/grader/unpack
 EXERCISES  := $(notdir $(wildcard solutions/[0-9][0-9]_*))
 SUBMISSION ?= $(ROOT)/exercises
 EX         ?=
 
-.PHONY: all grader libclu asan grade bench batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
+.PHONY: all grader libclu asan unit grade bench batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(UNPACK) programs
 grader: $(GRADER)
 libclu: $(LIBCLU)
@@ -28,19 +35,35 @@ libclu: $(LIBCLU)
 deps-build deps-grade deps-bench deps-batch deps-slides deps-test: deps-%:
 	@sh common/deps.sh $*
 
-$(BUILD)/common/%.o: common/%.c common/clu.h | deps-build
+$(BUILD)/common/%.o: common/%.c | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(STRICT) -Icommon -c -o $@ $<
+	$(CC) $(STRICT) $(DEPFLAGS) -Icommon -c -o $@ $<
 
 $(LIBCLU): $(CLU_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(GRADER): $(GRADER_SRC) $(wildcard grader/*.h) $(LIBCLU)
+# the grader's objects; its library (every object but main's) links the grader and the unit tests
+$(BUILD)/grader/%.o: grader/%.c | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(STRICT) -Icommon -Igrader -o $@ $(GRADER_SRC) $(LIBCLU) -lOpenCL -lcrypt -lm
+	$(CC) $(STRICT) $(DEPFLAGS) -Icommon -Igrader -c -o $@ $<
+
+$(GRADER_LIB): $(GRADER_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(GRADER): $(BUILD)/grader/main.o $(GRADER_LIB) $(LIBCLU)
+	$(CC) -o $@ $^ -lOpenCL -lcrypt -lm
+
+# make unit: the fast tests (cmocka), each a program linked with the grader's library
+$(BUILD)/tests/%: tests/unit/%.c $(GRADER_LIB) $(LIBCLU) | deps-test
+	@mkdir -p $(dir $@)
+	$(CC) $(STRICT) $(DEPFLAGS) -Icommon -Igrader -o $@ $< $(GRADER_LIB) $(LIBCLU) -lcmocka -lOpenCL \
+	    -lcrypt -lm
+
+unit: $(UNIT_TESTS) $(UNPACK)
+	@status=0; for t in $(UNIT_TESTS); do $$t || status=1; done; exit $$status
 
 # make batch's unpacker of students' archives (a program of its own: libarchive, no OpenCL)
-$(UNPACK): grader/unpack.c | deps-batch
+$(UNPACK): grader/batch/unpack.c | deps-batch
 	@mkdir -p $(dir $@)
 	$(CC) $(STRICT) -o $@ $< -larchive
 
@@ -55,16 +78,16 @@ ASAN_OBJ   := $(patsubst %.c,$(ASAN)/%.o,$(GRADER_SRC) $(CLU_SRC) tests/unit/asa
 ASAN_TESTS := $(patsubst tests/unit/%.c,$(ASAN)/unit/%,$(wildcard tests/unit/test_*.c))
 asan: $(ASAN)/grader/grader $(ASAN_TESTS)
 
-$(ASAN)/%.o: %.c $(wildcard grader/*.h) common/clu.h | deps-build
+$(ASAN)/%.o: %.c | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(STRICT) $(ASAN_WARN) $(ASAN_FLAGS) -Icommon -Igrader -c -o $@ $<
+	$(CC) $(STRICT) $(DEPFLAGS) $(ASAN_WARN) $(ASAN_FLAGS) -Icommon -Igrader -c -o $@ $<
 
 $(ASAN)/grader/grader: $(ASAN_OBJ)
 	$(CC) $(ASAN_FLAGS) -o $@ $^ -lOpenCL -lcrypt -lm
 
 $(ASAN)/unit/%: tests/unit/%.c tests/unit/testkit.h $(filter-out $(ASAN)/grader/main.o,$(ASAN_OBJ))
 	@mkdir -p $(dir $@)
-	$(CC) $(STRICT) $(ASAN_WARN) $(ASAN_FLAGS) -Icommon -Igrader -o $@ $< $(filter %.o,$^) \
+	$(CC) $(STRICT) $(DEPFLAGS) $(ASAN_WARN) $(ASAN_FLAGS) -Icommon -Igrader -o $@ $< $(filter %.o,$^) \
 	    -lcmocka -lOpenCL -lcrypt -lm
 
 # every exercise and solution host program, held to -Werror like the rest of our code
@@ -82,7 +105,7 @@ bench: deps-bench $(GRADER)
 
 batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
-	    SANDBOX="$(SANDBOX)" sh grader/batch.sh
+	    SANDBOX="$(SANDBOX)" sh grader/batch/batch.sh
 
 # tables from this machine's latest `make bench` (results/) and the committed reference results
 slides: deps-slides
@@ -91,10 +114,17 @@ slides: deps-slides
 test: deps-test all
 	@sh tests/run.sh
 
-format:
-	clang-format -i common/*.[ch] grader/*.[ch] exercises/*/*.c exercises/*/*.cu solutions/*/*.c \
-	    solutions/*/*.cu tests/unit/*.c tests/corpus/*/*.c
+# every C and CUDA file we format; format-check is what make test runs
+FORMATTED = common/*.[ch] grader/*.[ch] grader/*/*.[ch] exercises/*/*.c exercises/*/*.cu \
+            solutions/*/*.c solutions/*/*.cu tests/unit/*.c tests/planted/*/main.c tests/corpus/*/*.c
+format: deps-test
+	clang-format -i $(FORMATTED)
+
+format-check: deps-test
+	clang-format --dry-run --Werror $(FORMATTED)
 
 clean:
 	rm -rf $(BUILD) results
 	@for d in exercises/*/ solutions/*/; do $(MAKE) --no-print-directory -s -C $$d clean; done
+
+-include $(shell find $(BUILD) -name "*.d" 2>/dev/null)

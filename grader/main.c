@@ -1,7 +1,6 @@
 /* main.c - the grader's command line. `make grade` runs it; see usage() for the flags. */
 #define _DEFAULT_SOURCE /* realpath */
-#include "bench.h"
-#include "cgroup.h"
+#include "grader.h"
 
 #include <crypt.h>
 #include <errno.h>
@@ -35,7 +34,7 @@ static void usage(FILE *out) {
         "--seed-file reads the seed from FILE and removes it (a batch's hidden seed: never on a\n"
         "command line, never printed, only its fingerprint).\n"
         "--json writes Gradescope's results.json. --config reads an instructor's settings\n"
-        "(exercises, sizes, points, limits: see grader/config.c); flags after it win.\n"
+        "(exercises, sizes, points, limits: see grader/grade/config.c); flags after it win.\n"
         "Exit: 0 full marks, 1 points lost, 2 error.\n"
         "Exercises:");
     for (int i = 0; i < grader_exercise_count; i++)
@@ -122,8 +121,8 @@ static int sandbox_works(const struct grader_config *cfg) {
         struct grader_config probe_cfg = *cfg;
         for (int way = SANDBOX_OWN_PROC; way <= SANDBOX_HOST_PROC && !found; way++) {
             struct grader_argv probe = GRADER_ARGV_INIT;
-            probe_cfg.sandbox = way;
-            grader_sandbox_push(&probe_cfg, dir, &probe);
+            probe_cfg.sandbox.mode = way;
+            grader_sandbox_push(&probe_cfg.sandbox, dir, &probe);
             grader_argv_push(&probe, "/bin/true");
             grader_run_jailed(probe.argv, dir, log, 20, &run);
             grader_argv_clear(&probe);
@@ -175,7 +174,7 @@ int main(int argc, char **argv) {
         .timeout = 30,
         .memcheck = 1,
         .perf = 1,
-        .sandbox = 1,
+        .sandbox = {.mode = SANDBOX_OWN_PROC},
     };
     /* plain ASCII messages from the compiler and the tools, whatever the user's locale */
     setenv("LC_ALL", "C", 1);
@@ -191,7 +190,7 @@ int main(int argc, char **argv) {
         } else if (!strcmp(flag, "--no-memcheck")) {
             cfg.memcheck = 0, takes_value = 0;
         } else if (!strcmp(flag, "--no-sandbox")) {
-            cfg.sandbox = 0, takes_value = 0;
+            cfg.sandbox.mode = SANDBOX_NONE, takes_value = 0;
         } else if (!strcmp(flag, "--no-perf")) {
             cfg.perf = 0, takes_value = 0;
         } else if (!value) {
@@ -287,8 +286,12 @@ int main(int argc, char **argv) {
     mkdir(cfg.cache, 0755);
     if (mkdir(pocl_cache, 0700) == 0 || errno == EEXIST)
         setenv("POCL_CACHE_DIR", pocl_cache, 1);
-    if (cfg.sandbox)
-        cfg.sandbox = sandbox_works(&cfg);
+    /* what the sandbox hides from a student's processes */
+    snprintf(cfg.sandbox.hidden[0], sizeof cfg.sandbox.hidden[0], "%s/solutions", cfg.root);
+    snprintf(cfg.sandbox.hidden[1], sizeof cfg.sandbox.hidden[1], "%s", cfg.submission);
+    snprintf(cfg.sandbox.hidden[2], sizeof cfg.sandbox.hidden[2], "%s", cfg.work);
+    if (cfg.sandbox.mode)
+        cfg.sandbox.mode = sandbox_works(&cfg);
 
     if (chosen_count == 0) /* --ex flags win over the config's exercises */
         for (int i = 0; i < config_chosen_count; i++)

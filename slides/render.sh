@@ -71,7 +71,7 @@ BEGIN {
     split("n/a|70.3|9.1|24.9|55.4|1,511.3|1,801.8|1,796.0|n/a|5,550.3|~8,500 (nominal)", g, "|")
     for (i = 1; i <= 11; i++) { lect["cpu", k[i]] = c[i]; lect["gpu", k[i]] = g[i] }
     lectpeak["cpu"] = 1200; lectpeak["gpu"] = 8500
-    # row keys: the case names bench.csv uses (grader/bench.c and grader/table.c)
+    # row keys: the case names bench.csv uses (grader/bench/bench.c and grader/exercise/table.c)
     B = "Block oriented approach using local, "
     split("seq|01|02|03|04|05|05x8|05x16|05x32|05x64|openblas|clblast|cublas|peak|bw", rk, "|")
     split("Sequential C (not OpenCL)|C(i,j) per work-item, all global|C row per work-item, all global|" \

@@ -159,13 +159,13 @@ command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc 
     sandbox=1
 batch() { # batch EXTRA-ENV... : one make-batch run over the class
     env SUBMISSIONS="$class" OUT="$out" JOBS=3 CONFIG="$root/tests/corpus.conf" \
-        GRADER_SECRET=corpus-secret SANDBOX=none "$@" sh "$root/grader/batch.sh"
+        GRADER_SECRET=corpus-secret SANDBOX=none "$@" sh "$root/grader/batch/batch.sh"
 }
 # a first run killed with kill -9 once a few students are published: the whole process group
 # (setsid makes the batch its leader), as a crash or an impatient instructor would
 mkdir -p "$out"
 setsid sh -c "$(printf '%s ' env SUBMISSIONS="$class" OUT="$out" JOBS=3 \
-    CONFIG="$root/tests/corpus.conf" GRADER_SECRET=corpus-secret SANDBOX=none sh "$root/grader/batch.sh")" \
+    CONFIG="$root/tests/corpus.conf" GRADER_SECRET=corpus-secret SANDBOX=none sh "$root/grader/batch/batch.sh")" \
     >"$tmp/run1.txt" 2>&1 &
 leader=$!
 for _ in $(seq 1 1200); do
@@ -284,7 +284,7 @@ check "summary names the common failures" grep -q 'host program saves the right 
 # (its config in a temporary folder, which the batch's sandbox hides: the batch must hand it over)
 mkdir -p "$tmp/one" && cp -r "$class/good" "$tmp/one/" && cp "$root/tests/corpus.conf" "$tmp/one.conf"
 env SUBMISSIONS="$tmp/one" OUT="$tmp/out2" CONFIG="$tmp/one.conf" \
-    GRADER_SECRET=corpus-secret SANDBOX=none sh "$root/grader/batch.sh" >/dev/null 2>&1
+    GRADER_SECRET=corpus-secret SANDBOX=none sh "$root/grader/batch/batch.sh" >/dev/null 2>&1
 # (grade.log shows the seed's fingerprint only: the seed itself is in no log)
 seed1=$(sed -n 's/.*hidden seed fingerprint \([0-9a-f]*\).*/\1/p' "$out/students/good/grade.log")
 seed2=$(sed -n 's/.*hidden seed fingerprint \([0-9a-f]*\).*/\1/p' "$tmp/out2/students/good/grade.log")

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/gradescope.sh - the Gradescope recipe (grader/gradescope.sh) on an /autograder-like tree:
+# tests/gradescope.sh - the Gradescope recipe (grader/batch/gradescope.sh) on an /autograder-like tree:
 # a clean copy of the workbook as source/, and a submission holding one exercise's solution files
 # beside a Makefile and a common/ that would forge a 100% grade.json if anything ran them. The
 # results.json must be the grader's own: its score the sum of its tests', its maximum theirs.
@@ -21,7 +21,7 @@ done
 printf '#error the submission common/ was used\n' >"$ag/submission/common/clu.h"
 printf '__attribute__((constructor)) static void f(void) { }\n' >"$ag/submission/common/clu_env.c"
 
-EX=$ex sh "$ag/source/grader/gradescope.sh" "$ag/submission" "$ag/results/results.json" \
+EX=$ex sh "$ag/source/grader/batch/gradescope.sh" "$ag/submission" "$ag/results/results.json" \
     >"$tmp/run.txt" 2>&1
 status=$?
 json=$ag/results/results.json

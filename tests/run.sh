@@ -23,22 +23,12 @@ step() { # step NAME COMMAND...: run one step, remember its failure
 }
 
 format_check() {
-    clang-format --dry-run --Werror common/*.[ch] grader/*.[ch] exercises/*/*.c exercises/*/*.cu \
-        solutions/*/*.c solutions/*/*.cu tests/unit/*.c tests/planted/*/main.c tests/corpus/*/*.c
+    make -s format-check
 }
 
+# the unit tests (make unit: each linked with the grader's library)
 unit_tests() {
-    ok=0
-    for t in tests/unit/test_*.c; do
-        bin=$root/build/tests/$(basename "$t" .c)
-        mkdir -p "$root/build/tests"
-        # every grader source but its main(), so the tests reach the grader's functions
-        cc -std=c11 -O2 -g -Wall -Wextra -Werror -Icommon -Igrader -o "$bin" "$t" \
-            $(ls grader/*.c | grep -Ev 'grader/(main|unpack).c') build/libclu.a -lcmocka -lOpenCL -lcrypt -lm ||
-            { ok=1; continue; }
-        "$bin" || ok=1
-    done
-    return $ok
+    make -s unit
 }
 
 # every solution gets full marks, and results.json says so
@@ -195,6 +185,7 @@ missing_tool() {
 
 step "format (clang-format)" format_check
 step "unit tests (cmocka)" unit_tests
+step "grader/ in layers: no include cycle, none up a layer" sh tests/layers.sh
 step "exercises differ from solutions only in TODO(student) blocks" sh tests/check_skeletons.sh
 step "host programs" host_programs
 step "grading the solutions: full marks" solutions_full_marks

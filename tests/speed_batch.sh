@@ -27,7 +27,7 @@ done
 echo "speed: $count submissions, JOBS=$jobs, on $(nproc) cores of $(uname -n)"
 start=$(date +%s)
 SUBMISSIONS=$tmp/class OUT=$tmp/out JOBS=$jobs CONFIG=$root/tests/corpus.conf \
-    GRADER_SECRET=speed sh "$root/grader/batch.sh" >"$tmp/batch.txt" 2>&1
+    GRADER_SECRET=speed sh "$root/grader/batch/batch.sh" >"$tmp/batch.txt" 2>&1
 status=$?
 took=$(($(date +%s) - start))
 tail -n 3 "$tmp/batch.txt"

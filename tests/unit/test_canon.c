@@ -1,7 +1,8 @@
-/* test_canon.c - unit tests of grader_canonicalise (grader/canon.h), with cmocka: hostile kernels
- * (written here into a fresh folder, with random names and values) are refused with a reason
- * that names the problem, legitimate ones are accepted with BLOCK honoured, and every solution
- * and skeleton of the workbook canonicalises and still builds on an OpenCL device (POCL in CI).
+/* test_canon.c - unit tests of grader_canonicalise (grader/grade/canon.h), with cmocka: hostile
+ * kernels (written here into a fresh folder, with random names and values) are refused with a
+ * reason that names the problem, legitimate ones are accepted with BLOCK honoured, and every
+ * solution and skeleton of the workbook canonicalises and still builds on an OpenCL device (POCL in
+ * CI).
  *
  * Build (from the repository root, as tests/run.sh does):
  *   cc -std=c11 -O2 -g -Wall -Wextra -Werror -Icommon -Igrader -o build/tests/test_canon \
@@ -10,7 +11,7 @@
  * TEST_CANON_SEED=<seed> repeats a run.
  */
 #define _GNU_SOURCE /* mkdtemp */
-#include "canon.h"
+#include "grade/canon.h"
 #include "grader.h"
 
 #include <limits.h>

@@ -20,7 +20,7 @@
  */
 #define _GNU_SOURCE /* memfd_create, setresuid, unshare, mkdtemp */
 #include "grader.h"
-#include "cgroup.h"
+#include "jail/cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE /* prctl, kill, mkdtemp, strcasestr */
 #include "grader.h"
+#include "exercise/protocol.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -23,7 +23,7 @@
  */
 #define _GNU_SOURCE /* mkdtemp, nftw, prctl, setresuid, strcasestr */
 #include "grader.h"
-#include "cgroup.h"
+#include "jail/cgroup.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -11,7 +11,7 @@
  */
 #define _GNU_SOURCE /* mkdtemp, symlink, mkfifo */
 #include "grader.h"
-#include "quiz.h"
+#include "grade/quiz.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* argv.c - the growing argument vector (argv.h). */
 #define _POSIX_C_SOURCE 200809L /* strdup */
-#include "argv.h"
+#include "jail/argv.h"
 
 #include <stdarg.h>
 #include <stdio.h>

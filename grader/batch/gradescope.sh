@@ -1,7 +1,7 @@
 #!/bin/sh
-# grader/gradescope.sh - Gradescope's run_autograder: grade a submission with a pristine workbook.
+# grader/batch/gradescope.sh - Gradescope's run_autograder: grade a submission with a pristine workbook.
 #
-#   sh /autograder/source/grader/gradescope.sh [SUBMISSION] [RESULTS]   (EX=id: one exercise)
+#   sh /autograder/source/grader/batch/gradescope.sh [SUBMISSION] [RESULTS]   (EX=id: one exercise)
 #
 # SUBMISSION (default /autograder/submission) is the student's upload: only the files a student
 # may edit (main.c, kernel.cl; answers.txt, kernel.cu, main.cu of 06) are taken from its NN_name/
@@ -10,7 +10,7 @@
 # This workbook (the autograder's own copy, /autograder/source) builds and runs the grader, which
 # writes Gradescope's results.json to RESULTS (default /autograder/results/results.json).
 set -u
-source=$(cd "$(dirname "$0")/.." && pwd)
+source=$(cd "$(dirname "$0")/../.." && pwd)
 submission=${1:-/autograder/submission}
 results=${2:-/autograder/results/results.json}
 editable="main.c kernel.cl answers.txt kernel.cu main.cu"

@@ -12,7 +12,7 @@
  * the library were absent; the tests use it.
  */
 #define _GNU_SOURCE /* dladdr, strncasecmp */
-#include "bench.h"
+#include "bench/bench.h"
 
 #include <ctype.h>
 #include <dlfcn.h>

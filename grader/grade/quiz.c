@@ -10,8 +10,8 @@
  * configuration error of the grader: it is reported as such and scores 0.
  */
 #define _POSIX_C_SOURCE 200809L /* lstat, unlink */
-#include "grader.h"
-#include "quiz.h"
+#include "grade/grade.h"
+#include "grade/quiz.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# grader/batch.sh - `make batch`: grade a whole class with the workbook's grader.
+# grader/batch/batch.sh - `make batch`: grade a whole class with the workbook's grader.
 #
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=04_local_B] [FORCE=1] [CONFIG=file]
 #              [SANDBOX=none]
@@ -18,11 +18,11 @@
 # inputs (each grader reads its seed from a file it removes, and logs only a fingerprint of it): $GRADER_SECRET, or the file $GRADER_SECRET_FILE (default ~/.config/clmm-grader/secret,
 # created with random content on first use - keep it out of the students' reach).
 #
-# CONFIG: the instructor's settings (exercises, sizes, points, limits; see grader/config.c).
+# CONFIG: the instructor's settings (exercises, sizes, points, limits; see grader/grade/config.c).
 # OUT (default results/batch): gradebook.csv, summary.md, junit.xml, and students/<id>/ with
 # results.json (Gradescope's format), grade.log and a status file.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 grader=$root/build/grader/grader
 unpacker=$root/build/grader/unpack # unpacks a .zip or .tar.gz, checking every member
 subs=${SUBMISSIONS:-}

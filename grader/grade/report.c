@@ -1,6 +1,6 @@
 /* report.c - what the grader tells people: the per-exercise report, the lecture-style summary
  * table, and results.json in Gradescope's format. */
-#include "grader.h"
+#include "grade/grade.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,7 +9,9 @@
 #ifndef BENCH_H
 #define BENCH_H
 
-#include "grader.h"
+#include "exercise/exercise.h"
+#include "exercise/traffic.h"
+#include "jail/jail.h"
 
 /* ---------------------------------------------------------------- repeats (bench.c) */
 
@@ -71,28 +73,6 @@ struct bench_peak {
  * (build and first launch outside the timed region, bench_repeat for the rest). Returns 0 if
  * both figures were measured, -1 otherwise (why set). */
 int bench_measure_peak(const struct clu_env *env, struct bench_peak *peak);
-
-/* ---------------------------------------------------------------- memory traffic (traffic.c) */
-
-/* Global and local memory accesses per multiply-add of a kernel, counted by running it under
- * `oclgrind --inst-counts` (deterministic: the same on every machine). */
-struct bench_traffic {
-    double global_loads, global_stores; /* per multiply-add (i.e. divided by N^3) */
-    double local_loads, local_stores;   /* per multiply-add */
-    int n;                              /* N of the counting run */
-    char why[200];                      /* reason when not counted */
-};
-
-/* Count the traffic of kernel_path for exercise ex with BLOCK block at size n (small: oclgrind
- * interprets), by running `oclgrind --inst-counts <self> --harness ... --block B` as a child
- * in workdir. prefix (NULL-terminated, or NULL) goes before oclgrind: a sandbox; with jail_dir
- * the run is jailed there (a student's kernel). Returns 0, or -1 with t->why set. */
-int bench_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
-                  int block, int n, const char *workdir, struct bench_traffic *t,
-                  const char *const *prefix, const char *jail_dir);
-
-/* Flops per byte of global memory traffic (2 flops per multiply-add, 4 bytes per access). */
-double bench_intensity(const struct bench_traffic *t);
 
 /* ---------------------------------------------------------------- plots (plot.c) */
 

@@ -1,8 +1,10 @@
 /* check.c - the grader's own verdict on an output: the double-precision reference, the
  * comparison, and hints that name the bug when the wrong elements form a pattern students make. */
-#include "grader.h"
+#include "exercise/exercise.h"
+#include "exercise/protocol.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,4 +224,23 @@ int grader_input_changed(const float *x, size_t count, uint64_t seed, uint64_t s
     int changed = memcmp(x, want, count * sizeof *want) != 0;
     free(want);
     return changed;
+}
+
+/* Describe a wrong output: first wrong element, how many, the hint. */
+void grader_describe_wrong(const struct grader_exercise *ex, int n,
+                           const struct grader_diagnosis *d, char *buf, size_t size) {
+    size_t count = grader_output_count(ex, n);
+    int used;
+    if (ex->is_vector)
+        used = snprintf(buf, size,
+                        "%zu of %zu elements wrong; first c[%zu]: expected %.7g, got "
+                        "%.7g",
+                        d->m.wrong, count, d->m.first, d->m.expected, (double)d->m.got);
+    else
+        used = snprintf(buf, size,
+                        "%zu of %zu elements wrong; first C(%zu,%zu): expected %.7g, got %.7g",
+                        d->m.wrong, count, d->m.first / (size_t)n, d->m.first % (size_t)n,
+                        d->m.expected, (double)d->m.got);
+    if (d->hint[0] && used > 0 && (size_t)used < size)
+        snprintf(buf + used, size - (size_t)used, "\nhint: %s", d->hint);
 }

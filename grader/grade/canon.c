@@ -27,9 +27,9 @@
  * back at its line number in kernel.cl, so a build log's "kernel.cl:42" is the student's line 42.
  */
 #define _GNU_SOURCE /* memmem */
-#include "canon.h"
-#include "argv.h"
-#include "grader.h"
+#include "grade/canon.h"
+#include "jail/jail.h"
+#include "clu.h"
 
 #include <ctype.h>
 #include <limits.h>

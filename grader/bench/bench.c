@@ -8,7 +8,7 @@
  * and first launches stay outside every timed region; each figure is the median of repeats.
  */
 #define _DEFAULT_SOURCE /* realpath */
-#include "bench.h"
+#include "bench/bench.h"
 
 #include <limits.h>
 #include <math.h>
@@ -84,7 +84,7 @@ struct row {
     char name[80];                    /* the lecture's case name */
     const struct grader_exercise *ex; /* kernel rows: the exercise */
     int block;                        /* kernel rows: BLOCK */
-    struct bench_traffic traffic;     /* kernel rows, counted once */
+    struct grader_traffic traffic;    /* kernel rows, counted once */
     int traffic_done;                 /* 1: traffic counted */
     struct figure at[BENCH_MAX_SIZES][BENCH_MAX_DEVICES];
 };
@@ -416,7 +416,7 @@ static void count_traffic(struct bench *b) {
         mkdir(work, 0755);
         int n = r->block > TRAFFIC_N ? r->block : TRAFFIC_N;
         unsigned long long hash = (unsigned long long)grader_file_hash(path), cached_hash = 0;
-        struct bench_traffic *t = &r->traffic;
+        struct grader_traffic *t = &r->traffic;
         FILE *f = fopen(cache, "r");
         if (f &&
             fscanf(f, "%llx %d %lf %lf %lf %lf", &cached_hash, &t->n, &t->global_loads,
@@ -431,7 +431,7 @@ static void count_traffic(struct bench *b) {
         printf("  counting memory traffic of %s under oclgrind (N = %d) ...\n", r->name, n);
         fflush(stdout);
         r->traffic_done =
-            bench_traffic(b->self, r->ex, path, r->block, n, work, t, NULL, NULL) == 0;
+            grader_traffic(b->self, r->ex, path, r->block, n, work, t, NULL, NULL) == 0;
         if (!r->traffic_done) {
             printf("    not counted: %s\n", t->why);
             continue;
@@ -509,8 +509,8 @@ static int write_csv(const struct bench *b, const char *path) {
                 if (dev->peak.gflops > 0)
                     fprintf(f, "%.2f", 100.0 * g / dev->peak.gflops);
                 fputc(',', f);
-                if (r->traffic_done && bench_intensity(&r->traffic) > 0)
-                    fprintf(f, "%.4f", bench_intensity(&r->traffic));
+                if (r->traffic_done && grader_intensity(&r->traffic) > 0)
+                    fprintf(f, "%.4f", grader_intensity(&r->traffic));
                 fputc('\n', f);
             }
         }

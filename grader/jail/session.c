@@ -8,7 +8,7 @@
  * seccomp filter under which setsid() fails: all it starts shares that one session's share.
  * Everything here runs between fork and exec, so it only makes system calls. */
 #define _GNU_SOURCE
-#include "grader.h"
+#include "jail/jail.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
  *     04_local_B.sizes = 16, 100, 200
  *     04_local_B.points.host = 3
  */
-#include "grader.h"
+#include "grade/grade.h"
 
 #include <ctype.h>
 #include <errno.h>

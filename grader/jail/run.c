@@ -2,8 +2,9 @@
  * nothing it does can hang or crash the grader: its own session, a wall-clock limit, capped
  * output, and the whole group killed when it ends. */
 #define _GNU_SOURCE /* strsignal, kill, setresuid, nftw */
-#include "grader.h"
-#include "cgroup.h"
+#include "jail/jail.h"
+#include "clu.h"
+#include "jail/cgroup.h"
 
 #include <dirent.h>
 #include <errno.h>

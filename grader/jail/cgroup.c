@@ -6,7 +6,7 @@
  * under the grader's current group of its hierarchy (from /proc/self/cgroup and
  * /proc/self/mountinfo), never at a mount's top, so limits set around the grader still hold. */
 #define _GNU_SOURCE /* kill with sys/types */
-#include "cgroup.h"
+#include "jail/cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,11 @@
 /* grade.c - grading one exercise of a submission: the kernel at each hidden size, the host
  * program, the memory check and the timing against the reference, each a test with points. */
 #define _GNU_SOURCE /* O_NOFOLLOW, strdup, mkdtemp */
-#include "bench.h"
-#include "canon.h"
+#include "grade/grade.h"
+#include "grade/canon.h"
+#include "exercise/protocol.h"
+#include "exercise/traffic.h"
 
-#include <crypt.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,177 +17,8 @@
 #define LOG_CAP       6000 /* bytes of a child's output shown in a report */
 #define BUILD_TIMEOUT 120  /* seconds for compiling a student's main.c */
 
-void grader_make_dirs(const char *path) {
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(tmp, 0755);
-            *p = '/';
-        }
-    mkdir(tmp, 0755);
-}
-
 static int exists(const char *path) {
     return access(path, R_OK) == 0;
-}
-
-/* A seed derived one way: through SHA-256-crypt, so that whoever sees a derived seed (a child
- * on its command line, a student's program) cannot work back to the hidden seed, nor forward to
- * the seeds of other runs. */
-uint64_t grader_derive_seed(uint64_t seed, const char *label, long index) {
-    char key[200];
-    snprintf(key, sizeof key, "%llu:%s:%ld", (unsigned long long)seed, label, index);
-    struct crypt_data data;
-    memset(&data, 0, sizeof data);
-    const char *hashed = crypt_r(key, "$5$rounds=1000$clmmseed$", &data);
-    const char *text = hashed && hashed[0] != '*' ? hashed : key;
-    return grader_fnv1a(text, strlen(text)) & 0x7fffffffffffffffull; /* programs take INT64_MAX */
-}
-
-/* The seed of the runs of one exercise at one size: every exercise and size gets different
- * data, from the exercise's id (not its row, which a config file may reorder). */
-uint64_t grader_seed_for(const struct grader_config *cfg, const struct grader_exercise *ex, int n) {
-    return grader_derive_seed(cfg->seed, ex->id, n);
-}
-
-#define MAX_SOURCE (1L << 20) /* bytes: a main.c or kernel.cl larger than this is refused */
-
-/* Copy a student's source file: a plain file (no link, FIFO or device) of at most MAX_SOURCE
- * bytes, read without blocking. Returns 0, or -1 with the reason in why. */
-int grader_copy_source(const char *from, const char *to, char *why, size_t why_size) {
-    int fd = open(from, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(why, why_size, "cannot read it (%s)", strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_size > MAX_SOURCE) {
-        snprintf(why, why_size, "%s",
-                 S_ISREG(st.st_mode) ? "it is larger than 1 MB" : "it is not a plain file");
-        close(fd);
-        return -1;
-    }
-    char *text = malloc((size_t)st.st_size + 1);
-    ssize_t got = text ? read(fd, text, (size_t)st.st_size) : -1;
-    close(fd);
-    FILE *f = got == st.st_size ? fopen(to, "wb") : NULL;
-    int ok = f && fwrite(text, 1, (size_t)got, f) == (size_t)got;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    free(text);
-    if (!ok)
-        snprintf(why, why_size, "copying it failed");
-    return ok ? 0 : -1;
-}
-
-/* Whether the student's processes could reach path, so that the sandbox must hide it: always
- * when they run as the grader's own user; under a uid of their own only when every folder on the
- * way lets others through (under /root, say, it is out of reach already). */
-static int must_hide(const char *path) {
-    if (grader_jail_uid() == (uid_t)-1)
-        return 1;
-    char prefix[PATH_MAX];
-    snprintf(prefix, sizeof prefix, "%s", path);
-    for (char *p = prefix;; p++) {
-        if (*p == '/' || *p == '\0') {
-            char keep = *p;
-            *p = '\0';
-            struct stat st;
-            if (prefix[0] && (stat(prefix, &st) != 0 || !(st.st_mode & S_IXOTH)))
-                return 0;
-            *p = keep;
-            if (!keep)
-                return 1;
-        }
-    }
-}
-
-/* The sandbox of a student's build and host program, when bubblewrap works here: read-only
- * system, no network, private /tmp and process ids (everything it starts dies with it), the
- * reference solutions, the submission and the other work folders hidden, and only `dir`
- * writable. Pushes the prefix onto argv (nothing without a sandbox); returns 1 if it pushed. */
-int grader_sandbox_push(const struct grader_config *cfg, const char *dir,
-                        struct grader_argv *argv) {
-    char bwrap[PATH_MAX], solutions[PATH_MAX + 16];
-    if (!cfg->sandbox || grader_find_program("bwrap", bwrap, sizeof bwrap) != 0)
-        return 0;
-    snprintf(solutions, sizeof solutions, "%s/solutions", cfg->root);
-    grader_argv_push_all(argv, (const char *const[]){bwrap, "--ro-bind", "/", "/", "--dev-bind",
-                                                     "/dev", "/dev", NULL});
-    /* a private /dev/shm and /tmp, read-only below (TMPDIR is its own folder) */
-    grader_argv_push_all(argv,
-                         (const char *const[]){"--size", "1048576", "--tmpfs", "/dev/shm", NULL});
-    if (cfg->sandbox == SANDBOX_OWN_PROC)
-        grader_argv_push_all(argv, (const char *const[]){"--proc", "/proc", NULL});
-    else /* inside another sandbox a new /proc cannot be mounted: the outer one, read-only */
-        grader_argv_push_all(argv, (const char *const[]){"--ro-bind", "/proc", "/proc", NULL});
-    grader_argv_push_all(argv, (const char *const[]){"--size", "1048576", "--tmpfs", "/tmp", NULL});
-    const char *hidden[] = {solutions, cfg->submission, cfg->work};
-    for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++)
-        if (must_hide(hidden[i])) /* else its uid cannot reach it (bubblewrap could not mount) */
-            grader_argv_push_all(argv, (const char *const[]){"--tmpfs", hidden[i], NULL});
-    grader_argv_push_all(argv, (const char *const[]){"--bind", dir, dir, NULL});
-    if (grader_kernel_cache())
-        grader_argv_push_all(argv, (const char *const[]){"--bind", grader_kernel_cache(),
-                                                         grader_kernel_cache(), NULL});
-    grader_argv_push_all(argv, (const char *const[]){"--remount-ro", "/tmp", "--remount-ro",
-                                                     "/dev/shm", "--unshare-pid", "--unshare-net",
-                                                     "--unshare-ipc", NULL});
-    /* no --new-session: run.c made one */
-    grader_argv_push_all(argv,
-                         (const char *const[]){"--die-with-parent", "--setenv", "HOME", dir, NULL});
-    return 1;
-}
-
-/* A folder for a student's own program that its uid can reach wherever the grader's work folder
- * is (under a private home or a 0700 temporary folder): /tmp/clmm-host-XXXXXX (the grader's,
- * 0711) holding w/, handed to the student's uid when the program runs. 0, or -1. */
-int grader_jail_dir_make(char *dir, size_t size) {
-    char top[64] = "/tmp/clmm-host-XXXXXX";
-    if (!mkdtemp(top) || chmod(top, 0711) != 0)
-        return -1;
-    snprintf(dir, size, "%s/w", top);
-    return mkdir(dir, 0755);
-}
-
-void grader_jail_dir_remove(const char *dir) {
-    char top[PATH_MAX];
-    snprintf(top, sizeof top, "%s", dir);
-    char *slash = strrchr(top, '/');
-    if (slash && strncmp(top, "/tmp/clmm-host-", 15) == 0) {
-        *slash = '\0';
-        grader_remove_tree(top);
-    }
-}
-
-/* Copy one of the workbook's own files (no limits: it is trusted). 0, or -1. */
-int grader_copy_trusted(const char *from, const char *to) {
-    size_t length = 0;
-    char *text = clu_read_file(from, &length);
-    FILE *f = text ? fopen(to, "wb") : NULL;
-    int ok = f && fwrite(text, 1, length, f) == length;
-    if (f)
-        ok &= fclose(f) == 0;
-    free(text);
-    return ok ? 0 : -1;
-}
-
-int grader_jail_open(const struct grader_config *cfg, const char *kernel, struct grader_jail *j) {
-    memset(j, 0, sizeof *j);
-    if (grader_jail_dir_make(j->dir, sizeof j->dir) != 0)
-        return -1;
-    snprintf(j->self, sizeof j->self, "%s/grader", j->dir);
-    snprintf(j->kernel, sizeof j->kernel, "%s/kernel.cl", j->dir);
-    if (grader_copy_trusted(cfg->self, j->self) != 0 || chmod(j->self, 0755) != 0 ||
-        grader_copy_trusted(kernel, j->kernel) != 0) {
-        grader_jail_dir_remove(j->dir);
-        return -1;
-    }
-    return 0;
 }
 
 /* POCL's kernel cache of this exercise's jailed kernel runs (see grader_set_kernel_cache). */
@@ -218,7 +50,7 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     snprintf(logs, sizeof logs, "%s/%s/%s", cfg->work, ex->id, tag);
     grader_make_dirs(logs);
     snprintf(log, sizeof log, "%s/log.txt", logs);
-    if (grader_jail_open(cfg, kernel, &h->jail) != 0) {
+    if (grader_jail_open(cfg->self, kernel, &h->jail) != 0) {
         h->run.how = RUN_NO_START;
         h->run.code = errno;
         h->log = strdup("the grader cannot prepare its folder in /tmp");
@@ -229,7 +61,7 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     char wrapper_log[PATH_MAX + 16];
     snprintf(wrapper_log, sizeof wrapper_log, "%s/oclgrind.txt", h->dir);
     struct grader_argv argv = GRADER_ARGV_INIT;
-    grader_sandbox_push(cfg, h->dir, &argv);
+    grader_sandbox_push(&cfg->sandbox, h->dir, &argv);
     if (memcheck) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
@@ -243,7 +75,7 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     grader_argv_push(&argv, "--n");
     grader_argv_pushf(&argv, "%d", n);
     grader_argv_push(&argv, "--seed");
-    grader_argv_pushf(&argv, "%llu", (unsigned long long)grader_seed_for(cfg, ex, n));
+    grader_argv_pushf(&argv, "%llu", (unsigned long long)grader_seed_for(cfg->seed, ex, n));
     if (cfg->device && !memcheck) { /* under oclgrind its device is the only one */
         grader_argv_push(&argv, "--device");
         grader_argv_push(&argv, cfg->device);
@@ -312,25 +144,6 @@ float *grader_load_result(const char *dir, const char *name, size_t want, char *
     return x;
 }
 
-/* Describe a wrong output: first wrong element, how many, the hint. */
-void grader_describe_wrong(const struct grader_exercise *ex, int n,
-                           const struct grader_diagnosis *d, char *buf, size_t size) {
-    size_t count = grader_output_count(ex, n);
-    int used;
-    if (ex->is_vector)
-        used = snprintf(buf, size,
-                        "%zu of %zu elements wrong; first c[%zu]: expected %.7g, got "
-                        "%.7g",
-                        d->m.wrong, count, d->m.first, d->m.expected, (double)d->m.got);
-    else
-        used = snprintf(buf, size,
-                        "%zu of %zu elements wrong; first C(%zu,%zu): expected %.7g, got %.7g",
-                        d->m.wrong, count, d->m.first / (size_t)n, d->m.first % (size_t)n,
-                        d->m.expected, (double)d->m.got);
-    if (d->hint[0] && used > 0 && (size_t)used < size)
-        snprintf(buf + used, size - (size_t)used, "\nhint: %s", d->hint);
-}
-
 /* ---------------------------------------------------------------- the tests */
 
 /* One hidden size. Returns 1 if right; *untouched is set when nothing at all was written. */
@@ -357,7 +170,7 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
         return 0;
     }
     size_t count = grader_output_count(ex, n), in_count = ex->is_vector ? count : count;
-    uint64_t seed = grader_seed_for(cfg, ex, n);
+    uint64_t seed = grader_seed_for(cfg->seed, ex, n);
     char why[200] = "";
     float *c = grader_load_result(h.dir, "c.bin", count + HARNESS_GUARD, why, sizeof why);
     float *a = c ? grader_load_result(h.dir, "a.bin", in_count, why, sizeof why) : NULL;
@@ -463,7 +276,7 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     if (grader_find_program("cc", cc, sizeof cc) != 0)
         snprintf(cc, sizeof cc, "/usr/bin/cc");
     struct grader_argv build = GRADER_ARGV_INIT;
-    grader_sandbox_push(cfg, dir, &build);
+    grader_sandbox_push(&cfg->sandbox, dir, &build);
     grader_argv_push_all(&build,
                          (const char *const[]){cc, "-std=c11", "-O2", "-Wall", "-Wextra", inc, "-o",
                                                prog, main_copy, lib, "-lOpenCL", "-lm", NULL});
@@ -485,14 +298,14 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         return;
     }
     char n_text[16], seed_text[32];
-    uint64_t seed = grader_derive_seed(grader_seed_for(cfg, ex, ex->host_n), "host", 0);
+    uint64_t seed = grader_derive_seed(grader_seed_for(cfg->seed, ex, ex->host_n), "host", 0);
     snprintf(n_text, sizeof n_text, "%d", ex->host_n);
     snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
     snprintf(out, sizeof out, "%s/result.bin", dir);
     snprintf(log, sizeof log, "%s/run.txt", logs);
     remove(out);
     struct grader_argv argv = GRADER_ARGV_INIT;
-    int sandboxed = grader_sandbox_push(cfg, dir, &argv);
+    int sandboxed = grader_sandbox_push(&cfg->sandbox, dir, &argv);
     grader_argv_push_all(&argv, (const char *const[]){prog, "--n", n_text, "--seed", seed_text,
                                                       "--repeats", "1", "--output", out, NULL});
     if (cfg->device) {
@@ -660,22 +473,22 @@ static void test_memcheck(const struct grader_config *cfg, const struct grader_e
 /* Memory traffic of a kernel at memcheck_n, counted under oclgrind in the work folder `tag`:
  * 0, or -1 with t->why set. */
 static int count_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         const char *kernel, const char *tag, struct bench_traffic *t) {
+                         const char *kernel, const char *tag, struct grader_traffic *t) {
     (void)tag;
     struct grader_jail j;
-    if (grader_jail_open(cfg, kernel, &j) != 0) {
+    if (grader_jail_open(cfg->self, kernel, &j) != 0) {
         memset(t, 0, sizeof *t);
         snprintf(t->why, sizeof t->why, "the grader cannot prepare its folder in /tmp");
         return -1;
     }
     struct grader_argv prefix = GRADER_ARGV_INIT;
     grader_set_kernel_cache(kernel_cache);
-    grader_sandbox_push(cfg, j.dir, &prefix);
+    grader_sandbox_push(&cfg->sandbox, j.dir, &prefix);
     grader_argv_push(&prefix, "--"); /* bench_traffic stops at NULL: a placeholder, dropped below */
     free(prefix.argv[--prefix.count]);
     prefix.argv[prefix.count] = NULL;
-    int status = bench_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t,
-                               (const char *const *)prefix.argv, j.dir);
+    int status = grader_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t,
+                                (const char *const *)prefix.argv, j.dir);
     grader_argv_clear(&prefix);
     grader_set_kernel_cache(NULL);
     grader_jail_dir_remove(j.dir);
@@ -685,7 +498,7 @@ static int count_traffic(const struct grader_config *cfg, const struct grader_ex
 /* The reference kernel's traffic: the same for every student, so counted once per cache folder
  * (a batch shares one) and kept in a file written whole and renamed into place. */
 static int reference_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
-                             const char *reference, struct bench_traffic *t) {
+                             const char *reference, struct grader_traffic *t) {
     char path[PATH_MAX + 128] = "", tmp[PATH_MAX + 160];
     uint64_t h = grader_file_hash(reference);
     if (cfg->cache && h) {
@@ -725,13 +538,13 @@ static int reference_traffic(const struct grader_config *cfg, const struct grade
  * the measured form of "for every memory access, as many flops as possible". "" when either
  * could not be counted (the memory check says why). */
 static void traffic_rows(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         const struct bench_traffic *mine, const char *reference, char *out,
+                         const struct grader_traffic *mine, const char *reference, char *out,
                          size_t size) {
-    struct bench_traffic ref;
+    struct grader_traffic ref;
     out[0] = '\0';
     if (!mine || reference_traffic(cfg, ex, reference, &ref) != 0)
         return;
-    const struct bench_traffic *rows[2] = {mine, &ref};
+    const struct grader_traffic *rows[2] = {mine, &ref};
     const char *who[2] = {"yours     ", "reference "};
     int used = snprintf(out, size,
                         "\nmemory traffic per multiply-add (oclgrind, N = %d):", ex->memcheck_n);
@@ -744,7 +557,7 @@ static void traffic_rows(const struct grader_config *cfg, const struct grader_ex
 
 /* The step's technique, from the memory traffic oclgrind counts in the student's kernel. */
 static void test_technique(const struct grader_exercise *ex, int all_right,
-                           const struct bench_traffic *got, struct grader_exercise_result *r) {
+                           const struct grader_traffic *got, struct grader_exercise_result *r) {
     const struct grader_technique *t = &ex->technique;
     char name[120];
     int pts = ex->points.technique;
@@ -778,7 +591,7 @@ static void test_technique(const struct grader_exercise *ex, int all_right,
 }
 
 static void test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
-                      const char *kernel, int all_right, const struct bench_traffic *mine,
+                      const char *kernel, int all_right, const struct grader_traffic *mine,
                       struct grader_exercise_result *r) {
     const char *name = "performance against the reference solution";
     int pts = ex->points.perf;
@@ -885,7 +698,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
                         "point%s and the technique's are left out of the maximum",
                         ex->points.memcheck, ex->points.memcheck == 1 ? "" : "s");
     /* the kernel's memory traffic, counted once: for the technique and for the report */
-    struct bench_traffic traffic = {0};
+    struct grader_traffic traffic = {0};
     int counted = 0;
     if (passed == sizes && !ex->is_vector && cfg->memcheck)
         counted = count_traffic(cfg, ex, kernel, "traffic", &traffic) == 0;

@@ -12,7 +12,7 @@
  * sizes are chosen so that each timed matmul run lasts 50 ms or more on POCL on a 2-core
  * machine (vadd, memory-bound, lasts ~6 ms: larger vectors would need gigabytes).
  */
-#include "grader.h"
+#include "exercise/exercise.h"
 
 #define MM_ARGS ARG_N, ARG_A, ARG_B, ARG_C
 

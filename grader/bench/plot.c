@@ -4,7 +4,7 @@
  * measured. Each figure's data (.dat) and script (.gp) stay next to its SVG, so anyone can edit a
  * script and plot again with `gnuplot bench-bars.gp` in that folder. */
 #define _DEFAULT_SOURCE /* strdup, M_PI */
-#include "bench.h"
+#include "bench/bench.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -25,8 +25,9 @@
  * count. oclgrind's own reports go to a --log file of their own, out of the table's way.
  */
 #define _GNU_SOURCE /* memmem */
-#include "argv.h"
-#include "bench.h"
+#include "exercise/traffic.h"
+#include "exercise/protocol.h"
+#include "jail/jail.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -39,9 +40,9 @@
 #define TRAFFIC_HEADER  "Instructions executed for kernel"
 
 /* t->why, printf-style, cut to its size. */
-static void traffic_why(struct bench_traffic *t, const char *fmt, ...)
+static void traffic_why(struct grader_traffic *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void traffic_why(struct bench_traffic *t, const char *fmt, ...) {
+static void traffic_why(struct grader_traffic *t, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
     vsnprintf(t->why, sizeof t->why, fmt, args);
@@ -138,9 +139,9 @@ static void traffic_parse(const char *text, struct traffic_counts *c) {
 
 /* ---------------------------------------------------------------- counting a kernel */
 
-int bench_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
-                  int block, int n, const char *workdir, struct bench_traffic *t,
-                  const char *const *prefix, const char *jail_dir) {
+int grader_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
+                   int block, int n, const char *workdir, struct grader_traffic *t,
+                   const char *const *prefix, const char *jail_dir) {
     memset(t, 0, sizeof *t);
     t->n = n;
     char oclgrind[PATH_MAX];
@@ -220,7 +221,7 @@ int bench_traffic(const char *self, const struct grader_exercise *ex, const char
     return 0;
 }
 
-double bench_intensity(const struct bench_traffic *t) {
+double grader_intensity(const struct grader_traffic *t) {
     double accesses = t->global_loads + t->global_stores;
     return accesses > 0.0 ? 2.0 / (sizeof(float) * accesses) : 0.0;
 }

@@ -8,7 +8,7 @@
  * kernel is built and launched once untimed, then its size is scaled until one timed run lasts at
  * least PEAK_MIN_RUN seconds, and bench_repeat times the runs by their profiling events.
  */
-#include "bench.h"
+#include "bench/bench.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,8 @@
  *   - who goes first alternates every round, and the point is decided on the medians.
  */
 #define _GNU_SOURCE /* getrandom */
-#include "grader.h"
+#include "grade/grade.h"
+#include "exercise/protocol.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,7 @@ static struct grader_child *start_server(const struct grader_config *cfg,
                                          const char *log) {
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (jailed)
-        grader_sandbox_push(cfg, dir, &argv);
+        grader_sandbox_push(&cfg->sandbox, dir, &argv);
     grader_argv_push_all(&argv, (const char *const[]){self, "--harness", "--serve", "--ex", ex->id,
                                                       "--kernel", kernel, "--out", dir, "--seed",
                                                       "0", NULL});
@@ -197,7 +198,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     *earned = 0;
     *too_busy = 0;
     out[0] = '\0';
-    if (grader_jail_open(cfg, kernel, &jail) != 0) {
+    if (grader_jail_open(cfg->self, kernel, &jail) != 0) {
         snprintf(out, out_size, "not timed: the grader cannot prepare its folder in /tmp");
         return;
     }
@@ -215,7 +216,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
             grader_child_ask(sides[w].child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
             strcmp(reply, "ready") != 0)
             snprintf(why, sizeof why, "%s: the timing run did not start", sides[w].who);
-    uint64_t seed = grader_seed_for(cfg, ex, ex->perf_n);
+    uint64_t seed = grader_seed_for(cfg->seed, ex, ex->perf_n);
     int checked = (int)(grader_derive_seed(seed, "checked round", 0) % TIMED_ROUNDS);
     if (!why[0])
         grader_child_pause(mine->child, 1);

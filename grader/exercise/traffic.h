@@ -1,0 +1,29 @@
+/* traffic.h - the memory traffic of a kernel (traffic.c), counted by oclgrind: what an exercise's
+ * technique is checked against (grading) and what places a kernel on the roofline (the benchmark).
+ */
+#ifndef GRADER_EXERCISE_TRAFFIC_H
+#define GRADER_EXERCISE_TRAFFIC_H
+
+#include "exercise/exercise.h"
+
+/* Global and local memory accesses per multiply-add of a kernel, counted by running it under
+ * `oclgrind --inst-counts` (deterministic: the same on every machine). */
+struct grader_traffic {
+    double global_loads, global_stores; /* per multiply-add (i.e. divided by N^3) */
+    double local_loads, local_stores;   /* per multiply-add */
+    int n;                              /* N of the counting run */
+    char why[200];                      /* reason when not counted */
+};
+
+/* Count the traffic of kernel_path for exercise ex with BLOCK block at size n (small: oclgrind
+ * interprets), by running `oclgrind --inst-counts <self> --harness ... --block B` as a child
+ * in workdir. prefix (NULL-terminated, or NULL) goes before oclgrind: a sandbox; with jail_dir
+ * the run is jailed there (a student's kernel). Returns 0, or -1 with t->why set. */
+int grader_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
+                   int block, int n, const char *workdir, struct grader_traffic *t,
+                   const char *const *prefix, const char *jail_dir);
+
+/* Flops per byte of global memory traffic (2 flops per multiply-add, 4 bytes per access). */
+double grader_intensity(const struct grader_traffic *t);
+
+#endif

@@ -1,0 +1,128 @@
+/* grade.h - grading one exercise, test by test (grade.c holds their order): the harness runs and
+ * kernel tests, the host program, the memory check and the technique, the timing against the
+ * reference (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), the instructor's config
+ * (config.c), and the report and results.json (report.c).
+ */
+#ifndef GRADER_GRADE_H
+#define GRADER_GRADE_H
+
+#include "exercise/exercise.h"
+#include "jail/jail.h"
+
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- results and reports (report.c)
+ */
+
+struct grader_test {
+    char name[96];  /* e.g. "04_local_B: correct at N=100" */
+    int score, max; /* points */
+    char *output;   /* what the student reads about it (malloc'd) */
+};
+
+#define GRADER_MAX_TESTS 32
+
+struct grader_exercise_result {
+    const struct grader_exercise *ex;
+    struct grader_test tests[GRADER_MAX_TESTS];
+    int test_count;
+    int not_implemented; /* nothing was written anywhere: the skeleton as given */
+    int too_busy;        /* a run was stopped twice because the machine starved it: no verdict */
+    double gflops;       /* student kernel at perf_n (0: not timed) */
+    double ref_gflops;   /* reference solution at perf_n (0: not timed) */
+    char summary[200];   /* one line for the summary table */
+};
+
+/* Add a test to a result; output is printf-style. */
+void grader_add_test(struct grader_exercise_result *r, const char *name, int score, int max,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+int grader_result_score(const struct grader_exercise_result *r);
+int grader_result_max(const struct grader_exercise_result *r);
+
+/* The per-exercise report (tests, scores, outputs). */
+void grader_print_exercise(FILE *out, const struct grader_exercise_result *r);
+
+/* The lecture-style summary table and the score line. */
+void grader_print_summary(FILE *out, const struct grader_exercise_result *results, int count,
+                          const char *device);
+
+/* results.json in Gradescope's format. Returns 0, or -1 with a message. */
+int grader_write_json(const char *path, const struct grader_exercise_result *results, int count,
+                      double seconds);
+
+/* Make text safe to show, in place: every C0 control but \n and \t, DEL, every C1 control and
+ * each invalid UTF-8 sequence (stray, truncated, overlong, surrogate, past U+10FFFF) become '?';
+ * valid UTF-8 is kept. */
+void grader_sanitize_text(char *text);
+
+/* s sanitized (grader_sanitize_text), with JSON string escapes; malloc'd. */
+char *grader_json_escape(const char *s);
+
+void grader_free_result(struct grader_exercise_result *r);
+
+/* ---------------------------------------------------------------- grading (grade.c) */
+
+struct grader_config {
+    const char *root;       /* repository root: pristine common/, build/libclu.a, solutions/ */
+    const char *submission; /* folder holding the student's NN_name/ folders */
+    const char *work;       /* scratch folder for builds and outputs */
+    const char *cache;      /* what does not depend on the student, kept between runs (or NULL) */
+    const char *results;    /* folder for per-exercise logs */
+    const char *device;     /* device spec for every run (NULL: the first device) */
+    const char *self;       /* path of the grader executable (for --harness children) */
+    uint64_t seed;          /* hidden seed of this grading run */
+    double timeout;         /* seconds allowed per run of a student's kernel or program */
+    int memcheck;           /* run oclgrind when it is installed */
+    int perf;               /* time against the reference */
+    struct grader_sandbox
+        sandbox; /* build and run student programs under bubblewrap when it works */
+};
+
+/* Why a harness run failed, for the report (NULL when it succeeded); sets dead when no later
+ * run of this kernel can work (it does not build, or it hangs). */
+char *grader_harness_failure(const struct grader_run_result *run, const char *log, int n,
+                             char *dead, size_t dead_size);
+/* dir/name saved by clu_save_result holding exactly want floats, or NULL with why set. */
+float *grader_load_result(const char *dir, const char *name, size_t want, char *why,
+                          size_t why_size);
+
+/* The quiz of ex (quiz.c): one test per question, the student's answers.txt against the key in
+ * solutions/<ex>/answers.txt. */
+void grader_quiz_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       struct grader_exercise_result *r);
+
+/* The CUDA twin of ex (cuda.c): built with nvcc and run at the hidden sizes through the CUDA
+ * driver; reported as skipped (max 0) where nvcc or a CUDA device is missing. */
+void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       struct grader_exercise_result *r);
+
+/* An instructor's config file (config.c): lines `key = value`, # comments. Keys: exercises
+ * (comma-separated ids: the ones to grade), timeout, perf_ratio, cpu_seconds, processes,
+ * open_files, memory_mb, disk_mb, and per exercise ID.sizes (comma-separated), ID.host_n,
+ * ID.memcheck_n, ID.perf_n, ID.points.per_size|host|memcheck|perf|technique|cuda_per_size,
+ * ID.quiz.QUESTION (points). Changes the table rows, *cfg, the limits and fills chosen (up to
+ * max) when `exercises` is set. Returns 0, or -1 with "FILE:LINE: what" in err. */
+int grader_load_config(const char *path, struct grader_config *cfg,
+                       const struct grader_exercise **chosen, int max, int *chosen_count, char *err,
+                       size_t err_size);
+
+/* The student's kernel timed against the reference at perf_n (timing.c): each in a serving
+ * harness of its own, every launch on the grader's clock, every round's C checked. Fills the
+ * report text, the GFLOP/s of both (when timed), whether the point is earned, and whether the
+ * machine was too busy to time it. */
+void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
+                      const char *kernel, const char *reference, double *gflops, double *ref_gflops,
+                      char *out, size_t out_size, int *earned, int *too_busy);
+
+/* A trusted kernel (a reference solution) timed alone at n on the grader's clock, in a serving
+ * harness that saves into dir: 0 with min, median and max seconds, or -1 with why. */
+int grader_time_trusted(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *kernel, int n, const char *dir, double stats[3], char *why,
+                        size_t why_size);
+
+/* Grade one exercise of the submission. */
+void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,
+                           struct grader_exercise_result *r);
+
+#endif
