@@ -262,14 +262,16 @@ static long long bytes_under(const char *dir) {
 
 /* Run unpack on case/ARCHIVE into case/out with optional cap flags (NULL-terminated). */
 static struct ran unpack(const char *dir, const char *archive, ...) {
-    const char *argv[16] = {g_unpack, archive, "out"};
-    int n = 3;
+    struct grader_argv argv = GRADER_ARGV_INIT;
+    grader_argv_push_all(&argv, (const char *const[]){g_unpack, archive, "out", NULL});
     va_list args;
     va_start(args, archive);
-    for (const char *flag; n < 15 && (flag = va_arg(args, const char *));)
-        argv[n++] = flag;
+    for (const char *flag; (flag = va_arg(args, const char *));)
+        grader_argv_push(&argv, flag);
     va_end(args);
-    return run_in(dir, argv, 1, 0);
+    struct ran r = run_in(dir, (const char *const *)argv.argv, 1, 0);
+    grader_argv_clear(&argv);
+    return r;
 }
 
 /* A refusal: status 1 and exactly one line, "archive refused: " and `reason` in it. */
