@@ -147,6 +147,7 @@ sanitizers() {
     make -s asan || return 1
     ok=0
     for bin in build/asan/unit/test_*; do
+        case $bin in *.d) continue ;; esac # (the compiler's dependency files)
         name=$(basename "$bin")
         "$bin" >"$tmp/asan-$name.txt" 2>&1 || { tail -n 40 "$tmp/asan-$name.txt"; ok=1; }
         if grep -qE "ERROR: AddressSanitizer|runtime error:" "$tmp/asan-$name.txt"; then
