@@ -1,7 +1,9 @@
-/* grade.h - grading one exercise, test by test (grade.c holds their order): the harness runs and
- * kernel tests, the host program, the memory check and the technique, the timing against the
- * reference (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), the instructor's config
- * (config.c), and the report and results.json (report.c).
+/* grade.h - grading one exercise, test by test; grade.c holds their order, each test has a file of
+ * its own: the harness child runs and the loading of what they saved (harness_run.c), the kernel
+ * at the hidden sizes (kernel_tests.c), the host program (host_test.c), the memory check
+ * (memcheck.c), the technique and the traffic rows (technique.c), the timing against the reference
+ * (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), the instructor's config (config.c), and
+ * the report and results.json (report.c). What those files share among themselves is internal.h.
  */
 #ifndef GRADER_GRADE_H
 #define GRADER_GRADE_H
@@ -61,7 +63,7 @@ char *grader_json_escape(const char *s);
 
 void grader_free_result(struct grader_exercise_result *r);
 
-/* ---------------------------------------------------------------- grading (grade.c) */
+/* ---------------------------------------------------------------- grading */
 
 struct grader_config {
     const char *root;       /* repository root: pristine common/, build/libclu.a, solutions/ */
