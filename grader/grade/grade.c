@@ -22,12 +22,12 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         if (ex->quiz[0].id)
             grader_quiz_tests(cfg, ex, r);
         for (int t = first_question; t < r->test_count; t++)
-            unanswered &= strncmp(r->tests[t].output, "no answer", 9) == 0;
+            unanswered &= r->tests[t].verdict == GRADER_NOT_RUN; /* no answer */
         int cuda_untouched = 1;
         if (ex->cuda_per_size) {
             grader_cuda_tests(cfg, ex, r); /* not_implemented: kernel.cu wrote nothing */
-            cuda_untouched = r->not_implemented ||
-                             strncmp(r->tests[r->test_count - 1].output, "skipped", 7) == 0;
+            cuda_untouched =
+                r->not_implemented || r->tests[r->test_count - 1].verdict == GRADER_SKIPPED;
         }
         r->not_implemented = unanswered && cuda_untouched && grader_result_score(r) == 0;
         return;
@@ -72,11 +72,12 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     if (cfg->memcheck)
         grade_test_memcheck(cfg, ex, kernel, dead, r);
     else
-        grader_add_test(r, "memory check (oclgrind): bounds, races, uninitialised values, barriers",
-                        0, 0,
-                        "skipped: the memory check was switched off (--no-memcheck), so its %d "
-                        "point%s and the technique's are left out of the maximum",
-                        ex->points.memcheck, ex->points.memcheck == 1 ? "" : "s");
+        grader_add_verdict(r, GRADER_SKIPPED,
+                           "memory check (oclgrind): bounds, races, uninitialised values, barriers",
+                           0, 0,
+                           "skipped: the memory check was switched off (--no-memcheck), so its %d "
+                           "point%s and the technique's are left out of the maximum",
+                           ex->points.memcheck, ex->points.memcheck == 1 ? "" : "s");
     /* the kernel's memory traffic, counted once: for the technique and for the report */
     struct grader_traffic traffic = {0};
     int counted = 0;
@@ -85,14 +86,14 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     if (ex->points.technique > 0 && cfg->memcheck)
         grade_test_technique(ex, passed == sizes, &traffic, r);
     else if (ex->points.technique > 0)
-        grader_add_test(r, "technique: counted by oclgrind", 0, 0,
-                        "skipped: oclgrind's counts were switched off (--no-memcheck)");
+        grader_add_verdict(r, GRADER_SKIPPED, "technique: counted by oclgrind", 0, 0,
+                           "skipped: oclgrind's counts were switched off (--no-memcheck)");
     if (cfg->perf)
         grade_test_perf(cfg, ex, kernel, passed == sizes, counted ? &traffic : NULL, r);
     else
-        grader_add_test(r, "performance against the reference solution", 0, 0,
-                        "skipped: timing was switched off (--no-perf), so its point is left out "
-                        "of the maximum");
+        grader_add_verdict(r, GRADER_SKIPPED, "performance against the reference solution", 0, 0,
+                           "skipped: timing was switched off (--no-perf), so its point is left out "
+                           "of the maximum");
     r->not_implemented = untouched_all && passed == 0;
     grade_kernel_cache = NULL;
     if (cache[0])

@@ -18,9 +18,9 @@ void grade_test_host(const struct grader_config *cfg, const struct grader_exerci
                      const char *kernel, const char *dead, struct grader_exercise_result *r) {
     char dir[PATH_MAX];
     if (grader_jail_dir_make(dir, sizeof dir) != 0) {
-        grader_add_test(r, "host program saves the right result", 0, ex->points.host,
-                        "not run: the grader cannot create its folder in /tmp (%s)",
-                        strerror(errno));
+        grader_add_verdict(
+            r, GRADER_NOT_RUN, "host program saves the right result", 0, ex->points.host,
+            "not run: the grader cannot create its folder in /tmp (%s)", strerror(errno));
         return;
     }
     /* no nice level: every run has a session (an autogroup) or a control group of its own, with
@@ -51,7 +51,8 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     snprintf(from, sizeof from, "%s/build/libclu.a", cfg->root);
     copied &= grader_copy_trusted(from, lib) == 0;
     if (!copied) {
-        grader_add_test(r, name, 0, pts, "not run: the grader cannot copy %s", from);
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: the grader cannot copy %s",
+                           from);
         return;
     }
     char bad[100];
@@ -88,7 +89,7 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         return;
     }
     if (dead[0]) {
-        grader_add_test(r, name, 0, pts, "not run: %s", dead);
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
         return;
     }
     char n_text[16], seed_text[32];

@@ -92,12 +92,12 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
     int pts = ex->points.memcheck;
     char oclgrind[PATH_MAX];
     if (dead[0]) {
-        grader_add_test(r, name, 0, pts, "not run: %s", dead);
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
         return;
     }
     if (grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
-        grader_add_test(r, name, 0, pts,
-                        "not run: oclgrind is not installed (apt-get install oclgrind)");
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
+                           "not run: oclgrind is not installed (apt-get install oclgrind)");
         return;
     }
     char log[PATH_MAX + 32];
