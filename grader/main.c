@@ -361,7 +361,7 @@ int main(int argc, char **argv) {
     }
     if (json) {
         double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        if (grader_write_json(json, results, chosen_count, seconds) != 0)
+        if (grader_write_json(json, results, chosen_count, seconds, device) != 0)
             status = EXIT_USAGE;
         else
             printf("Gradescope results: %s\n", json);

@@ -305,6 +305,8 @@ echo "batch: graded in $(($(date +%s) - start)) s"
 
 # ---------------------------------------------------------------- gradebook, summary, JUnit
 csv=$out/gradebook.csv
+# every column but the status comes from the student's results.json (the grader's data: each
+# test's exercise and verdict, the device), never from the wording of its log
 # One gradebook cell, safe to open in a spreadsheet: text that would start a formula (= + - @, a
 # tab or a carriage return; a student id may begin with -) gets a leading ', and a cell with a
 # comma, a quote or a line break is quoted (RFC 4180).
@@ -327,11 +329,10 @@ nl=$(printf '\nx') nl=${nl%x}
     while IFS="$(printf '\t')" read -r id entry; do
         dir=$out/students/$id
         status=$(cat "$dir/status" 2>/dev/null || echo "not graded")
-        device=$(sed -n 's/^Grading .* on \(.*\); hidden seed.*/\1/p' "$dir/grade.log" 2>/dev/null |
-            head -n 1)
+        device=$(jq -r '.extra_data.device // empty' "$dir/results.json" 2>/dev/null)
         cell "$id"
         for ex in $exercises; do
-            printf ',%s' "$(jq -r --arg e "$ex" '[.tests[] | select(.name | startswith($e + ":")) | .score] |
+            printf ',%s' "$(jq -r --arg e "$ex" '[.tests[] | select(.extra_data.exercise == $e) | .score] |
                 if length == 0 then "" else add end' "$dir/results.json" 2>/dev/null)"
         done
         printf ',%s,%s,%s,%s' "$(jq -r .score "$dir/results.json" 2>/dev/null || echo 0)" \
@@ -374,7 +375,7 @@ printf '%s\n' "$all_json" | jq -rs '
   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
   "<testsuites>",
   (.[] | "  <testsuite name=\"\(.student | xml)\" tests=\"\(.tests | length)\" failures=\"\([.tests[] | select(.status == "failed")] | length)\">",
-    (.tests[] | "    <testcase classname=\"\(.name | split(":")[0] | xml)\" name=\"\(.name | xml)\">" +
+    (.tests[] | "    <testcase classname=\"\(.extra_data.exercise | xml)\" name=\"\(.name | xml)\">" +
       (if .status == "failed" then "<failure message=\"\(.score)/\(.max_score)\">\(.output | xml)</failure>" else "" end) +
       "</testcase>"),
     "  </testsuite>"),

@@ -254,7 +254,7 @@ static char *run_failure(const struct cuda_run *h, int n, char *dead, size_t dea
 static void skip_all(struct grader_exercise_result *r, int first, const char *why) {
     while (r->test_count > first)
         free(r->tests[--r->test_count].output);
-    grader_add_test(r, "CUDA twin", 0, 0, "skipped: %s (no points lost)", why);
+    grader_add_verdict(r, GRADER_SKIPPED, "CUDA twin", 0, 0, "skipped: %s (no points lost)", why);
 }
 
 /* The OpenCL blocked kernel of 05 on the grader's OpenCL device, when that device is the GPU
@@ -396,11 +396,12 @@ static void test_speed(const struct grader_config *cfg, const struct grader_exer
     if (parsed)
         timed_rounds_wrong(cfg, ex, h.dir, n, seed, runs, wrong, sizeof wrong);
     if (parsed && wrong[0]) {
-        grader_add_test(r, name, 0, 0,
-                        "not timed: the timed launches at N = %d did not all compute C: %s", n,
-                        wrong);
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, 0,
+                           "not timed: the timed launches at N = %d did not all compute C: %s", n,
+                           wrong);
     } else if (!parsed || s[1] <= 0) {
-        grader_add_test(r, name, 0, 0, "%s", failure ? failure : "the timing run saved no figures");
+        grader_add_verdict(r, GRADER_FAIL, name, 0, 0, "%s",
+                           failure ? failure : "the timing run saved no figures");
     } else {
         double flops = grader_flops(ex, n);
         r->gflops = flops / s[1] * 1e-9;
@@ -488,7 +489,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
                 grader_add_test(r, name, 0, pts, "kernel.cu does not compile; nvcc says:\n%s",
                                 build_log);
             else
-                grader_add_test(r, name, 0, pts, "not run: %s", dead);
+                grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
             continue;
         }
         snprintf(tag, sizeof tag, "n%d", n);
@@ -520,11 +521,11 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
     r->not_implemented = sizes > 0 && untouched_all && passed == 0;
 
     if (!cfg->perf)
-        grader_add_test(r, "CUDA twin: performance (not scored)", 0, 0,
-                        "not run: timing was switched off");
+        grader_add_verdict(r, GRADER_NOT_RUN, "CUDA twin: performance (not scored)", 0, 0,
+                           "not run: timing was switched off");
     else if (passed < sizes || sizes == 0)
-        grader_add_test(r, "CUDA twin: performance (not scored)", 0, 0,
-                        "not timed: the kernel must first be right at every size");
+        grader_add_verdict(r, GRADER_NOT_RUN, "CUDA twin: performance (not scored)", 0, 0,
+                           "not timed: the kernel must first be right at every size");
     else
         test_speed(cfg, ex, work, module, block, r);
 }

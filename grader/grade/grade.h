@@ -1,7 +1,9 @@
-/* grade.h - grading one exercise, test by test (grade.c holds their order): the harness runs and
- * kernel tests, the host program, the memory check and the technique, the timing against the
- * reference (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), the instructor's config
- * (config.c), and the report and results.json (report.c).
+/* grade.h - grading one exercise, test by test; grade.c holds their order, each test has a file of
+ * its own: the harness child runs and the loading of what they saved (harness_run.c), the kernel
+ * at the hidden sizes (kernel_tests.c), the host program (host_test.c), the memory check
+ * (memcheck.c), the technique and the traffic rows (technique.c), the timing against the reference
+ * (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), the instructor's config (config.c), and
+ * the report and results.json (report.c). What those files share among themselves is internal.h.
  */
 #ifndef GRADER_GRADE_H
 #define GRADER_GRADE_H
@@ -14,10 +16,22 @@
 /* ---------------------------------------------------------------- results and reports (report.c)
  */
 
+/* What became of a test: the data every consumer (the report, results.json, the batch's
+ * gradebook) reads, never the wording of its output. */
+enum grader_verdict {
+    GRADER_PASS,    /* it ran and earned all its points (a test worth 0 of 0 that ran, too) */
+    GRADER_FAIL,    /* it ran and lost points, or went wrong */
+    GRADER_SKIPPED, /* left out on purpose (switched off, no hardware for it): worth 0 of 0 */
+    GRADER_NOT_RUN, /* it could not run: what it needs failed first or is missing (the kernel
+                       does not build, no answer to a question) */
+};
+
 struct grader_test {
-    char name[96];  /* e.g. "04_local_B: correct at N=100" */
-    int score, max; /* points */
-    char *output;   /* what the student reads about it (malloc'd) */
+    char name[96];        /* e.g. "04_local_B: correct at N=100" */
+    const char *exercise; /* the id of its exercise (the table's string), e.g. "04_local_B" */
+    enum grader_verdict verdict; /* pass, fail, skipped or not run */
+    int score, max;              /* points */
+    char *output;                /* what the student reads about it (malloc'd) */
 };
 
 #define GRADER_MAX_TESTS 32
@@ -33,9 +47,20 @@ struct grader_exercise_result {
     char summary[200];   /* one line for the summary table */
 };
 
-/* Add a test to a result; output is printf-style. */
+/* Add a test to a result; output is printf-style. Its verdict is GRADER_PASS when score is max,
+ * else GRADER_FAIL. */
 void grader_add_test(struct grader_exercise_result *r, const char *name, int score, int max,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Add a test with the verdict its producer chose: GRADER_SKIPPED (worth 0 of 0) or
+ * GRADER_NOT_RUN (0 of its points) where it was left out or could not run, or GRADER_FAIL for a
+ * test worth nothing that went wrong. */
+void grader_add_verdict(struct grader_exercise_result *r, enum grader_verdict verdict,
+                        const char *name, int score, int max, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* The verdict's name in results.json: "pass", "fail", "skipped" or "not_run". */
+const char *grader_verdict_name(enum grader_verdict verdict);
 
 int grader_result_score(const struct grader_exercise_result *r);
 int grader_result_max(const struct grader_exercise_result *r);
@@ -47,9 +72,11 @@ void grader_print_exercise(FILE *out, const struct grader_exercise_result *r);
 void grader_print_summary(FILE *out, const struct grader_exercise_result *results, int count,
                           const char *device);
 
-/* results.json in Gradescope's format. Returns 0, or -1 with a message. */
+/* results.json in Gradescope's format; what Gradescope has no key for goes in its extra_data
+ * (documented as stored, not read): the maximum and the device (NULL: none) at the top, each
+ * test's exercise and verdict in the test's. Returns 0, or -1 with a message. */
 int grader_write_json(const char *path, const struct grader_exercise_result *results, int count,
-                      double seconds);
+                      double seconds, const char *device);
 
 /* Make text safe to show, in place: every C0 control but \n and \t, DEL, every C1 control and
  * each invalid UTF-8 sequence (stray, truncated, overlong, surrogate, past U+10FFFF) become '?';
@@ -61,7 +88,7 @@ char *grader_json_escape(const char *s);
 
 void grader_free_result(struct grader_exercise_result *r);
 
-/* ---------------------------------------------------------------- grading (grade.c) */
+/* ---------------------------------------------------------------- grading */
 
 struct grader_config {
     const char *root;       /* repository root: pristine common/, build/libclu.a, solutions/ */

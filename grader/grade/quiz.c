@@ -370,25 +370,27 @@ void grader_quiz_tests(const struct grader_config *cfg, const struct grader_exer
             continue;
         }
         if (!text) {
-            grader_add_test(r, name, 0, points, "no answer: %s", problem);
+            grader_add_verdict(r, GRADER_NOT_RUN, name, 0, points, "no answer: %s", problem);
             continue;
         }
         quiz_lookup(text, length, id, &got);
         switch (got.found) {
         case QUIZ_NONE:
             if (stray > 0 && !stray_told++) /* once: on the first question without an answer */
-                grader_add_test(r, name, 0, points,
-                                "no answer: answers.txt has no line `%s: <answer>` with an answer "
-                                "after the colon\nnote: %d line%s of answers.txt %s not of the "
-                                "form `qN: answer` for a question of this quiz and %s ignored "
-                                "(the first is line %d)",
-                                id, stray, stray == 1 ? "" : "s", stray == 1 ? "is" : "are",
-                                stray == 1 ? "was" : "were", first_stray);
+                grader_add_verdict(
+                    r, GRADER_NOT_RUN, name, 0, points,
+                    "no answer: answers.txt has no line `%s: <answer>` with an answer "
+                    "after the colon\nnote: %d line%s of answers.txt %s not of the "
+                    "form `qN: answer` for a question of this quiz and %s ignored "
+                    "(the first is line %d)",
+                    id, stray, stray == 1 ? "" : "s", stray == 1 ? "is" : "are",
+                    stray == 1 ? "was" : "were", first_stray);
             else
-                grader_add_test(r, name, 0, points,
-                                "no answer: answers.txt has no line `%s: <answer>` with an answer "
-                                "after the colon",
-                                id);
+                grader_add_verdict(
+                    r, GRADER_NOT_RUN, name, 0, points,
+                    "no answer: answers.txt has no line `%s: <answer>` with an answer "
+                    "after the colon",
+                    id);
             break;
         case QUIZ_CONFLICT:
             if (quiz_all_right(text, length, id, key.answer)) {

@@ -66,27 +66,59 @@ void grader_sanitize_text(char *text) {
     *out = '\0';
 }
 
-void grader_add_test(struct grader_exercise_result *r, const char *name, int score, int max,
-                     const char *fmt, ...) {
+__attribute__((format(printf, 6, 0))) static void add_test(struct grader_exercise_result *r,
+                                                           enum grader_verdict verdict,
+                                                           const char *name, int score, int max,
+                                                           const char *fmt, va_list ap) {
     if (r->test_count >= (int)(sizeof r->tests / sizeof r->tests[0]))
         return;
     struct grader_test *t = &r->tests[r->test_count++];
     snprintf(t->name, sizeof t->name, "%s: %s", r->ex->id, name);
+    t->exercise = r->ex->id;
+    t->verdict = verdict;
     t->score = score;
     t->max = max;
-    va_list ap;
-    va_start(ap, fmt);
+    va_list again;
+    va_copy(again, ap);
     int length = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
     t->output = malloc((size_t)length + 1);
     if (t->output) {
-        va_start(ap, fmt);
-        vsnprintf(t->output, (size_t)length + 1, fmt, ap);
-        va_end(ap);
+        vsnprintf(t->output, (size_t)length + 1, fmt, again);
         /* the one door of every test's output: terminal, logs and results.json see it clean */
         grader_sanitize_text(t->output);
     }
+    va_end(again);
     grader_sanitize_text(t->name);
+}
+
+void grader_add_test(struct grader_exercise_result *r, const char *name, int score, int max,
+                     const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    add_test(r, score == max ? GRADER_PASS : GRADER_FAIL, name, score, max, fmt, ap);
+    va_end(ap);
+}
+
+void grader_add_verdict(struct grader_exercise_result *r, enum grader_verdict verdict,
+                        const char *name, int score, int max, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    add_test(r, verdict, name, score, max, fmt, ap);
+    va_end(ap);
+}
+
+const char *grader_verdict_name(enum grader_verdict verdict) {
+    switch (verdict) {
+    case GRADER_PASS:
+        return "pass";
+    case GRADER_FAIL:
+        return "fail";
+    case GRADER_SKIPPED:
+        return "skipped";
+    case GRADER_NOT_RUN:
+        return "not_run";
+    }
+    return "fail";
 }
 
 int grader_result_score(const struct grader_exercise_result *r) {
@@ -116,9 +148,10 @@ void grader_print_exercise(FILE *out, const struct grader_exercise_result *r) {
     for (int i = 0; i < r->test_count; i++) {
         const struct grader_test *t = &r->tests[i];
         const char *name = t->name + strlen(r->ex->id) + 2;
-        const char *verdict = t->max == 0 && !strncmp(t->output, "skipped", 7) ? "skip"
-                              : t->score == t->max                             ? "ok"
-                                                                               : "FAIL";
+        /* a test that could not run but cost nothing (0 of 0) reads "ok", as it always did */
+        const char *verdict = t->verdict == GRADER_SKIPPED ? "skip"
+                              : t->score == t->max         ? "ok"
+                                                           : "FAIL";
         fprintf(out, "  %-4s %d/%d  %s\n", verdict, t->score, t->max, name);
         /* indent the explanation under its test */
         const char *line = t->output ? t->output : "";
@@ -202,7 +235,7 @@ static void json_string(FILE *f, const char *s) {
 }
 
 int grader_write_json(const char *path, const struct grader_exercise_result *results, int count,
-                      double seconds) {
+                      double seconds, const char *device) {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "grader: cannot write %s: %s\n", path, strerror(errno));
@@ -214,7 +247,12 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
         max += grader_result_max(&results[i]);
     }
     fprintf(f, "{\n  \"score\": %d,\n  \"execution_time\": %.0f,\n", score, seconds);
-    fprintf(f, "  \"extra_data\": {\"max_score\": %d},\n", max);
+    fprintf(f, "  \"extra_data\": {\"max_score\": %d", max);
+    if (device) {
+        fprintf(f, ", \"device\": ");
+        json_string(f, device);
+    }
+    fprintf(f, "},\n");
     fprintf(f, "  \"output\": ");
     char line[64];
     snprintf(line, sizeof line, "Score: %d/%d", score, max);
@@ -229,7 +267,9 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
             fprintf(f, ", \"score\": %d, \"max_score\": %d, \"status\": \"%s\", \"output\": ",
                     test->score, test->max, test->score == test->max ? "passed" : "failed");
             json_string(f, test->output);
-            fprintf(f, "}");
+            fprintf(f, ", \"extra_data\": {\"exercise\": ");
+            json_string(f, test->exercise);
+            fprintf(f, ", \"verdict\": \"%s\"}}", grader_verdict_name(test->verdict));
             sep = ",";
         }
     fprintf(f, "\n  ],\n  \"leaderboard\": [");

@@ -17,7 +17,7 @@
  *   - who goes first alternates every round, and the point is decided on the medians.
  */
 #define _GNU_SOURCE /* getrandom */
-#include "grade/grade.h"
+#include "grade/internal.h"
 #include "exercise/protocol.h"
 
 #include <stdlib.h>
@@ -308,4 +308,29 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
     }
     free(s.log_text);
     return why[0] ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- the test */
+
+void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
+                     const char *kernel, int all_right, const struct grader_traffic *mine,
+                     struct grader_exercise_result *r) {
+    const char *name = "performance against the reference solution";
+    int pts = ex->points.perf;
+    if (!all_right) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
+                           "not timed: the kernel must first be right at every size");
+        return;
+    }
+    char reference[PATH_MAX], text[4000], traffic[400] = "";
+    snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
+    int earned = 0, too_busy = 0;
+    grader_set_kernel_cache(grade_kernel_cache);
+    grader_perf_test(cfg, ex, kernel, reference, &r->gflops, &r->ref_gflops, text, sizeof text,
+                     &earned, &too_busy);
+    grader_set_kernel_cache(NULL);
+    r->too_busy |= too_busy;
+    if (earned && !ex->is_vector)
+        grade_traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
+    grader_add_test(r, name, earned ? pts : 0, pts, "%s%s", text, traffic);
 }

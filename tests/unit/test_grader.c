@@ -788,13 +788,19 @@ static void test_write_json(void **state) {
         }
         CHECK(grader_result_score(&res[0]) + grader_result_score(&res[1]) == score,
               "grader_result_score disagrees with the tests' sum %d", score);
-        CHECK(grader_write_json(path, res, 2, 12.0) == 0, "grader_write_json failed");
+        const char *device = round == 1 ? NULL : "GPU \"x\" (POCL)";
+        CHECK(grader_write_json(path, res, 2, 12.0, device) == 0, "grader_write_json failed");
         char *v = jq(".score", path);
         CHECK(atoi(v) == score, "round %d: .score %s, tests sum to %d", round, v, score);
         free(v);
         v = jq(".extra_data.max_score", path);
         CHECK(atoi(v) == max_score, "round %d: max_score %s, exercises sum to %d", round, v,
               max_score);
+        free(v);
+        /* the device at the top, in extra_data (Gradescope stores it and reads nothing there) */
+        v = jq(".extra_data.device // \"(none)\"", path);
+        CHECK(strcmp(v, device ? device : "(none)") == 0, "round %d: device \"%s\", expected %s",
+              round, v, device ? device : "none");
         free(v);
         v = jq(".tests | length", path);
         CHECK(atoi(v) == tests, "round %d: %s tests, expected %d", round, v, tests);
@@ -829,6 +835,16 @@ static void test_write_json(void **state) {
                           fields[f], v, mine[f]);
                     free(v);
                 }
+                /* its exercise and its verdict, in the test's extra_data */
+                snprintf(filter, sizeof filter,
+                         ".tests[%d].extra_data.exercise, \",\", .tests[%d].extra_data.verdict", k,
+                         k);
+                v = jq(filter, path);
+                snprintf(want, sizeof want, "%s,%s", res[i].ex->id,
+                         res[i].tests[t].score == res[i].tests[t].max ? "pass" : "fail");
+                CHECK(strcmp(v, want) == 0, "test %d: exercise and verdict %s, expected %s", k, v,
+                      want);
+                free(v);
                 CHECK(strncmp(res[i].tests[t].name, res[i].ex->id, strlen(res[i].ex->id)) == 0,
                       "test %d named \"%s\" without its exercise %s", k, res[i].tests[t].name,
                       res[i].ex->id);

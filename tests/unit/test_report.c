@@ -1,5 +1,6 @@
 /* test_report.c - unit tests (cmocka) of grader_sanitize_text and of the places that apply it:
- * grader_add_test (test names and outputs), the summary's device name and grader_json_escape.
+ * grader_add_test (test names and outputs), the summary's device name and grader_json_escape;
+ * and the verdict each test carries into the report and results.json.
  *
  * The strings are drawn from a seed chosen at run time and printed at the start and in every
  * failure; set TEST_REPORT_SEED=<seed> to repeat a run. The checks use their own UTF-8 decoder,
@@ -324,6 +325,66 @@ static void test_add_test_sanitizes_name_and_output(void **state) {
     grader_free_result(&res);
 }
 
+/* ---------------------------------------------------------------- verdicts */
+
+/* Every test carries its verdict and its exercise as data: pass or fail from the score, skipped
+ * and not run as the producer says. The report's word for each stays what the student always
+ * read (a 0 of 0 test that could not run reads "ok"), and results.json carries both. */
+static void test_verdicts(void **state) {
+    (void)state;
+    struct grader_exercise_result res;
+    memset(&res, 0, sizeof res);
+    res.ex = &grader_exercises[0];
+    grader_add_test(&res, "right", 2, 2, "right");
+    grader_add_test(&res, "wrong", 0, 2, "wrong");
+    grader_add_verdict(&res, GRADER_SKIPPED, "switched off", 0, 0, "skipped: switched off");
+    grader_add_verdict(&res, GRADER_NOT_RUN, "after a failure", 0, 3, "not run: it failed");
+    grader_add_verdict(&res, GRADER_NOT_RUN, "not scored", 0, 0, "not run: timing was off");
+    static const enum grader_verdict want[] = {GRADER_PASS, GRADER_FAIL, GRADER_SKIPPED,
+                                               GRADER_NOT_RUN, GRADER_NOT_RUN};
+    static const char *const words[] = {"ok   2/2  right", "FAIL 0/2  wrong",
+                                        "skip 0/0  switched off", "FAIL 0/3  after a failure",
+                                        "ok   0/0  not scored"};
+    static const char *const names[] = {"pass", "fail", "skipped", "not_run", "not_run"};
+    CHECK(res.test_count == 5, "%d tests added, expected 5", res.test_count);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    CHECK(f != NULL, "open_memstream failed");
+    grader_print_exercise(f, &res);
+    fclose(f);
+    for (int t = 0; t < 5; t++) {
+        CHECK(res.tests[t].verdict == want[t], "test %d: verdict %d, expected %d", t,
+              (int)res.tests[t].verdict, (int)want[t]);
+        CHECK(res.tests[t].exercise == res.ex->id, "test %d: exercise %s, expected %s", t,
+              res.tests[t].exercise ? res.tests[t].exercise : "(null)", res.ex->id);
+        CHECK(strcmp(grader_verdict_name(res.tests[t].verdict), names[t]) == 0,
+              "test %d: verdict named %s, expected %s", t,
+              grader_verdict_name(res.tests[t].verdict), names[t]);
+        CHECK(strstr(text, words[t]) != NULL, "the report lacks \"%s\":\n%s", words[t], text);
+    }
+    free(text);
+
+    char path[128], *json = NULL;
+    snprintf(path, sizeof path, "%s/verdicts.json", g_tmp);
+    CHECK(grader_write_json(path, &res, 1, 1.0, "GPU (POCL)") == 0, "grader_write_json failed");
+    f = fopen(path, "r");
+    CHECK(f != NULL, "no %s", path);
+    size_t length = 0;
+    CHECK(getdelim(&json, &length, '\0', f) > 0, "cannot read %s", path);
+    fclose(f);
+    char want_json[200];
+    for (int t = 0; t < 5; t++) {
+        snprintf(want_json, sizeof want_json,
+                 "\"extra_data\": {\"exercise\": \"%s\", \"verdict\": \"%s\"}", res.ex->id,
+                 names[t]);
+        CHECK(strstr(json, want_json) != NULL, "results.json lacks %s:\n%s", want_json, json);
+    }
+    CHECK(strstr(json, "\"device\": \"GPU (POCL)\"") != NULL, "no device in:\n%s", json);
+    free(json);
+    grader_free_result(&res);
+}
+
 static void test_json_escape_input_sanitized(void **state) {
     (void)state;
     struct rng r = rng_for("json_escape");
@@ -351,6 +412,7 @@ int main(void) {
         cmocka_unit_test(test_unsafe_pieces_become_question_marks),
         cmocka_unit_test(test_add_test_sanitizes_name_and_output),
         cmocka_unit_test(test_json_escape_input_sanitized),
+        cmocka_unit_test(test_verdicts),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

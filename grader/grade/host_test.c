@@ -1,0 +1,151 @@
+/* host_test.c - the student's host program: main.c built against the pristine common/ library,
+ * run jailed at host_n, and the result it saved checked against the reference. */
+#include "grade/internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUILD_TIMEOUT 120 /* seconds for compiling a student's main.c */
+
+/* Build the student's main.c against the pristine library, run it, check what it saved. */
+static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         const char *kernel, const char *dead, const char *dir,
+                         struct grader_exercise_result *r);
+
+void grade_test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
+                     const char *kernel, const char *dead, struct grader_exercise_result *r) {
+    char dir[PATH_MAX];
+    if (grader_jail_dir_make(dir, sizeof dir) != 0) {
+        grader_add_verdict(
+            r, GRADER_NOT_RUN, "host program saves the right result", 0, ex->points.host,
+            "not run: the grader cannot create its folder in /tmp (%s)", strerror(errno));
+        return;
+    }
+    /* no nice level: every run has a session (an autogroup) or a control group of its own, with
+     * the same CPU share as any other; a host program niced to 19 starved beside outside load */
+    host_program(cfg, ex, kernel, dead, dir, r);
+    grader_jail_dir_remove(dir);
+}
+
+/* The host program built and run in dir; its logs stay in the work folder. */
+static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         const char *kernel, const char *dead, const char *dir,
+                         struct grader_exercise_result *r) {
+    const char *name = "host program saves the right result";
+    int pts = ex->points.host;
+    char src[PATH_MAX], logs[PATH_MAX], main_copy[PATH_MAX + 16], kernel_copy[PATH_MAX + 16];
+    char prog[PATH_MAX + 16], log[PATH_MAX + 16], out[PATH_MAX + 16], lib[PATH_MAX + 16],
+        inc[PATH_MAX + 4], from[PATH_MAX + 32], to[PATH_MAX + 16];
+    snprintf(logs, sizeof logs, "%s/%s/host", cfg->work, ex->id);
+    grader_make_dirs(logs);
+    /* only main.c and kernel.cl are the student's: the header and library are the workbook's */
+    snprintf(main_copy, sizeof main_copy, "%s/main.c", dir);
+    snprintf(kernel_copy, sizeof kernel_copy, "%s/kernel.cl", dir);
+    snprintf(lib, sizeof lib, "%s/libclu.a", dir);
+    snprintf(inc, sizeof inc, "-I%s", dir);
+    snprintf(from, sizeof from, "%s/common/clu.h", cfg->root);
+    snprintf(to, sizeof to, "%s/clu.h", dir);
+    int copied = grader_copy_trusted(from, to) == 0;
+    snprintf(from, sizeof from, "%s/build/libclu.a", cfg->root);
+    copied &= grader_copy_trusted(from, lib) == 0;
+    if (!copied) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: the grader cannot copy %s",
+                           from);
+        return;
+    }
+    char bad[100];
+    snprintf(src, sizeof src, "%s/%s/main.c", cfg->submission, ex->id);
+    if (grader_copy_source(src, main_copy, bad, sizeof bad) != 0) {
+        grader_add_test(r, name, 0, pts, "%s/main.c: %s", ex->id, bad);
+        return;
+    }
+    if (grader_copy_source(kernel, kernel_copy, bad, sizeof bad) != 0) {
+        grader_add_test(r, name, 0, pts, "%s/kernel.cl: %s", ex->id, bad);
+        return;
+    }
+    snprintf(prog, sizeof prog, "%s/%s", dir, ex->id);
+    snprintf(log, sizeof log, "%s/build.txt", logs);
+    char cc[PATH_MAX];
+    if (grader_find_program("cc", cc, sizeof cc) != 0)
+        snprintf(cc, sizeof cc, "/usr/bin/cc");
+    struct grader_argv build = GRADER_ARGV_INIT;
+    grader_sandbox_push(&cfg->sandbox, dir, &build);
+    grader_argv_push_all(&build,
+                         (const char *const[]){cc, "-std=c11", "-O2", "-Wall", "-Wextra", inc, "-o",
+                                               prog, main_copy, lib, "-lOpenCL", "-lm", NULL});
+    struct grader_run_result run;
+    remove(prog);
+    grader_run_jailed(build.argv, dir, log, BUILD_TIMEOUT, &run);
+    grader_argv_clear(&build);
+    r->too_busy |= run.how == RUN_TOO_BUSY;
+    if (run.how != RUN_EXITED || run.code != 0) {
+        char *text = grader_read_capped(log, LOG_CAP), what[300];
+        grader_describe_run(&run, what, sizeof what);
+        grader_add_test(r, name, 0, pts, "main.c does not compile (the compiler %s):\n%s", what,
+                        text);
+        free(text);
+        return;
+    }
+    if (dead[0]) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
+        return;
+    }
+    char n_text[16], seed_text[32];
+    uint64_t seed = grader_derive_seed(grader_seed_for(cfg->seed, ex, ex->host_n), "host", 0);
+    snprintf(n_text, sizeof n_text, "%d", ex->host_n);
+    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
+    snprintf(out, sizeof out, "%s/result.bin", dir);
+    snprintf(log, sizeof log, "%s/run.txt", logs);
+    remove(out);
+    struct grader_argv argv = GRADER_ARGV_INIT;
+    int sandboxed = grader_sandbox_push(&cfg->sandbox, dir, &argv);
+    grader_argv_push_all(&argv, (const char *const[]){prog, "--n", n_text, "--seed", seed_text,
+                                                      "--repeats", "1", "--output", out, NULL});
+    if (cfg->device) {
+        grader_argv_push(&argv, "--device");
+        grader_argv_push(&argv, cfg->device);
+    }
+    grader_run_jailed(argv.argv, dir, log, cfg->timeout, &run);
+    grader_argv_clear(&argv);
+    r->too_busy |= run.how == RUN_TOO_BUSY;
+    if (sandboxed && run.how == RUN_EXITED && run.code > 128 && run.code < 128 + 65) {
+        /* bubblewrap passes on a signal death as status 128 + signal */
+        run.how = RUN_SIGNALED;
+        run.code -= 128;
+    }
+    char *text = grader_read_capped(log, LOG_CAP), what[300], why[200];
+    grader_describe_run(&run, what, sizeof what);
+    size_t count = grader_output_count(ex, ex->host_n);
+    float *c = grader_load_result(dir, "result.bin", count, why, sizeof why);
+    double *expected = NULL, *tol = NULL;
+    if (run.how != RUN_EXITED) {
+        grader_add_test(r, name, 0, pts, "`%s --n %d` %s; its output:\n%s", ex->id, ex->host_n,
+                        what, text);
+    } else if (!c) {
+        grader_add_test(r, name, 0, pts,
+                        "the program %s but saved no result matrix with --output (%s). The "
+                        "grader checks the numbers your program computes, never what it "
+                        "prints; its output:\n%s",
+                        what, why, text);
+    } else if (grader_reference(ex, ex->host_n, seed, &expected, &tol) != 0) {
+        grader_add_test(r, name, 0, pts, "grader out of memory");
+    } else {
+        struct grader_diagnosis d;
+        grader_diagnose(ex, ex->host_n, seed, c, expected, tol, &d);
+        char wrong[800];
+        if (d.m.wrong == 0) {
+            grader_add_test(r, name, pts, pts, "`%s --n %d` saved a right result", ex->id,
+                            ex->host_n);
+        } else {
+            grader_describe_wrong(ex, ex->host_n, &d, wrong, sizeof wrong);
+            grader_add_test(r, name, 0, pts, "`%s --n %d` saved a wrong result: %s", ex->id,
+                            ex->host_n, wrong);
+        }
+    }
+    free(expected);
+    free(tol);
+    free(c);
+    free(text);
+}

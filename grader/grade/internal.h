@@ -1,0 +1,70 @@
+/* internal.h - what the files of grade/ share among themselves and nobody else includes: the
+ * harness child on a student's kernel (harness_run.c) and the tests grade.c puts in order, one
+ * file each. The wing's public header is grade.h.
+ */
+#ifndef GRADER_GRADE_INTERNAL_H
+#define GRADER_GRADE_INTERNAL_H
+
+#include "grade/grade.h"
+#include "exercise/traffic.h"
+
+#include <limits.h>
+
+#define LOG_CAP 6000 /* bytes of a child's output shown in a report */
+
+/* ---------------------------------------------------------------- harness children (harness_run.c)
+ */
+
+/* POCL's kernel cache of the exercise being graded (NULL: none), handed to
+ * grader_set_kernel_cache around each jailed kernel run; set by grader_grade_exercise. */
+extern const char *grade_kernel_cache;
+
+struct harness_run {
+    struct grader_run_result run;
+    char dir[PATH_MAX]; /* where it saved its files (its jail, removed by grade_harness_done) */
+    char *log;          /* its output, capped */
+    struct grader_jail jail;
+};
+
+/* The harness on kernel at n, jailed, its logs in the work folder `tag`; with memcheck, under
+ * oclgrind, whose findings go to oclgrind.txt in h->dir. */
+void grade_run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       const char *kernel, int n, const char *tag, int memcheck,
+                       struct harness_run *h);
+void grade_harness_done(struct harness_run *h);
+
+/* ---------------------------------------------------------------- the tests, one file each */
+
+/* The kernel at each hidden size (kernel_tests.c), one test each; sets *passed, *sizes and
+ * *untouched_all (nothing at all was written at any size). A run that makes every later one
+ * pointless sets dead. */
+void grade_test_sizes(const struct grader_config *cfg, const struct grader_exercise *ex,
+                      const char *kernel, char *dead, size_t dead_size, int *passed, int *sizes,
+                      int *untouched_all, struct grader_exercise_result *r);
+
+/* The student's main.c built and run (host_test.c). */
+void grade_test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
+                     const char *kernel, const char *dead, struct grader_exercise_result *r);
+
+/* The kernel under oclgrind at memcheck_n (memcheck.c). */
+void grade_test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         const char *kernel, const char *dead, struct grader_exercise_result *r);
+
+/* Memory traffic of a kernel at memcheck_n, counted under oclgrind (technique.c): 0, or -1 with
+ * t->why set. */
+int grade_count_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *kernel, const char *tag, struct grader_traffic *t);
+/* The student's traffic beside the reference's, for the report ("" when not counted). */
+void grade_traffic_rows(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const struct grader_traffic *mine, const char *reference, char *out,
+                        size_t size);
+/* The step's technique from the student's counted traffic. */
+void grade_test_technique(const struct grader_exercise *ex, int all_right,
+                          const struct grader_traffic *got, struct grader_exercise_result *r);
+
+/* The kernel timed against the reference (timing.c), with the traffic rows when it earns it. */
+void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
+                     const char *kernel, int all_right, const struct grader_traffic *mine,
+                     struct grader_exercise_result *r);
+
+#endif

@@ -1,0 +1,107 @@
+/* kernel_tests.c - the student's kernel at each hidden size: run in a harness child, its C
+ * checked against the reference, its inputs and the guard zone after C checked untouched. */
+#include "grade/internal.h"
+#include "exercise/protocol.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One hidden size. Returns 1 if right; *untouched is set when nothing at all was written. */
+static int test_size(const struct grader_config *cfg, const struct grader_exercise *ex,
+                     const char *kernel, int n, char *dead, size_t dead_size, int *untouched,
+                     struct grader_exercise_result *r) {
+    char name[64], tag[32];
+    snprintf(name, sizeof name, "correct at N=%d", n);
+    int pts = ex->points.per_size;
+    *untouched = 0;
+    if (dead[0]) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
+        return 0;
+    }
+    snprintf(tag, sizeof tag, "n%d", n);
+    struct harness_run h;
+    grade_run_harness(cfg, ex, kernel, n, tag, 0, &h);
+    r->too_busy |= h.run.how == RUN_TOO_BUSY;
+    char *failure = grader_harness_failure(&h.run, h.log, n, dead, dead_size);
+    if (failure) {
+        grader_add_test(r, name, 0, pts, "%s", failure);
+        free(failure);
+        grade_harness_done(&h);
+        return 0;
+    }
+    size_t count = grader_output_count(ex, n), in_count = ex->is_vector ? count : count;
+    uint64_t seed = grader_seed_for(cfg->seed, ex, n);
+    char why[200] = "";
+    float *c = grader_load_result(h.dir, "c.bin", count + HARNESS_GUARD, why, sizeof why);
+    float *a = c ? grader_load_result(h.dir, "a.bin", in_count, why, sizeof why) : NULL;
+    float *b = a ? grader_load_result(h.dir, "b.bin", in_count, why, sizeof why) : NULL;
+    double *expected = NULL, *tol = NULL;
+    int ok = 0;
+    if (!b) {
+        grader_add_test(r, name, 0, pts, "the harness saved no usable output (%s)\n%s", why, h.log);
+    } else if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
+        grader_add_test(r, name, 0, pts, "grader out of memory at N = %d", n);
+    } else {
+        struct grader_diagnosis d;
+        grader_diagnose(ex, n, seed, c, expected, tol, &d);
+        size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
+        int changed_a = grader_input_changed(a, in_count, seed, 0);
+        int changed_b = grader_input_changed(b, in_count, seed, 1);
+        char wrong[800] = "";
+        if (d.m.wrong)
+            grader_describe_wrong(ex, n, &d, wrong, sizeof wrong);
+        ok = d.m.wrong == 0 && damaged == 0 && !changed_a && !changed_b;
+        *untouched = d.unwritten == count;
+        if (ok)
+            grader_add_test(r, name, pts, pts, "all %zu elements within tolerance (max error %.2g)",
+                            count, d.m.max_err);
+        else
+            grader_add_test(
+                r, name, 0, pts, "%s%s%s%s%s", wrong, wrong[0] && damaged ? "\n" : "",
+                damaged ? "wrote past the end of C (the grader keeps a guard zone there): an "
+                          "index goes out of bounds"
+                        : "",
+                changed_a || changed_b ? (wrong[0] || damaged ? "\n" : "") : "",
+                changed_a || changed_b ? "changed an input (A or B): the kernel may only read "
+                                         "them"
+                                       : "");
+    }
+    free(expected);
+    free(tol);
+    free(a);
+    free(b);
+    free(c);
+    grade_harness_done(&h);
+    return ok;
+}
+
+void grade_test_sizes(const struct grader_config *cfg, const struct grader_exercise *ex,
+                      const char *kernel, char *dead, size_t dead_size, int *passed_out,
+                      int *sizes_out, int *untouched_out, struct grader_exercise_result *r) {
+    int passed = 0, sizes = 0, untouched_all = 1, passed_only_16 = 1, failed_not_16 = 1;
+    for (; sizes < GRADER_MAX_SIZES && ex->sizes[sizes]; sizes++) {
+        int n = ex->sizes[sizes], untouched = 0;
+        int ok = test_size(cfg, ex, kernel, n, dead, dead_size, &untouched, r);
+        passed += ok;
+        untouched_all &= untouched;
+        if (ok && n % 16 != 0)
+            passed_only_16 = 0;
+        if (!ok && n % 16 == 0)
+            failed_not_16 = 0;
+    }
+    if (passed > 0 && passed < sizes && passed_only_16 && failed_not_16) {
+        struct grader_test *last = &r->tests[r->test_count - 1];
+        char *more = malloc(strlen(last->output) + 200);
+        if (more) {
+            sprintf(more,
+                    "%s\nhint: right only at sizes that are multiples of 16: does the "
+                    "kernel assume N is one?",
+                    last->output);
+            free(last->output);
+            last->output = more;
+        }
+    }
+    *passed_out = passed;
+    *sizes_out = sizes;
+    *untouched_out = untouched_all;
+}

@@ -1,0 +1,130 @@
+/* technique.c - the step's technique, from the memory traffic oclgrind counts in a kernel: the
+ * student's counts against the step's bounds, and beside the reference's for the report. */
+#define _GNU_SOURCE /* mkstemp, fdopen */
+#include "grade/internal.h"
+#include "exercise/traffic.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Memory traffic of a kernel at memcheck_n, counted under oclgrind in the work folder `tag`:
+ * 0, or -1 with t->why set. */
+int grade_count_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *kernel, const char *tag, struct grader_traffic *t) {
+    (void)tag;
+    struct grader_jail j;
+    if (grader_jail_open(cfg->self, kernel, &j) != 0) {
+        memset(t, 0, sizeof *t);
+        snprintf(t->why, sizeof t->why, "the grader cannot prepare its folder in /tmp");
+        return -1;
+    }
+    struct grader_argv prefix = GRADER_ARGV_INIT;
+    grader_set_kernel_cache(grade_kernel_cache);
+    grader_sandbox_push(&cfg->sandbox, j.dir, &prefix);
+    grader_argv_push(&prefix, "--"); /* bench_traffic stops at NULL: a placeholder, dropped below */
+    free(prefix.argv[--prefix.count]);
+    prefix.argv[prefix.count] = NULL;
+    int status = grader_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t,
+                                (const char *const *)prefix.argv, j.dir);
+    grader_argv_clear(&prefix);
+    grader_set_kernel_cache(NULL);
+    grader_jail_dir_remove(j.dir);
+    return status;
+}
+
+/* The reference kernel's traffic: the same for every student, so counted once per cache folder
+ * (a batch shares one) and kept in a file written whole and renamed into place. */
+static int reference_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
+                             const char *reference, struct grader_traffic *t) {
+    char path[PATH_MAX + 128] = "", tmp[PATH_MAX + 160];
+    uint64_t h = grader_file_hash(reference);
+    if (cfg->cache && h) {
+        grader_make_dirs(cfg->cache);
+        snprintf(path, sizeof path, "%s/traffic-%s-%d-%016llx.txt", cfg->cache, ex->id,
+                 ex->memcheck_n, (unsigned long long)h);
+        FILE *f = fopen(path, "r");
+        int got = f && fscanf(f, "%lf %lf %lf %lf", &t->global_loads, &t->global_stores,
+                              &t->local_loads, &t->local_stores) == 4;
+        if (f)
+            fclose(f);
+        if (got) {
+            t->n = ex->memcheck_n;
+            return 0;
+        }
+    }
+    if (grade_count_traffic(cfg, ex, reference, "traffic-reference", t) != 0)
+        return -1;
+    if (path[0]) {
+        /* a name of its own: parallel graders (each pid 2 in its sandbox) never share it */
+        snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+        int fd = mkstemp(tmp);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!f && fd >= 0)
+            close(fd);
+        if (f) {
+            fprintf(f, "%.17g %.17g %.17g %.17g\n", t->global_loads, t->global_stores,
+                    t->local_loads, t->local_stores);
+            if (fclose(f) != 0 || rename(tmp, path) != 0)
+                remove(tmp);
+        }
+    }
+    return 0;
+}
+
+/* The student's memory traffic beside the reference's (make bench's columns), for the report:
+ * the measured form of "for every memory access, as many flops as possible". "" when either
+ * could not be counted (the memory check says why). */
+void grade_traffic_rows(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const struct grader_traffic *mine, const char *reference, char *out,
+                        size_t size) {
+    struct grader_traffic ref;
+    out[0] = '\0';
+    if (!mine || reference_traffic(cfg, ex, reference, &ref) != 0)
+        return;
+    const struct grader_traffic *rows[2] = {mine, &ref};
+    const char *who[2] = {"yours     ", "reference "};
+    int used = snprintf(out, size,
+                        "\nmemory traffic per multiply-add (oclgrind, N = %d):", ex->memcheck_n);
+    for (int w = 0; w < 2 && used > 0 && (size_t)used < size; w++)
+        used += snprintf(out + used, size - (size_t)used,
+                         "\n%s global %.3f loads, %.3f stores; local %.3f loads, %.3f stores",
+                         who[w], rows[w]->global_loads, rows[w]->global_stores,
+                         rows[w]->local_loads, rows[w]->local_stores);
+}
+
+/* The step's technique, from the memory traffic oclgrind counts in the student's kernel. */
+void grade_test_technique(const struct grader_exercise *ex, int all_right,
+                          const struct grader_traffic *got, struct grader_exercise_result *r) {
+    const struct grader_technique *t = &ex->technique;
+    char name[120];
+    int pts = ex->points.technique;
+    snprintf(name, sizeof name, "technique: %s", t->what);
+    if (!all_right) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
+                           "not checked: the kernel must first be right at every size");
+        return;
+    }
+    if (got->why[0]) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not checked: %s", got->why);
+        return;
+    }
+    int global_ok = t->max_global_loads <= 0 || got->global_loads <= t->max_global_loads;
+    int local_ok = t->min_local_loads <= 0 || got->local_loads >= t->min_local_loads;
+    char global_bound[64] = "", local_bound[64] = "";
+    if (t->max_global_loads > 0)
+        snprintf(global_bound, sizeof global_bound, " (this step: at most %.2f)",
+                 t->max_global_loads);
+    if (t->min_local_loads > 0)
+        snprintf(local_bound, sizeof local_bound, " (this step: at least %.2f)",
+                 t->min_local_loads);
+    grader_add_test(r, name, global_ok && local_ok ? pts : 0, pts,
+                    "loads per multiply-add counted by oclgrind at N = %d: global %.3f%s, local "
+                    "%.3f%s%s",
+                    ex->memcheck_n, got->global_loads, global_bound, got->local_loads, local_bound,
+                    global_ok && local_ok
+                        ? ""
+                        : "\nhint: the result is right but the step's technique does not show: "
+                          "where does each operand come from in the inner loop?");
+}
