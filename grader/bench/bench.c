@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------- the rows */
 
@@ -276,6 +277,14 @@ int bench_main(int argc, char **argv, const char *self) {
         else
             printf("plots: %d SVG files in %s\n", plots, b.out);
         return plots < 0 ? 1 : 0;
+    }
+    /* the peak kernels are read at run time: a tree without them is said at once, not per device */
+    if (snprintf(b.peak_source, sizeof b.peak_source, "%s/%s", b.root, BENCH_PEAK_SOURCE) >=
+            (int)sizeof b.peak_source ||
+        access(b.peak_source, R_OK) != 0) {
+        fprintf(stderr, "bench: cannot read %s (the peak kernels): --root names the workbook\n",
+                b.peak_source);
+        return 2;
     }
     if (sweep) {
         for (int s = 128; s < n && b.size_count < BENCH_MAX_SIZES - 1; s *= 2)

@@ -69,10 +69,14 @@ struct bench_peak {
     char why[200]; /* reason when a figure could not be measured (figure left 0) */
 };
 
-/* Measure the device's FP32 peak and memory bandwidth with the project's own small kernels
- * (build and first launch outside the timed region, bench_repeat for the rest). Returns 0 if
- * both figures were measured, -1 otherwise (why set). */
-int bench_measure_peak(const struct clu_env *env, struct bench_peak *peak);
+/* The peak kernels' source, under the workbook's root. */
+#define BENCH_PEAK_SOURCE "grader/bench/peak.cl"
+
+/* Measure the device's FP32 peak and memory bandwidth with the project's own small kernels, read
+ * from source_path (the root's BENCH_PEAK_SOURCE); build and first launch outside the timed
+ * region, bench_repeat for the rest. Returns 0 if both figures were measured, -1 otherwise (why
+ * set). */
+int bench_measure_peak(const struct clu_env *env, const char *source_path, struct bench_peak *peak);
 
 /* ---------------------------------------------------------------- plots (plot.c) */
 

@@ -269,7 +269,8 @@ void bench_measure_size(struct bench *b, int si) {
         if (!dev->peak_done) {
             printf("  %s: measuring FP32 peak and bandwidth ...\n", dev->name);
             fflush(stdout);
-            bench_measure_peak(&env, &dev->peak);
+            if (bench_measure_peak(&env, b->peak_source, &dev->peak) != 0)
+                printf("    peak: %s\n", dev->peak.why);
             dev->peak_done = 1;
         }
         for (int ri = 0; ri < b->row_count; ri++) {

@@ -6,6 +6,8 @@
 
 #include "bench/bench.h"
 
+#include <limits.h>
+
 #define BENCH_MAX_DEVICES 8
 #define BENCH_MAX_SIZES   8
 #define BENCH_MAX_ROWS    24
@@ -38,6 +40,7 @@ struct bench_device {
 
 struct bench {
     const char *root, *out, *self;
+    char peak_source[PATH_MAX]; /* the root's BENCH_PEAK_SOURCE */
     int sizes[BENCH_MAX_SIZES], size_count;
     struct bench_device devices[BENCH_MAX_DEVICES];
     int device_count;
