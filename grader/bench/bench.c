@@ -7,9 +7,11 @@
  * the writing of the results.
  */
 #define _DEFAULT_SOURCE /* realpath */
+#include "bench/csv.h"
 #include "bench/measure.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,12 +29,14 @@ static void add_rows(struct bench *b) {
     struct bench_row *r = &b->rows[b->row_count++];
     r->kind = "baseline";
     snprintf(r->name, sizeof r->name, "Sequential C (not OpenCL)");
+    snprintf(r->key, sizeof r->key, "baseline:sequential");
     for (size_t i = 0; i < sizeof lecture_ids / sizeof lecture_ids[0]; i++) {
         r = &b->rows[b->row_count++];
         r->kind = "kernel";
         r->ex = grader_find_exercise(lecture_ids[i]);
         r->block = r->ex->block;
         snprintf(r->name, sizeof r->name, "%s", r->ex->title);
+        snprintf(r->key, sizeof r->key, "ex:%s", r->ex->id);
     }
     for (size_t i = 0; i < sizeof blocked_sizes / sizeof blocked_sizes[0]; i++) {
         r = &b->rows[b->row_count++];
@@ -40,13 +44,18 @@ static void add_rows(struct bench *b) {
         r->ex = grader_find_exercise("05_blocked_16x16");
         r->block = blocked_sizes[i];
         snprintf(r->name, sizeof r->name, "%s, %dx%d", r->ex->title, r->block, r->block);
+        snprintf(r->key, sizeof r->key, "ex:%s@b%d", r->ex->id, r->block);
     }
-    const char *vendors[] = {"OpenBLAS sgemm (CPU)", "CLBlast SGEMM",
-                             "cuBLAS SGEMM (FP32, no TF32)"};
-    for (size_t i = 0; i < 3; i++) {
+    static const struct {
+        const char *key, *name;
+    } vendors[] = {{"vendor:openblas", "OpenBLAS sgemm (CPU)"},
+                   {"vendor:clblast", "CLBlast SGEMM"},
+                   {"vendor:cublas", "cuBLAS SGEMM (FP32, no TF32)"}};
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++) {
         r = &b->rows[b->row_count++];
         r->kind = "vendor";
-        snprintf(r->name, sizeof r->name, "%s", vendors[i]);
+        snprintf(r->name, sizeof r->name, "%s", vendors[i].name);
+        snprintf(r->key, sizeof r->key, "%s", vendors[i].key);
     }
 }
 
@@ -56,71 +65,66 @@ static double gflops_of(int n, const struct bench_figure *f) {
     return f->done && f->s.median > 0 ? 2.0 * n * (double)n * n / f->s.median * 1e-9 : 0.0;
 }
 
-/* A CSV text field, quoted (RFC 4180) when it holds a comma or a quote: the lecture's case names
- * do ("C(i,j) per work-item, all global"). */
-static void csv_text(FILE *f, const char *s) {
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s == '\n' ? ' ' : *s, f);
-    }
-    fputc('"', f);
-}
-
 static int write_csv(const struct bench *b, const char *path) {
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fprintf(f, "%s\n", BENCH_CSV_HEADER);
+    bench_csv_write_header(f);
     for (int si = 0; si < b->size_count; si++) {
         int n = b->sizes[si];
         for (int d = 0; d < b->device_count; d++) {
             const struct bench_device *dev = &b->devices[d];
+            struct bench_csv_row row = {.device = dev->name,
+                                        .driver = dev->driver,
+                                        .min_s = NAN,
+                                        .median_s = NAN,
+                                        .max_s = NAN,
+                                        .pct_peak = NAN,
+                                        .flops_per_byte = NAN};
             if (si == 0 && dev->peak.gflops > 0) {
-                fprintf(f, "peak,FP32 peak (measured),");
-                csv_text(f, dev->name);
-                fputc(',', f);
-                csv_text(f, dev->driver);
-                fprintf(f, ",0,,,,,,%.3f,GFLOP/s,100,\n", dev->peak.gflops);
+                struct bench_csv_row peak = row;
+                peak.kind = peak.key = "peak";
+                peak.name = "FP32 peak (measured)";
+                peak.value = dev->peak.gflops;
+                peak.unit = "GFLOP/s";
+                peak.pct_peak = 100;
+                bench_csv_write_row(f, &peak);
             }
             if (si == 0 && dev->peak.gbytes > 0) {
-                fprintf(f, "bandwidth,Memory bandwidth (measured),");
-                csv_text(f, dev->name);
-                fputc(',', f);
-                csv_text(f, dev->driver);
-                fprintf(f, ",0,,,,,,%.3f,GB/s,,\n", dev->peak.gbytes);
+                struct bench_csv_row bandwidth = row;
+                bandwidth.kind = bandwidth.key = "bandwidth";
+                bandwidth.name = "Memory bandwidth (measured)";
+                bandwidth.value = dev->peak.gbytes;
+                bandwidth.unit = "GB/s";
+                bench_csv_write_row(f, &bandwidth);
             }
             for (int ri = 0; ri < b->row_count; ri++) {
                 const struct bench_row *r = &b->rows[ri];
                 const struct bench_figure *fig = &r->at[si][d];
                 if (!fig->done)
                     continue;
-                double g = gflops_of(n, fig);
-                fprintf(f, "%s,", r->kind);
-                csv_text(f, r->name);
-                fputc(',', f);
-                csv_text(f, dev->name);
-                fputc(',', f);
-                csv_text(f, dev->driver);
-                fprintf(f, ",%d,", n);
-                csv_text(f, fig->note);
-                fprintf(f, ",%d,%.9g,%.9g,%.9g,%.3f,GFLOP/s,", fig->s.count, fig->s.min,
-                        fig->s.median, fig->s.max, g);
+                struct bench_csv_row one = row;
+                one.kind = r->kind;
+                one.name = r->name;
+                one.key = r->key;
+                one.n = n;
+                one.options = fig->note;
+                one.repeats = fig->s.count;
+                one.min_s = fig->s.min;
+                one.median_s = fig->s.median;
+                one.max_s = fig->s.max;
+                one.value = gflops_of(n, fig);
+                one.unit = "GFLOP/s";
                 if (dev->peak.gflops > 0)
-                    fprintf(f, "%.2f", 100.0 * g / dev->peak.gflops);
-                fputc(',', f);
+                    one.pct_peak = 100.0 * one.value / dev->peak.gflops;
                 if (r->traffic_done && grader_intensity(&r->traffic) > 0)
-                    fprintf(f, "%.4f", grader_intensity(&r->traffic));
-                fputc('\n', f);
+                    one.flops_per_byte = grader_intensity(&r->traffic);
+                bench_csv_write_row(f, &one);
             }
         }
     }
-    return fclose(f);
+    int bad = ferror(f);
+    return fclose(f) != 0 || bad ? -1 : 0;
 }
 
 static void write_table(const struct bench *b, FILE *f) {

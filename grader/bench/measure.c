@@ -285,7 +285,7 @@ void bench_measure_size(struct bench *b, int si) {
                 time_kernel(b, &env, r, n, a, bm, c, f);
             } else if (!b->vendor) {
                 snprintf(f->note, sizeof f->note, "vendor rows switched off");
-            } else if (strstr(r->name, "OpenBLAS")) {
+            } else if (strcmp(r->key, "vendor:openblas") == 0) {
                 if (!dev->is_cpu)
                     snprintf(f->note, sizeof f->note, "CPU library");
                 else if (bench_openblas(n, a, bm, &f->s, library, sizeof library, f->note,
@@ -293,13 +293,13 @@ void bench_measure_size(struct bench *b, int si) {
                     f->done = 1;
                     snprintf(f->note, sizeof f->note, "%s", library);
                 }
-            } else if (strstr(r->name, "CLBlast")) {
+            } else if (strcmp(r->key, "vendor:clblast") == 0) {
                 if (bench_clblast(&env, n, a, bm, &f->s, library, sizeof library, f->note,
                                   sizeof f->note) == 0) {
                     f->done = 1;
                     snprintf(f->note, sizeof f->note, "%s", library);
                 }
-            } else if (strstr(r->name, "cuBLAS")) {
+            } else if (strcmp(r->key, "vendor:cublas") == 0) {
                 if (dev->is_cpu || !strstr(dev->name, "NVIDIA"))
                     snprintf(f->note, sizeof f->note, "NVIDIA GPUs only");
                 else if (bench_cublas(n, a, bm, &f->s, library, sizeof library, f->note,

@@ -22,6 +22,7 @@ struct bench_figure {
 struct bench_row {
     const char *kind;                 /* baseline | kernel | vendor */
     char name[80];                    /* the lecture's case name */
+    char key[48];                     /* bench.csv's key (csv.h): ex:04_local_B, vendor:clblast */
     const struct grader_exercise *ex; /* kernel rows: the exercise */
     int block;                        /* kernel rows: BLOCK */
     struct grader_traffic traffic;    /* kernel rows, counted once */

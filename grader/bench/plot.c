@@ -4,6 +4,7 @@
  * measured. Each figure's data (.dat) and script (.gp) stay next to its SVG, so anyone can edit a
  * script and plot again with `gnuplot bench-bars.gp` in that folder. */
 #define _DEFAULT_SOURCE /* strdup */
+#include "bench/csv.h"
 #include "bench/plot.h"
 
 #include <dirent.h>
@@ -17,7 +18,6 @@
 #include <unistd.h>
 
 #define PLOT_TIMEOUT 60.0             /* seconds allowed to one gnuplot run */
-#define PLOT_FIELDS  14               /* columns of BENCH_CSV_HEADER */
 #define PLOT_LOG     "bench-plot.log" /* gnuplot's output, kept in out_dir only when it failed */
 
 /* Plain text (noenhanced): '_', '^', '@', '&' and braces in case names are printed as they are. */
@@ -31,8 +31,8 @@ const char *const plot_device_colours[8] = {"#1f77b4", "#d62728", "#2ca02c", "#f
 
 static const char *const kind_names[] = {"baseline", "kernel", "vendor", "peak", "bandwidth"};
 
-/* The columns this file reads, as numbered in BENCH_CSV_HEADER. */
-enum { COL_KIND = 0, COL_CASE = 1, COL_DEVICE = 2, COL_N = 4, COL_VALUE = 10, COL_INTENSITY = 13 };
+/* The columns this file reads (by name: the header says where they are). */
+#define PLOT_COLUMNS "kind,case,device,n,value,flops_per_byte,key"
 
 int plot_fail(char *why, size_t why_size, const char *fmt, ...) {
     if (why_size > 0) {
@@ -48,33 +48,33 @@ int plot_is_case(enum plot_kind kind) {
     return kind == KIND_BASELINE || kind == KIND_KERNEL || kind == KIND_VENDOR;
 }
 
-/* Index of name in the list, appended when new; -1 when out of memory. */
-static int names_index(struct plot_names *l, const char *name) {
+/* Index of key in the list, appended with its label when new; -1 when out of memory. */
+static int names_index(struct plot_names *l, const char *key, const char *label) {
     for (int i = 0; i < l->count; i++)
-        if (strcmp(l->names[i], name) == 0)
+        if (strcmp(l->keys[i], key) == 0)
             return i;
     char **more = realloc(l->names, (size_t)(l->count + 1) * sizeof *more);
-    if (!more)
+    if (more)
+        l->names = more;
+    char **more_keys = realloc(l->keys, (size_t)(l->count + 1) * sizeof *more_keys);
+    if (more_keys)
+        l->keys = more_keys;
+    if (!more || !more_keys || !(l->names[l->count] = strdup(label)))
         return -1;
-    l->names = more;
-    if (!(l->names[l->count] = strdup(name)))
+    if (!(l->keys[l->count] = strdup(key))) {
+        free(l->names[l->count]);
         return -1;
+    }
     return l->count++;
 }
 
 static void names_free(struct plot_names *l) {
-    for (int i = 0; i < l->count; i++)
+    for (int i = 0; i < l->count; i++) {
         free(l->names[i]);
+        free(l->keys[i]);
+    }
     free(l->names);
-}
-
-static char *trim(char *s) {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t len = strlen(s);
-    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
-        s[--len] = '\0';
-    return s;
+    free(l->keys);
 }
 
 /* A number field: 1 when read (NAN for an empty field), 0 when it is not a number. */
@@ -89,69 +89,51 @@ static int parse_number(const char *s, double *out) {
     return errno == 0 && *end == '\0' && isfinite(*out);
 }
 
-static int parse_row(struct plot_data *d, char *line, const char *path, int line_no, char *why,
-                     size_t why_size) {
-    char *field[PLOT_FIELDS];
-    int count = 0;
-    for (char *p = line;;) {
-        char *comma, *start = p;
-        if (*p == '"') {
-            /* a quoted field (RFC 4180): runs to the lone closing quote; "" stands for " */
-            char *w = p;
-            for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
-                if (*p == '"')
-                    p++;
-                *w++ = *p;
-            }
-            if (*p == '"')
-                p++;
-            comma = *p == ',' ? p : NULL;
-            *w = '\0';
-        } else {
-            comma = strchr(p, ',');
-            if (comma)
-                *comma = '\0';
-        }
-        if (count < PLOT_FIELDS)
-            field[count] = trim(start);
-        count++;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    if (count != PLOT_FIELDS)
-        return plot_fail(why, why_size, "%s line %d: %d fields, %d expected (%s)", path, line_no,
-                         count, PLOT_FIELDS, BENCH_CSV_HEADER);
+/* Row i of the CSV into d; 0, or -1 with why. */
+static int parse_row(struct plot_data *d, const struct bench_csv *t, int i, const char *path,
+                     char *why, size_t why_size) {
+    const char *kind_text = bench_csv_cell(t, i, bench_csv_column(t, "kind"));
+    const char *n_text = bench_csv_cell(t, i, bench_csv_column(t, "n"));
+    const char *value = bench_csv_cell(t, i, bench_csv_column(t, "value"));
+    const char *intensity = bench_csv_cell(t, i, bench_csv_column(t, "flops_per_byte"));
+    const char *device = bench_csv_cell(t, i, bench_csv_column(t, "device"));
+    const char *name = bench_csv_cell(t, i, bench_csv_column(t, "case"));
+    const char *key = bench_csv_cell(t, i, bench_csv_column(t, "key"));
+    int line_no = t->lines[i];
     struct plot_row r = {.case_index = -1};
     int kind = -1;
     for (int k = 0; k < COUNT_OF(kind_names); k++)
-        if (strcmp(field[COL_KIND], kind_names[k]) == 0)
+        if (strcmp(kind_text, kind_names[k]) == 0)
             kind = k;
     if (kind < 0)
         return plot_fail(why, why_size,
                          "%s line %d: unknown kind '%.40s' (baseline, kernel, vendor, peak or "
                          "bandwidth expected)",
-                         path, line_no, field[COL_KIND]);
+                         path, line_no, kind_text);
     r.kind = (enum plot_kind)kind;
     double n;
-    if (!parse_number(field[COL_N], &n) || (!isnan(n) && (n < 0 || n > INT_MAX || n != floor(n))))
+    if (!parse_number(n_text, &n) || (!isnan(n) && (n < 0 || n > INT_MAX || n != floor(n))))
         return plot_fail(why, why_size, "%s line %d: n '%.40s' is not a matrix order", path,
-                         line_no, field[COL_N]);
+                         line_no, n_text);
     r.n = isnan(n) ? 0 : (int)n;
     if (plot_is_case(r.kind) && r.n <= 0)
         return plot_fail(why, why_size, "%s line %d: a %s row without its N", path, line_no,
                          kind_names[kind]);
-    if (!parse_number(field[COL_VALUE], &r.value))
+    if (plot_is_case(r.kind) && !*key)
+        return plot_fail(why, why_size, "%s line %d: a %s row without its key", path, line_no,
+                         kind_names[kind]);
+    if (!parse_number(value, &r.value))
         return plot_fail(why, why_size, "%s line %d: value '%.40s' is not a number", path, line_no,
-                         field[COL_VALUE]);
-    if (!parse_number(field[COL_INTENSITY], &r.intensity))
+                         value);
+    if (!parse_number(intensity, &r.intensity))
         return plot_fail(why, why_size, "%s line %d: flops_per_byte '%.40s' is not a number", path,
-                         line_no, field[COL_INTENSITY]);
-    const char *device = *field[COL_DEVICE] ? field[COL_DEVICE] : "(unnamed device)";
-    const char *name = *field[COL_CASE] ? field[COL_CASE] : "(unnamed case)";
-    r.device_index = names_index(&d->devices, device);
+                         line_no, intensity);
+    if (!*device)
+        device = "(unnamed device)";
+    r.device_index = names_index(&d->devices, device, device);
+    /* cases are told apart by their key; the case text is only their label */
     if (plot_is_case(r.kind))
-        r.case_index = names_index(&d->cases, name);
+        r.case_index = names_index(&d->cases, key, *name ? name : key);
     if (r.device_index < 0 || (plot_is_case(r.kind) && r.case_index < 0))
         return plot_fail(why, why_size, "out of memory reading %s", path);
     struct plot_row *more = realloc(d->rows, (size_t)(d->row_count + 1) * sizeof *more);
@@ -173,10 +155,12 @@ static int order_cases(struct plot_data *d) {
     int *order = malloc((size_t)(count + 1) * sizeof *order);
     int *rank = malloc((size_t)(count + 1) * sizeof *rank);
     char **names = malloc((size_t)(count + 1) * sizeof *names);
-    if (!order || !rank || !names) {
+    char **keys = malloc((size_t)(count + 1) * sizeof *keys);
+    if (!order || !rank || !names || !keys) {
         free(order);
         free(rank);
         free(names);
+        free(keys);
         return -1;
     }
     for (int c = 0; c < count; c++)
@@ -213,46 +197,30 @@ static int order_cases(struct plot_data *d) {
     for (int i = 0; i < count; i++) {
         rank[order[i]] = i;
         names[i] = d->cases.names[order[i]];
+        keys[i] = d->cases.keys[order[i]];
     }
     for (int i = 0; i < d->row_count; i++)
         if (plot_is_case(d->rows[i].kind))
             d->rows[i].case_index = rank[d->rows[i].case_index];
     free(d->cases.names);
+    free(d->cases.keys);
     d->cases.names = names;
+    d->cases.keys = keys;
     free(order);
     free(rank);
     return 0;
 }
 
 static int read_csv(const char *path, struct plot_data *d, char *why, size_t why_size) {
-    char *text = clu_read_file(path, NULL);
-    if (!text)
-        return plot_fail(why, why_size, "cannot read %s: %s", path, strerror(errno));
-    int status = 0, line_no = 0;
-    char *line = text;
-    if (strncmp(line, "\xef\xbb\xbf", 3) == 0) /* a byte-order mark, if an editor added one */
-        line += 3;
-    while (status == 0 && line && *line) {
-        char *next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        line_no++;
-        char *content = trim(line);
-        if (line_no == 1) {
-            if (strcmp(content, BENCH_CSV_HEADER) != 0)
-                status =
-                    plot_fail(why, why_size, "%s is not a bench CSV: its first line is not '%s'",
-                              path, BENCH_CSV_HEADER);
-        } else if (*content) {
-            status = parse_row(d, content, path, line_no, why, why_size);
-        }
-        line = next;
-    }
-    if (status == 0 && line_no == 0)
-        status = plot_fail(why, why_size, "%s is empty (no '%s' header)", path, BENCH_CSV_HEADER);
+    struct bench_csv t;
+    if (bench_csv_read(path, PLOT_COLUMNS, &t, why, why_size) != 0)
+        return -1;
+    int status = 0;
+    for (int i = 0; status == 0 && i < t.rows; i++)
+        status = parse_row(d, &t, i, path, why, why_size);
     if (status == 0 && order_cases(d) != 0)
         status = plot_fail(why, why_size, "out of memory reading %s", path);
-    free(text);
+    bench_csv_free(&t);
     return status;
 }
 

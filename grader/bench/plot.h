@@ -31,9 +31,10 @@ struct plot_row {
     double intensity; /* flops per byte of global traffic; NAN when empty */
 };
 
-/* Distinct names in order of first appearance. */
+/* Distinct keys in order of first appearance, each with its label. */
 struct plot_names {
-    char **names;
+    char **names; /* labels, for people: a case's text, a device's name */
+    char **keys;  /* what tells them apart: a case's key (csv.h), a device's name */
     int count;
 };
 
