@@ -2,27 +2,21 @@
 # Variables: results (this machine's results dir), refs (slides/results), list (plot list).
 
 BEGIN {
-    # The lecture's published figures, N = 1024: "Hands On OpenCL" (McIntosh-Smith, Deakin et
-    # al.), 2x Intel Xeon E5-2695 v4 (~1.2 TFLOP/s sp nominal) and NVIDIA Tesla P100 (~8.5
-    # TFLOP/s sp nominal). Not official benchmark results, as the slides say.
-    split("seq 01 02 03 04 05x8 05x16 05x32 05x64 cublas peak", k, " ")
-    split("0.85|111.8|61.8|9.6|12.3|67.5|109.6|134.9|138.0||~1,200 (nominal)", c, "|")
-    split("n/a|70.3|9.1|24.9|55.4|1,511.3|1,801.8|1,796.0|n/a|5,550.3|~8,500 (nominal)", g, "|")
-    for (i = 1; i <= 11; i++) { lect["cpu", k[i]] = c[i]; lect["gpu", k[i]] = g[i] }
-    lectpeak["cpu"] = 1200; lectpeak["gpu"] = 8500
-    # row keys: the case names bench.csv uses (grader/bench/bench.c and grader/exercise/table.c)
-    B = "Block oriented approach using local, "
+    # Row names of a placeholder -> bench.csv's key column (grader/bench/csv.h), which is what
+    # the tables match on; the case text in bench.csv is for people and may change.
     split("seq|01|02|03|04|05|05x8|05x16|05x32|05x64|openblas|clblast|cublas|peak|bw", rk, "|")
+    split("baseline:sequential|ex:01_per_element|ex:02_per_row|ex:03_private_A|ex:04_local_B|" \
+          "ex:05_blocked_16x16@b16|ex:05_blocked_16x16@b8|ex:05_blocked_16x16@b16|" \
+          "ex:05_blocked_16x16@b32|ex:05_blocked_16x16@b64|vendor:openblas|vendor:clblast|" \
+          "vendor:cublas|peak|bandwidth", kk, "|")
+    for (i = 1; i <= 15; i++) rowkey[rk[i]] = kk[i]
+    # ... and the label of each row in the decks' tables
+    B = "Blocked in local memory, "
     split("Sequential C (not OpenCL)|C(i,j) per work-item, all global|C row per work-item, all global|" \
           "C row per work-item, A row private|C row per work-item, A private, B local|" \
           B "16x16|" B "8x8|" B "16x16|" B "32x32|" B "64x64|OpenBLAS sgemm (CPU)|CLBlast SGEMM|" \
-          "cuBLAS SGEMM (FP32, no TF32)|FP32 peak (measured)|Memory bandwidth (measured)", rc, "|")
-    for (i = 1; i <= 15; i++) rowcase[rk[i]] = rc[i]
-    rowlabel["peak"] = "FP32 peak, GFLOP/s"
-    rowlabel["05"] = "Blocked in local memory, 16x16"
-    split("8 16 32 64", bs, " ")
-    for (i = 1; i <= 4; i++) rowlabel["05x" bs[i]] = "Blocked in local memory, " bs[i] "x" bs[i]
-    rowlabel["bw"] = "Memory bandwidth, GB/s"
+          "cuBLAS SGEMM (FP32, no TF32)|FP32 peak, GFLOP/s|Memory bandwidth, GB/s", rl, "|")
+    for (i = 1; i <= 15; i++) rowlabel[rk[i]] = rl[i]
     nores = "No `make bench` results on this machine yet: run `make bench`, then `make slides`."
     while ((getline line < list) > 0) { nimg++; imgsrc[nimg] = line; sub(/ .*/, "", imgsrc[nimg])
         imgfile[nimg] = line; sub(/^[^ ]* /, "", imgfile[nimg]) }
@@ -66,8 +60,8 @@ function load(src,    path, line, f, nf, i, col, dev, d, n, key) {
     if ((getline line < path) <= 0) { close(path); return 0 }
     nf = csvsplit(line, f)
     for (i = 1; i <= nf; i++) col[f[i]] = i
-    if (!("case" in col) || !("device" in col) || !("n" in col) || !("value" in col)) {
-        fail(path ": not a bench.csv (header: " line ")")
+    if (!("key" in col) || !("device" in col) || !("n" in col) || !("value" in col)) {
+        fail(path ": not a bench.csv with a key column (header: " line "): run make bench again")
         close(path)
         return 0
     }
@@ -80,7 +74,7 @@ function load(src,    path, line, f, nf, i, col, dev, d, n, key) {
             devdriver[src, d] = ("driver" in col) ? f[col["driver"]] : ""
         }
         d = devindex[src, dev]; n = f[col["n"]] + 0
-        key = src SUBSEP d SUBSEP f[col["case"]] SUBSEP n
+        key = src SUBSEP d SUBSEP f[col["key"]] SUBSEP n
         val[key] = f[col["value"]]
         pctv[key] = ("pct_peak" in col) ? f[col["pct_peak"]] : ""
         if (n > 0) { hasn[src, n] = 1; if (n > maxn[src]) maxn[src] = n }
@@ -93,6 +87,30 @@ function load(src,    path, line, f, nf, i, col, dev, d, n, key) {
         if (line ~ /^Measured [^ ]+ on /) { split(line, f, " "); when[src] = f[2]; break }
     close(path)
     return loaded[src]
+}
+
+# The lecture's published figures (refs/lecture.csv: key, side cpu|gpu, device, figure as
+# printed, source) into lect[side, key], lectdev[side] and lectpeak[side] (the number in the peak
+# row's figure, for the % of peak); returns 1, or 0 after saying what is wrong.
+function loadlecture(    path, line, f, nf, i, col, v) {
+    if (lectloaded) return lectloaded > 0
+    path = refs "/lecture.csv"; lectloaded = -1
+    if ((getline line < path) <= 0) { close(path); fail("no " path); return 0 }
+    nf = csvsplit(line, f)
+    for (i = 1; i <= nf; i++) col[f[i]] = i
+    if (!("key" in col) || !("side" in col) || !("device" in col) || !("figure" in col)) {
+        fail(path ": header is not key,side,device,figure,source"); close(path); return 0
+    }
+    while ((getline line < path) > 0) {
+        if (line ~ /^[ \t\r]*$/) continue
+        csvsplit(line, f)
+        lect[f[col["side"]], f[col["key"]]] = f[col["figure"]]
+        lectdev[f[col["side"]]] = f[col["device"]]
+        if (f[col["key"]] == "peak") { v = f[col["figure"]]; gsub(/[^0-9.]/, "", v); lectpeak[f[col["side"]]] = v + 0 }
+    }
+    close(path)
+    lectloaded = 1
+    return 1
 }
 
 # A GFLOP/s figure as the README prints them: 0.052, 4.23, 488.8, 2,701.8.
@@ -165,15 +183,16 @@ function bench(args,    a, na, i, kv, rows, cols, want, pct, nr, r, nc, c, spec,
     nr = split(rows, r, ","); nc = split(cols, c, ",")
     if (nr == 0 || nc == 0) { fail("bench: needs rows= and cols="); return }
     for (i = 1; i <= nr; i++)
-        if (!(r[i] in rowcase)) { fail("bench: unknown row '" r[i] "'"); return }
+        if (!(r[i] in rowkey)) { fail("bench: unknown row '" r[i] "'"); return }
     ncol = 0; nn = 0; missing = ""
     for (i = 1; i <= nc; i++) {
         spec = c[i]
+        if (spec ~ /^lecture/ && !loadlecture()) return
         if (spec == "lecture" || spec == "lecture-cpu") {
-            ctype[++ncol] = "cpu"; chead[ncol] = "2x Xeon E5-2695 v4<br><small>lecture, N = 1024</small>"
+            ctype[++ncol] = "cpu"; chead[ncol] = lectdev["cpu"] "<br><small>lecture, N = 1024</small>"
         }
         if (spec == "lecture" || spec == "lecture-gpu") {
-            ctype[++ncol] = "gpu"; chead[ncol] = "Tesla P100<br><small>lecture, N = 1024</small>"
+            ctype[++ncol] = "gpu"; chead[ncol] = lectdev["gpu"] "<br><small>lecture, N = 1024</small>"
         }
         if (spec ~ /^lecture/) { lecturenote = 1; continue }
         src = spec; filt = ""
@@ -212,10 +231,10 @@ function bench(args,    a, na, i, kv, rows, cols, want, pct, nr, r, nc, c, spec,
         for (i = 1; i <= ncol; i++) { hdr = hdr " " chead[i] " |"; sep = sep "---:|" }
         print hdr; print sep
         for (i = 1; i <= nr; i++) {
-            line = "| " ((r[i] in rowlabel) ? rowlabel[r[i]] : rowcase[r[i]]) " |"
+            line = "| " rowlabel[r[i]] " |"
             for (p = 1; p <= ncol; p++) {
                 if (ctype[p] == "cpu" || ctype[p] == "gpu") {
-                    key = r[i] == "05" ? "05x16" : r[i]
+                    key = rowkey[r[i]]
                     cell = (ctype[p] SUBSEP key) in lect ? lect[ctype[p], key] : "–"
                     if (cell == "") cell = "–"
                     if (pct && cell ~ /^[0-9,.]+$/ && key != "peak") {
@@ -224,7 +243,7 @@ function bench(args,    a, na, i, kv, rows, cols, want, pct, nr, r, nc, c, spec,
                     }
                 } else {
                     n = (r[i] == "peak" || r[i] == "bw") ? 0 : cn[p]
-                    key = csrc[p] SUBSEP cdev[p] SUBSEP rowcase[r[i]] SUBSEP n
+                    key = csrc[p] SUBSEP cdev[p] SUBSEP rowkey[r[i]] SUBSEP n
                     cell = (key in val) ? fmt(val[key]) : "–"
                     if (pct && (key in val) && pctv[key] != "" && r[i] != "peak")
                         cell = cell " (" sprintf("%.1f", pctv[key]) "%)"

@@ -5,12 +5,12 @@
 #   RESULTS_DIR  this machine's latest `make bench` (bench.csv, bench.md, SVG plots); default results
 #   OUT_DIR      where NN_name.html and index.html go; default results/slides
 #
-# Each deck is Markdown with placeholder lines (one per line, an HTML comment) that this script
+# Each deck is Markdown with placeholder lines (one per line, an HTML comment) that fill.awk
 # replaces with Markdown before pandoc sees the deck:
 #   <!-- bench: rows=01,02 cols=lecture,h200/NVIDIA,here [n=1024] [pct] -->
 #       a GFLOP/s table. rows: seq 01 02 03 04 05 (= 05x16) 05x8 05x16 05x32 05x64 openblas clblast
-#       cublas peak bw. cols: lecture (= lecture-cpu,lecture-gpu: the published "Hands On OpenCL"
-#       figures), here (RESULTS_DIR/bench.csv, one column per device) or NAME (the committed
+#       cublas peak bw, matched by bench.csv's key column. cols: lecture (= lecture-cpu,lecture-gpu:
+#       the published "Hands On OpenCL" figures, slides/results/lecture.csv), here (RESULTS_DIR/bench.csv, one column per device) or NAME (the committed
 #       reference slides/results/NAME/bench.csv); /TEXT keeps the devices whose name holds TEXT.
 #       n=: the N to show (default 1024 where measured, else the largest N). pct: add % of peak.
 #   <!-- plot: here|NAME FILE... [width=60%] -->   embed SVG plots (FILE may hold a * wildcard)
