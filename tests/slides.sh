@@ -47,11 +47,11 @@ case $res in /*) ;; *) res=$root/$res ;; esac
 
 # ------------------------------------------------------------------ helpers
 
-# csv_value CSV DEVICE_TEXT CASE [N]: the value column of the row of CASE on the first device whose
+# csv_value CSV DEVICE_TEXT KEY [N]: the value column of the row of KEY (the key column) on the first device whose
 # name holds DEVICE_TEXT (empty: the first device), at N (default: 1024 if measured, else the
 # largest N), formatted as the decks print figures; empty if there is none.
 csv_value() {
-    awk -v dev="$2" -v want_case="$3" -v want_n="${4:-}" '
+    awk -v dev="$2" -v want_key="$3" -v want_n="${4:-}" '
     function split_csv(s, f,    n, i, ch, field, inq) {
         n = 0; field = ""; inq = 0
         for (i = 1; i <= length(s); i++) {
@@ -83,11 +83,11 @@ csv_value() {
         if (name != first) next
         n = f[col["n"]] + 0
         if (n > 0) { seen[n] = 1; if (n > maxn) maxn = n }
-        if (f[col["case"]] == want_case) v[n] = f[col["value"]]
+        if (f[col["key"]] == want_key) v[n] = f[col["value"]]
     }
     END {
         n = want_n != "" ? want_n + 0 : ((1024 in seen) ? 1024 : maxn)
-        if (want_case ~ /peak|bandwidth/) n = 0
+        if (want_key ~ /^(peak|bandwidth)$/) n = 0
         if (n in v) print fmt(v[n])
     }' "$1"
 }
@@ -116,13 +116,13 @@ in_cell() {
 
 html_escape() { printf '%s' "$1" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g'; }
 
-# rows key -> case name, as bench.csv writes it
-case_of() {
+# a placeholder's row name -> bench.csv's key column
+key_of() {
     case $1 in
-    01) echo "C(i,j) per work-item, all global" ;;
-    04) echo "C row per work-item, A private, B local" ;;
-    05x8) echo "Block oriented approach using local, 8x8" ;;
-    05x16) echo "Block oriented approach using local, 16x16" ;;
+    01) echo "ex:01_per_element" ;;
+    04) echo "ex:04_local_B" ;;
+    05x8) echo "ex:05_blocked_16x16@b8" ;;
+    05x16) echo "ex:05_blocked_16x16@b16" ;;
     esac
 }
 
@@ -183,10 +183,10 @@ for name in $here_decks; do
 done
 [ -n "$device" ] && ok "this machine's device named in $(echo "$here_decks" | wc -w) decks: $device"
 for key in 01 05x16; do
-    want=$(csv_value "$res/bench.csv" "$device" "$(case_of "$key")")
+    want=$(csv_value "$res/bench.csv" "$device" "$(key_of "$key")")
     in_decks=$(decks_with "$(row_col_re "$key" here)")
     if [ -z "$want" ]; then
-        fail "$res/bench.csv has no figure for $(case_of "$key")"
+        fail "$res/bench.csv has no figure for $(key_of "$key")"
     elif [ -z "$in_decks" ]; then
         fail "no deck shows row $key for this machine"
     else
@@ -200,7 +200,7 @@ done
 # the committed H200 reference
 h200=slides/results/h200/bench.csv
 for key in 01 05x8; do
-    want=$(csv_value "$h200" "NVIDIA H200" "$(case_of "$key")" 1024)
+    want=$(csv_value "$h200" "NVIDIA H200" "$(key_of "$key")" 1024)
     in_decks=$(decks_with "$(row_col_re "$key" h200)")
     [ -n "$want" ] && [ -n "$in_decks" ] || { fail "H200 $key: no figure ($want) or no deck ($in_decks)"; continue; }
     for name in $in_decks; do
@@ -272,7 +272,7 @@ for name in $here_decks; do
         { fail "$name: without results, no 'No make bench results' sentence"; said=0; }
 done
 [ $said = 1 ] && ok "without results: every deck with a table of this machine says 'No make bench results'"
-want=$(csv_value "$h200" "NVIDIA H200" "$(case_of 01)" 1024)
+want=$(csv_value "$h200" "NVIDIA H200" "$(key_of 01)" 1024)
 for name in $(decks_with "$(row_col_re 01 h200)"); do
     in_cell "$tmp/out-empty/$name.html" "$want" && ok "$name: without results, the H200 figures still shown" ||
         fail "$name: without results, the H200 figure $want is missing"

@@ -69,14 +69,18 @@ struct bench_peak {
     char why[200]; /* reason when a figure could not be measured (figure left 0) */
 };
 
-/* Measure the device's FP32 peak and memory bandwidth with the project's own small kernels
- * (build and first launch outside the timed region, bench_repeat for the rest). Returns 0 if
- * both figures were measured, -1 otherwise (why set). */
-int bench_measure_peak(const struct clu_env *env, struct bench_peak *peak);
+/* The peak kernels' source, under the workbook's root. */
+#define BENCH_PEAK_SOURCE "grader/bench/peak.cl"
+
+/* Measure the device's FP32 peak and memory bandwidth with the project's own small kernels, read
+ * from source_path (the root's BENCH_PEAK_SOURCE); build and first launch outside the timed
+ * region, bench_repeat for the rest. Returns 0 if both figures were measured, -1 otherwise (why
+ * set). */
+int bench_measure_peak(const struct clu_env *env, const char *source_path, struct bench_peak *peak);
 
 /* ---------------------------------------------------------------- plots (plot.c) */
 
-/* From results/bench.csv (columns in BENCH_CSV_HEADER) make, with gnuplot, in out_dir:
+/* From results/bench.csv (its columns in csv.h) make, with gnuplot, in out_dir:
  * bench-bars.svg (GFLOP/s of each case, one bar group per device, at the largest N measured, log
  * scale, like the lecture's slide), bench-sizes.svg (GFLOP/s against N per case and device, when
  * more than one N was measured; otherwise not written), and bench-roofline-<k>.svg for each device
@@ -84,13 +88,6 @@ int bench_measure_peak(const struct clu_env *env, struct bench_peak *peak);
  * with each kernel that has a flops_per_byte value placed at (intensity, GFLOP/s). Returns the
  * number of plots written, or -1 with a one-line reason in why (gnuplot missing, bad CSV). */
 int bench_plot(const char *csv_path, const char *out_dir, char *why, size_t why_size);
-
-/* The CSV columns. kind: baseline | kernel | vendor | peak | bandwidth. value is GFLOP/s, or GB/s
- * for bandwidth (unit says which). pct_peak and flops_per_byte may be empty. A text field that
- * holds a comma or a quote is quoted as RFC 4180 says ("a, b" and "" for a quote). */
-#define BENCH_CSV_HEADER                                                                           \
-    "kind,case,device,driver,n,options,repeats,min_s,median_s,max_s,value,unit,pct_peak,"          \
-    "flops_per_byte"
 
 /* `grader --bench [--n N] [--sweep] [--device SPEC] [--out DIR] [--root DIR] [--no-vendor]
  * [--no-traffic] [--no-plots]`. Returns the exit status. */

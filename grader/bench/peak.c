@@ -6,10 +6,12 @@
  * iteration, in float, float4 and float8 variants; the best variant is the figure. Bandwidth: a
  * float4 copy b[i] = a[i] between two 256 MB buffers, counting the bytes read and written. Each
  * kernel is built and launched once untimed, then its size is scaled until one timed run lasts at
- * least PEAK_MIN_RUN seconds, and bench_repeat times the runs by their profiling events.
+ * least PEAK_MIN_RUN seconds, and bench_repeat times the runs by their profiling events. The
+ * kernels are in peak.cl, next to this file, read at run time from the workbook's tree.
  */
 #include "bench/bench.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,54 +27,9 @@
 #define PEAK_CHAINS        8 /* independent accumulators per work-item (as in the source) */
 #define PEAK_STEPS         4 /* multiply-adds of each chain per loop iteration (ditto) */
 
-/* The kernels. mad() lets the compiler use the device's fused multiply-add; the multiplier and
- * addend are arguments, so nothing is constant-folded, and every chain reaches the output. */
-static const char peak_source[] =
-    "/* peak kernels - FP32 multiply-add throughput and copy bandwidth of a device.\n"
-    " *\n"
-    " * peak_float, peak_float4, peak_float8: work-item g runs PEAK_CHAINS = 8 independent\n"
-    " * chains x = x*m + c (4 steps of each per iteration, loops iterations) on T-typed values\n"
-    " * and stores the sum of its chains in out[g]; flops = 2 * 8 * 4 * loops * width(T) per\n"
-    " * work-item. With m = 0.999 and c = 0.001 the chains stay near 1 (no overflow, no\n"
-    " * denormals). The plain C loop it replaces, per work-item g:\n"
-    " *     for (i = 0; i < loops; i++)\n"
-    " *         for (s = 0; s < 4; s++)\n"
-    " *             for (k = 0; k < 8; k++) x[k] = x[k] * m + c;\n"
-    " *     out[g] = x[0] + ... + x[7];\n"
-    " *\n"
-    " * peak_copy: b[i] = a[i] over float4 elements, 1-D NDRange {elements}; bytes = 32 each.\n"
-    " */\n"
-    "#define PEAK_STEP                                                        \\\n"
-    "    x0 = fma(x0, vm, vc); x1 = fma(x1, vm, vc); x2 = fma(x2, vm, vc); \\\n"
-    "    x3 = fma(x3, vm, vc); x4 = fma(x4, vm, vc); x5 = fma(x5, vm, vc); \\\n"
-    "    x6 = fma(x6, vm, vc); x7 = fma(x7, vm, vc);\n"
-    "#define PEAK_KERNEL(T)                                                           \\\n"
-    "__kernel void peak_##T(const int loops, const float m, const float c,            \\\n"
-    "                       __global T *out)                                          \\\n"
-    "{                                                                                \\\n"
-    "    const size_t g = get_global_id(0);                                           \\\n"
-    "    const T vm = (T)(m), vc = (T)(c);                                            \\\n"
-    "    T x0 = (T)((float)(g & 1023) * 1.0e-4f), x1 = x0 + (T)(0.125f);              \\\n"
-    "    T x2 = x0 + (T)(0.25f), x3 = x0 + (T)(0.375f), x4 = x0 + (T)(0.5f);          \\\n"
-    "    T x5 = x0 + (T)(0.625f), x6 = x0 + (T)(0.75f), x7 = x0 + (T)(0.875f);        \\\n"
-    "    for (int i = 0; i < loops; i++) {                                            \\\n"
-    "        PEAK_STEP PEAK_STEP PEAK_STEP PEAK_STEP                                  \\\n"
-    "    }                                                                            \\\n"
-    "    out[g] = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));                  \\\n"
-    "}\n"
-    "PEAK_KERNEL(float)\n"
-    "PEAK_KERNEL(float4)\n"
-    "PEAK_KERNEL(float8)\n"
-    "\n"
-    "__kernel void peak_copy(__global const float4 *a, __global float4 *b)\n"
-    "{\n"
-    "    const size_t i = get_global_id(0);\n"
-    "    b[i] = a[i];\n"
-    "}\n";
-
 /* One FMA variant. */
 struct peak_variant {
-    const char *kernel; /* __kernel name in peak_source */
+    const char *kernel; /* __kernel name in peak.cl */
     int width;          /* floats per value */
 };
 
@@ -281,11 +238,19 @@ static int peak_copy(const struct clu_env *env, cl_program program, double *gbyt
 
 /* ---------------------------------------------------------------- both */
 
-int bench_measure_peak(const struct clu_env *env, struct bench_peak *peak) {
+int bench_measure_peak(const struct clu_env *env, const char *source_path,
+                       struct bench_peak *peak) {
     memset(peak, 0, sizeof *peak);
+    char *source = clu_read_file(source_path, NULL);
+    if (!source) {
+        snprintf(peak->why, sizeof peak->why, "cannot read the peak kernels %s: %s", source_path,
+                 strerror(errno));
+        return -1;
+    }
     cl_int err;
-    const char *sources[] = {peak_source};
+    const char *sources[] = {source};
     cl_program program = clCreateProgramWithSource(env->context, 1, sources, NULL, &err);
+    free(source);
     if (err != CL_SUCCESS) {
         snprintf(peak->why, sizeof peak->why, "peak kernels: clCreateProgramWithSource: %s",
                  clu_error_name(err));

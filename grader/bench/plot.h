@@ -1,0 +1,98 @@
+/* plot.h - what the plots of `grader --bench` share: bench.csv read into plot_data, gnuplot's
+ * quoting, the output files, and the figures (bars.c: bench-bars and bench-sizes; roofline.c:
+ * bench-roofline-<k>). Private to bench/; bench.h's bench_plot is the way in.
+ */
+#ifndef BENCH_PLOT_H
+#define BENCH_PLOT_H
+
+#include "bench/bench.h"
+
+#include <stdio.h>
+
+#define PLOT_WIDTH  900  /* SVG width, pixels */
+#define PLOT_HEIGHT 500  /* SVG height, pixels */
+#define CHAR_WIDTH  0.55 /* average character width of a sans font, in font sizes (generous) */
+
+#define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* One colour per device (bars, roofline points). */
+extern const char *const plot_device_colours[8];
+
+/* ---------------------------------------------------------------- the data (plot.c) */
+
+enum plot_kind { KIND_BASELINE, KIND_KERNEL, KIND_VENDOR, KIND_PEAK, KIND_BANDWIDTH };
+
+struct plot_row {
+    enum plot_kind kind;
+    int case_index;   /* into plot_data.cases; -1 for peak and bandwidth rows */
+    int device_index; /* into plot_data.devices */
+    int n;            /* matrix order; 0 for peak and bandwidth rows */
+    double value;     /* GFLOP/s, or GB/s for bandwidth; NAN when empty */
+    double intensity; /* flops per byte of global traffic; NAN when empty */
+};
+
+/* Distinct keys in order of first appearance, each with its label. */
+struct plot_names {
+    char **names; /* labels, for people: a case's text, a device's name */
+    char **keys;  /* what tells them apart: a case's key (csv.h), a device's name */
+    int count;
+};
+
+struct plot_data {
+    struct plot_row *rows;
+    int row_count;
+    struct plot_names cases;   /* baseline, kernel and vendor cases: the lecture's table order */
+    struct plot_names devices; /* device k is numbered k in bench-roofline-<k>.svg */
+    int max_n;                 /* largest N with a GFLOP/s figure (0: none) */
+};
+
+/* why (if why_size > 0) from the format; returns -1. */
+int plot_fail(char *why, size_t why_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Whether rows of this kind are cases of the table (baseline, kernel, vendor). */
+int plot_is_case(enum plot_kind kind);
+
+/* GFLOP/s of case c on device k at size n (the last such row), or NAN. */
+double plot_gflops_at(const struct plot_data *d, int c, int k, int n);
+
+/* ---------------------------------------------------------------- writing for gnuplot (plot.c) */
+
+/* s as a gnuplot single-quoted string: no escapes inside but '' for a quote. */
+void plot_gp_string(FILE *f, const char *s);
+
+/* The same for a tic label, which gnuplot reads as a format for the tic's value. */
+void plot_gp_format(FILE *f, const char *s);
+
+/* A figure for people: no more digits than a timing deserves. */
+void plot_figure(char *buf, size_t size, double v);
+
+/* The same rule inside gnuplot, for the labels on the bars. */
+#define GP_FIGURE                                                                                  \
+    "figure(v) = v >= 100 ? sprintf('%%.0f', v) : v >= 10 ? sprintf('%%.1f', v) : v >= 1 ? "       \
+    "sprintf('%%.2f', v) : sprintf('%%.3g', v)\n"
+
+/* out_dir/name opened for writing, or NULL with why. */
+FILE *plot_open(const char *out_dir, const char *name, char *why, size_t why_size);
+
+/* Closes f: 0, or -1 with why when a write failed. */
+int plot_close(FILE *f, const char *out_dir, const char *name, char *why, size_t why_size);
+
+/* The opening of every script: what it is, how to plot it again, the terminal and output. */
+void plot_gp_begin(FILE *f, const char *base, const char *what);
+
+/* ---------------------------------------------------------------- the figures */
+
+/* bars.c: bench-bars.dat and .gp (GFLOP/s of each case and device at the largest N): 0 or -1. */
+int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t why_size);
+
+/* bars.c: bench-sizes.dat and .gp (GFLOP/s against N): 1 when written, 0 when fewer than two N
+ * were measured (nothing written), -1 on failure. */
+int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t why_size);
+
+/* roofline.c: bench-roofline-<k>.dat and .gp of device k: 1 when written, 0 when the device has
+ * no peak or no bandwidth row, -1 on failure. */
+int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *why,
+                  size_t why_size);
+
+#endif
