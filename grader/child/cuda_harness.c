@@ -1,10 +1,6 @@
-/* cuda_harness.c - the CUDA twin of an exercise: the student's kernel.cu built with nvcc and run
- * through the CUDA driver at the hidden sizes, checked like every OpenCL kernel, and timed beside
- * the OpenCL blocked kernel.
- *
- * The grader is built with a C compiler on machines without CUDA: the harness reaches the driver
- * through cuda_driver.c, which opens libcuda.so.1 with dlopen. Where nvcc, the driver or an NVIDIA
- * GPU is missing, the CUDA part is one test worth 0 of 0 saying why (skipped, no points lost).
+/* cuda_harness.c - `grader --cuda-harness`: the child that runs the CUDA twin of an exercise, the
+ * student's kernel.cu as nvcc built it, for the grader (grade/cuda.c), through the CUDA driver
+ * (cuda_driver.c: the grader is built with a C compiler on machines without CUDA).
  *
  *   grader --cuda-harness --probe --out DIR
  *       the driver and the first device: DIR/device.txt holds "capability 90", "name ...",
@@ -16,10 +12,12 @@
  *       HARNESS_GUARD floats of HARNESS_GUARD_VALUE. It saves C with the guard, A and B as
  *       c.bin, a.bin and b.bin for the parent to check; it decides nothing. With --time: one
  *       warm-up launch, then CUDA_TIME_ROUNDS launches timed by CUDA events, launch R on fresh A
- * and B from cuda_round_seed(S, R) and C back to NaN (both outside the events); each launch's C
- *       with the guard is saved as c-R.bin (R from 0), and DIR/timing.txt gets
+ *       and B from cuda_round_seed(S, R) and C back to NaN (both outside the events); each
+ *       launch's C with the guard is saved as c-R.bin (R from 0), and DIR/timing.txt gets
  *       "cuda MIN MEDIAN MAX RUNS" (seconds) and "device NAME". The parent derives the round
  *       seeds itself and checks every c-R.bin: a kernel cannot skip work in some launches.
+ * The names are exercise/protocol.h's, and so are the writers of the two text files. A number
+ * is decimal digits; a fault in the command line stops it with CUDA_HARNESS_USAGE and one line.
  *
  * Every harness child, the probe too, runs jailed like the OpenCL harness: in a folder of its
  * own under the student's uid, with the jail's limits and the sandbox, holding copies of the
@@ -31,33 +29,28 @@
 #include "exercise/protocol.h"
 #include "exercise/exercise.h"
 
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#define WHO "cuda harness" /* how its messages begin */
 
 static int probe(const char *out) {
     cu_device device = cuda_open_device();
-    char name[256] = "";
-    int major = 0, minor = 0, version = 0;
-    cuda_check(cu.device_name(name, (int)sizeof name, device), "cuDeviceGetName",
+    struct grader_cuda_device d = {0};
+    int major = 0, minor = 0;
+    cuda_check(cu.device_name(d.name, (int)sizeof d.name, device), "cuDeviceGetName",
                CUDA_HARNESS_NO_DEVICE);
     cuda_check(cu.device_attribute(&major, CU_ATTR_CAPABILITY_MAJOR, device),
                "cuDeviceGetAttribute", CUDA_HARNESS_NO_DEVICE);
     cuda_check(cu.device_attribute(&minor, CU_ATTR_CAPABILITY_MINOR, device),
                "cuDeviceGetAttribute", CUDA_HARNESS_NO_DEVICE);
-    cuda_check(cu.driver_version(&version), "cuDriverGetVersion", CUDA_HARNESS_NO_DEVICE);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/device.txt", out);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return CUDA_HARNESS_USAGE;
-    fprintf(f, "capability %d%d\nname %s\ndriver %d\n", major, minor, name, version);
-    return fclose(f) == 0 ? CUDA_HARNESS_OK : CUDA_HARNESS_USAGE;
+    cuda_check(cu.driver_version(&d.driver), "cuDriverGetVersion", CUDA_HARNESS_NO_DEVICE);
+    d.capability = 10 * major + minor; /* sm_90: the minor has one digit */
+    return grader_cuda_device_write(out, &d) == 0 ? CUDA_HARNESS_OK : CUDA_HARNESS_USAGE;
 }
 
 /* Load the module nvcc made and find the kernel in it; exits with the reason if not. */
@@ -129,7 +122,7 @@ struct cuda_buffers {
 /* --time: warm-up, then CUDA_TIME_ROUNDS timed launches, each on fresh A and B of its round's seed
  * and from a C full of NaN (written outside the events), and each launch's C saved as c-R.bin:
  * every timed launch must compute the product, so skipping work in some of them gains nothing.
- * Writes timing.txt. */
+ * Writes CUDA_TIMING_FILE. */
 static int time_launches(struct cuda_launch *l, struct cuda_buffers *m, uint64_t seed,
                          cu_device device, const char *dir) {
     float nan_value = NAN;
@@ -159,57 +152,96 @@ static int time_launches(struct cuda_launch *l, struct cuda_buffers *m, uint64_t
         cuda_check(cu.event_elapsed(&ms, start, stop), "cuEventElapsedTime", CUDA_HARNESS_FAILED);
         samples[r] = 1e-3 * (double)ms;
         char name[32];
-        snprintf(name, sizeof name, "c-%d.bin", r);
+        snprintf(name, sizeof name, RESULT_ROUND, r);
         if (save_device(m->d_c, m->c, m->count + HARNESS_GUARD, dir, name) != 0)
             return CUDA_HARNESS_USAGE;
     }
     struct clu_stats s = clu_stats_of(samples, CUDA_TIME_ROUNDS);
-    char name[256] = "", path[PATH_MAX];
-    cu.device_name(name, (int)sizeof name, device);
-    snprintf(path, sizeof path, "%s/timing.txt", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
+    struct grader_cuda_timing t = {.seconds = {s.min, s.median, s.max}, .runs = s.count};
+    cu.device_name(t.device, (int)sizeof t.device, device);
+    return grader_cuda_timing_write(dir, &t) == 0 ? CUDA_HARNESS_OK : CUDA_HARNESS_USAGE;
+}
+
+/* What the command line says (see the top of the file). */
+struct cuda_flags {
+    const char *module, *out; /* --cubin, --out */
+    int n, block;             /* --n, --block */
+    uint64_t seed;            /* --seed */
+    int timed, probe_only;    /* --time, --probe */
+};
+
+/* The command line: 0, or CUDA_HARNESS_USAGE after one line on stderr. */
+static int read_flags(int argc, char **argv, struct cuda_flags *f) {
+    enum { CUBIN = 1, OUT, N, BLOCK, SEED, TIME, PROBE };
+    const struct option options[] = {{FLAG_NAME(FLAG_CUBIN), required_argument, NULL, CUBIN},
+                                     {FLAG_NAME(FLAG_OUT), required_argument, NULL, OUT},
+                                     {FLAG_NAME(FLAG_N), required_argument, NULL, N},
+                                     {FLAG_NAME(FLAG_BLOCK), required_argument, NULL, BLOCK},
+                                     {FLAG_NAME(FLAG_SEED), required_argument, NULL, SEED},
+                                     {FLAG_NAME(FLAG_TIME), no_argument, NULL, TIME},
+                                     {FLAG_NAME(FLAG_PROBE), no_argument, NULL, PROBE},
+                                     {NULL, 0, NULL, 0}};
+    opterr = 0; /* child_bad_flag says it, on one line */
+    int got;
+    unsigned long long v;
+    while ((got = getopt_long(argc, argv, CHILD_OPTSTRING, options, NULL)) != -1) {
+        switch (got) {
+        case CUBIN:
+            f->module = optarg;
+            break;
+        case OUT:
+            f->out = optarg;
+            break;
+        case N:
+            if (child_number(WHO, FLAG_N, optarg, 1, INT_MAX, &v) != 0)
+                return CUDA_HARNESS_USAGE;
+            f->n = (int)v;
+            break;
+        case BLOCK:
+            if (child_number(WHO, FLAG_BLOCK, optarg, 1, 32, &v) != 0)
+                return CUDA_HARNESS_USAGE;
+            f->block = (int)v;
+            break;
+        case SEED:
+            if (child_number(WHO, FLAG_SEED, optarg, 0, UINT64_MAX, &v) != 0)
+                return CUDA_HARNESS_USAGE;
+            f->seed = v;
+            break;
+        case TIME:
+            f->timed = 1;
+            break;
+        case PROBE:
+            f->probe_only = 1;
+            break;
+        default:
+            child_bad_flag(WHO, got, argv);
+            return CUDA_HARNESS_USAGE;
+        }
+    }
+    if (optind < argc) {
+        child_bad_flag(WHO, -1, argv);
         return CUDA_HARNESS_USAGE;
-    fprintf(f, "cuda %.9g %.9g %.9g %d\ndevice %s\n", s.min, s.median, s.max, s.count, name);
-    return fclose(f) == 0 ? CUDA_HARNESS_OK : CUDA_HARNESS_USAGE;
+    }
+    if (f->probe_only && f->out)
+        return CUDA_HARNESS_OK;
+    if (!f->module || !f->out || f->n < 1 || f->n % f->block != 0) {
+        fprintf(stderr, WHO ": needs " FLAG_CUBIN ", " FLAG_N " (a multiple of " FLAG_BLOCK
+                            "), " FLAG_SEED " and " FLAG_OUT ", or " FLAG_PROBE " " FLAG_OUT "\n");
+        return CUDA_HARNESS_USAGE;
+    }
+    return CUDA_HARNESS_OK;
 }
 
 int grader_cuda_harness_main(int argc, char **argv) {
-    const char *module_path = NULL, *out = NULL;
-    int n = 0, block = CUDA_BLOCK, timed = 0, probe_only = 0;
-    uint64_t seed = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : "";
-        int takes_value = 1;
-        if (!strcmp(flag, "--time"))
-            timed = 1, takes_value = 0;
-        else if (!strcmp(flag, "--probe"))
-            probe_only = 1, takes_value = 0;
-        else if (!strcmp(flag, "--cubin"))
-            module_path = value;
-        else if (!strcmp(flag, "--out"))
-            out = value;
-        else if (!strcmp(flag, "--n"))
-            n = atoi(value);
-        else if (!strcmp(flag, "--block"))
-            block = atoi(value);
-        else if (!strcmp(flag, "--seed"))
-            seed = strtoull(value, NULL, 10);
-        else {
-            fprintf(stderr, "cuda harness: unknown flag %s\n", flag);
-            return CUDA_HARNESS_USAGE;
-        }
-        i += takes_value;
-    }
-    if (probe_only && out)
-        return probe(out);
-    if (!module_path || !out || n < 1 || block < 1 || block > 32 || n % block != 0) {
-        fprintf(stderr, "cuda harness: needs --cubin, --n (a multiple of --block), --seed and "
-                        "--out, or --probe --out\n");
-        return CUDA_HARNESS_USAGE;
-    }
+    struct cuda_flags f = {.block = CUDA_BLOCK};
+    int usage = read_flags(argc, argv, &f);
+    if (usage != CUDA_HARNESS_OK)
+        return usage;
+    if (f.probe_only)
+        return probe(f.out);
+    int n = f.n, block = f.block;
     cu_device device = cuda_open_device();
-    struct cuda_launch l = {.function = load_kernel(module_path),
+    struct cuda_launch l = {.function = load_kernel(f.module),
                             .groups = (unsigned int)(n / block),
                             .block = (unsigned int)block};
 
@@ -219,11 +251,11 @@ int grader_cuda_harness_main(int argc, char **argv) {
                              .c = malloc((count + HARNESS_GUARD) * sizeof *m.c),
                              .count = count};
     if (!m.a || !m.b || !m.c) {
-        fprintf(stderr, "cuda harness: out of host memory at N = %d\n", n);
+        fprintf(stderr, WHO ": out of host memory at N = %d\n", n);
         return CUDA_HARNESS_USAGE;
     }
-    clu_random_fill(m.a, count, seed, 0);
-    clu_random_fill(m.b, count, seed, 1);
+    clu_random_fill(m.a, count, f.seed, 0);
+    clu_random_fill(m.b, count, f.seed, 1);
     for (size_t i = 0; i < count; i++)
         m.c[i] = NAN;
     for (size_t i = count; i < count + HARNESS_GUARD; i++)
@@ -238,15 +270,15 @@ int grader_cuda_harness_main(int argc, char **argv) {
     l.params[3] = &m.d_c;
 
     int status = CUDA_HARNESS_OK;
-    if (timed) {
-        status = time_launches(&l, &m, seed, device, out);
+    if (f.timed) {
+        status = time_launches(&l, &m, f.seed, device, f.out);
     } else {
         launch_once(&l);
         cuda_check(cu.synchronize(), "cuCtxSynchronize (waiting for the kernel)",
                    CUDA_HARNESS_FAILED);
-        if (save_device(m.d_c, m.c, count + HARNESS_GUARD, out, "c.bin") != 0 ||
-            save_device(m.d_a, m.a, count, out, "a.bin") != 0 ||
-            save_device(m.d_b, m.b, count, out, "b.bin") != 0)
+        if (save_device(m.d_c, m.c, count + HARNESS_GUARD, f.out, RESULT_C) != 0 ||
+            save_device(m.d_a, m.a, count, f.out, RESULT_A) != 0 ||
+            save_device(m.d_b, m.b, count, f.out, RESULT_B) != 0)
             status = CUDA_HARNESS_USAGE;
     }
     free(m.a);
