@@ -74,7 +74,8 @@ static int save_buffer(const struct clu_env *env, cl_mem m, float *host, size_t 
  *   save R NONCE        -> C with its guard zone saved as c-R.bin; "saved R NONCE"
  * End of input ends it. Nothing it says is believed: the grader times each launch command
  * with its own clock, chooses the seeds and checks every saved C itself; the nonces only keep
- * a reply from being taken for another. The reference kernel runs in a process of its own. */
+ * a reply from being taken for another. The reference kernel runs in a process of its own.
+ * The words are exercise/protocol.h's SERVE_ names. */
 static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc, float *a,
                  float *b, float *c, size_t in_count, size_t c_total, const char *dir) {
     FILE *reply = fdopen(3, "w");
