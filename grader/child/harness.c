@@ -11,16 +11,22 @@
  *                    [--exact] [--block B] [--serve]
  * --block B: BLOCK for the kernel build and the launch instead of the table's (benchmarks).
  * --exact: no guard zone, C has exactly its size (for oclgrind, which checks the true bounds).
+ * Flags are exercise/protocol.h's FLAG_; a number is decimal digits. A fault in the command line
+ * stops it with HARNESS_USAGE and one line on stderr, before anything is built.
  */
 #define _POSIX_C_SOURCE 200809L /* fdopen */
 #include "child/child.h"
 #include "exercise/protocol.h"
 #include "exercise/exercise.h"
 
+#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define WHO "harness" /* how its messages begin */
 
 /* Build `path` and create the exercise's kernel from it; exits with a HARNESS_ status if not. */
 static cl_kernel kernel_from(const struct grader_exercise *ex, const struct clu_env *env,
@@ -68,12 +74,13 @@ static int save_buffer(const struct clu_env *env, cl_mem m, float *host, size_t 
  *   save R NONCE        -> C with its guard zone saved as c-R.bin; "saved R NONCE"
  * End of input ends it. Nothing it says is believed: the grader times each launch command
  * with its own clock, chooses the seeds and checks every saved C itself; the nonces only keep
- * a reply from being taken for another. The reference kernel runs in a process of its own. */
+ * a reply from being taken for another. The reference kernel runs in a process of its own.
+ * The words are exercise/protocol.h's SERVE_ names. */
 static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc, float *a,
                  float *b, float *c, size_t in_count, size_t c_total, const char *dir) {
     FILE *reply = fdopen(3, "w");
     if (!reply) {
-        fprintf(stderr, "harness: --serve needs the grader's reply channel on fd 3\n");
+        fprintf(stderr, WHO ": " FLAG_SERVE " needs the grader's reply channel on fd 3\n");
         return HARNESS_USAGE;
     }
     struct clu_stats unused;
@@ -83,13 +90,13 @@ static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc
     if (!fresh_c)
         return HARNESS_OPENCL;
     memcpy(fresh_c, c, c_total * sizeof *fresh_c); /* NaN, then the guard zone */
-    fprintf(reply, "ready\n");
+    fprintf(reply, SERVE_READY "\n");
     fflush(reply);
     char line[256];
     while (fgets(line, sizeof line, stdin)) {
         int round = -1;
         unsigned long long seed = 0, nonce = 0;
-        if (sscanf(line, "inputs %d %llu %llu", &round, &seed, &nonce) == 3) {
+        if (sscanf(line, SERVE_INPUTS " %d %llu %llu", &round, &seed, &nonce) == 3) {
             clu_random_fill(a, in_count, seed, 0);
             clu_random_fill(b, in_count, seed, 1);
             CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[0], CL_TRUE, 0, in_count * sizeof(float),
@@ -98,20 +105,20 @@ static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc
                                            b, 0, NULL, NULL));
             CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[2], CL_TRUE, 0, c_total * sizeof(float),
                                            fresh_c, 0, NULL, NULL));
-            fprintf(reply, "inputs %d %llu\n", round, nonce);
-        } else if (sscanf(line, "launch %d %llu", &round, &nonce) == 2) {
+            fprintf(reply, SERVE_INPUTS " %d %llu\n", round, nonce);
+        } else if (sscanf(line, SERVE_LAUNCH " %d %llu", &round, &nonce) == 2) {
             struct clu_stats one;
             CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, l, 0, 1, &one),
                           "timed launch");
-            fprintf(reply, "launched %d %llu %.9g\n", round, nonce, one.median);
-        } else if (sscanf(line, "save %d %llu", &round, &nonce) == 2) {
+            fprintf(reply, SERVE_LAUNCHED " %d %llu %.9g\n", round, nonce, one.median);
+        } else if (sscanf(line, SERVE_SAVE " %d %llu", &round, &nonce) == 2) {
             char name[32];
-            snprintf(name, sizeof name, "c-%d.bin", round);
+            snprintf(name, sizeof name, RESULT_ROUND, round);
             if (save_buffer(env, abc[2], c, c_total, dir, name) != 0)
                 return HARNESS_USAGE;
-            fprintf(reply, "saved %d %llu\n", round, nonce);
+            fprintf(reply, SERVE_SAVED " %d %llu\n", round, nonce);
         } else {
-            fprintf(stderr, "harness: unknown command: %s", line);
+            fprintf(stderr, WHO ": unknown command: %s", line);
             return HARNESS_USAGE;
         }
         fflush(reply);
@@ -121,63 +128,112 @@ static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc
     return HARNESS_OK;
 }
 
-int grader_harness_main(int argc, char **argv) {
-    const char *id = NULL, *kernel_path = NULL, *out = NULL, *device = NULL;
-    int n = 0, serving = 0;
-    uint64_t seed = 0;
-    size_t guard = HARNESS_GUARD;
-    int block = 0; /* 0: the table's BLOCK */
-    for (int i = 1; i < argc; i += 2) {
-        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : "";
-        if (!strcmp(flag, "--exact"))
-            guard = 0, i--;
-        else if (!strcmp(flag, "--serve"))
-            serving = 1, i--;
-        else if (!strcmp(flag, "--ex"))
-            id = value;
-        else if (!strcmp(flag, "--kernel"))
-            kernel_path = value;
-        else if (!strcmp(flag, "--out"))
-            out = value;
-        else if (!strcmp(flag, "--device"))
-            device = value;
-        else if (!strcmp(flag, "--n"))
-            n = atoi(value);
-        else if (!strcmp(flag, "--block"))
-            block = atoi(value);
-        else if (!strcmp(flag, "--seed"))
-            seed = strtoull(value, NULL, 10);
-        else {
-            fprintf(stderr, "harness: unknown flag %s\n", flag);
+/* What the command line says (see the top of the file). */
+struct harness_flags {
+    const char *id, *kernel, *out; /* --ex, --kernel, --out */
+    const char *device;            /* --device; NULL: clu_env_open's default */
+    int n;                         /* --n */
+    int block;                     /* --block; 0: the table row's BLOCK */
+    uint64_t seed;                 /* --seed */
+    size_t guard;                  /* floats of guard zone after C; 0 with --exact */
+    int serving;                   /* --serve */
+};
+
+/* The command line: 0, or HARNESS_USAGE after one line on stderr. */
+static int read_flags(int argc, char **argv, struct harness_flags *f) {
+    enum { EX = 1, KERNEL, N, SEED, OUT, DEVICE, BLOCK, EXACT, SERVE };
+    const struct option options[] = {{FLAG_NAME(FLAG_EX), required_argument, NULL, EX},
+                                     {FLAG_NAME(FLAG_KERNEL), required_argument, NULL, KERNEL},
+                                     {FLAG_NAME(FLAG_N), required_argument, NULL, N},
+                                     {FLAG_NAME(FLAG_SEED), required_argument, NULL, SEED},
+                                     {FLAG_NAME(FLAG_OUT), required_argument, NULL, OUT},
+                                     {FLAG_NAME(FLAG_DEVICE), required_argument, NULL, DEVICE},
+                                     {FLAG_NAME(FLAG_BLOCK), required_argument, NULL, BLOCK},
+                                     {FLAG_NAME(FLAG_EXACT), no_argument, NULL, EXACT},
+                                     {FLAG_NAME(FLAG_SERVE), no_argument, NULL, SERVE},
+                                     {NULL, 0, NULL, 0}};
+    opterr = 0; /* child_bad_flag says it, on one line */
+    int got;
+    unsigned long long v;
+    while ((got = getopt_long(argc, argv, CHILD_OPTSTRING, options, NULL)) != -1) {
+        switch (got) {
+        case EX:
+            f->id = optarg;
+            break;
+        case KERNEL:
+            f->kernel = optarg;
+            break;
+        case OUT:
+            f->out = optarg;
+            break;
+        case DEVICE:
+            f->device = optarg;
+            break;
+        case N:
+            if (child_number(WHO, FLAG_N, optarg, 1, INT_MAX, &v) != 0)
+                return HARNESS_USAGE;
+            f->n = (int)v;
+            break;
+        case BLOCK:
+            if (child_number(WHO, FLAG_BLOCK, optarg, 0, INT_MAX, &v) != 0)
+                return HARNESS_USAGE;
+            f->block = (int)v;
+            break;
+        case SEED:
+            if (child_number(WHO, FLAG_SEED, optarg, 0, UINT64_MAX, &v) != 0)
+                return HARNESS_USAGE;
+            f->seed = v;
+            break;
+        case EXACT:
+            f->guard = 0;
+            break;
+        case SERVE:
+            f->serving = 1;
+            break;
+        default:
+            child_bad_flag(WHO, got, argv);
             return HARNESS_USAGE;
         }
     }
-    const struct grader_exercise *ex = id ? grader_find_exercise(id) : NULL;
-    if (!ex || !kernel_path || !out || n < 1) {
-        fprintf(stderr, "harness: needs --ex, --kernel, --n, --seed and --out\n");
+    if (optind < argc) {
+        child_bad_flag(WHO, -1, argv);
         return HARNESS_USAGE;
     }
+    if (!f->id || !grader_find_exercise(f->id) || !f->kernel || !f->out || f->n < 1) {
+        fprintf(stderr, WHO ": needs " FLAG_EX " (an exercise's id), " FLAG_KERNEL ", " FLAG_N
+                            ", " FLAG_SEED " and " FLAG_OUT "\n");
+        return HARNESS_USAGE;
+    }
+    return HARNESS_OK;
+}
+
+int grader_harness_main(int argc, char **argv) {
+    struct harness_flags f = {.guard = HARNESS_GUARD};
+    int usage = read_flags(argc, argv, &f);
+    if (usage != HARNESS_OK)
+        return usage;
+    const struct grader_exercise *ex = grader_find_exercise(f.id);
+    int n = f.n, block = f.block > 0 ? f.block : ex->block;
+    size_t guard = f.guard;
     struct clu_env env;
-    if (clu_env_open(&env, device) != 0)
+    if (clu_env_open(&env, f.device) != 0)
         return HARNESS_BAD_DEVICE;
     struct grader_launch student;
-    if (block <= 0)
-        block = ex->block;
     if (grader_plan_launch(ex, &env, n, block, &student) != 0)
         return HARNESS_BAD_DEVICE;
     cl_program program;
-    student.kernel = kernel_from(ex, &env, kernel_path, block, &program);
+    student.kernel = kernel_from(ex, &env, f.kernel, block, &program);
 
     size_t in_count = ex->is_vector ? (size_t)n : (size_t)n * (size_t)n;
     size_t out_count = grader_output_count(ex, n);
     float *a = malloc(in_count * sizeof *a), *b = malloc(in_count * sizeof *b);
     float *c = malloc((out_count + guard) * sizeof *c);
     if (!a || !b || !c) {
-        fprintf(stderr, "harness: out of host memory at N = %d\n", n);
+        fprintf(stderr, WHO ": out of host memory at N = %d\n", n);
         return HARNESS_OPENCL;
     }
-    clu_random_fill(a, in_count, seed, 0);
-    clu_random_fill(b, in_count, seed, 1);
+    clu_random_fill(a, in_count, f.seed, 0);
+    clu_random_fill(b, in_count, f.seed, 1);
     for (size_t i = 0; i < out_count; i++)
         c[i] = NAN;
     for (size_t i = out_count; i < out_count + guard; i++)
@@ -188,16 +244,16 @@ int grader_harness_main(int argc, char **argv) {
         return HARNESS_OPENCL;
 
     int status = HARNESS_OK;
-    if (serving) {
-        status = serve(&env, &student, abc, a, b, c, in_count, out_count + guard, out);
+    if (f.serving) {
+        status = serve(&env, &student, abc, a, b, c, in_count, out_count + guard, f.out);
     } else {
         cl_event done;
         CLU_CHECK(grader_enqueue(&student, env.queue, &done));
         CLU_CHECK(clWaitForEvents(1, &done));
         clReleaseEvent(done);
-        if (save_buffer(&env, abc[2], c, out_count + guard, out, "c.bin") != 0 ||
-            save_buffer(&env, abc[0], a, in_count, out, "a.bin") != 0 ||
-            save_buffer(&env, abc[1], b, in_count, out, "b.bin") != 0)
+        if (save_buffer(&env, abc[2], c, out_count + guard, f.out, RESULT_C) != 0 ||
+            save_buffer(&env, abc[0], a, in_count, f.out, RESULT_A) != 0 ||
+            save_buffer(&env, abc[1], b, in_count, f.out, RESULT_B) != 0)
             status = HARNESS_USAGE;
     }
     for (int i = 0; i < 3; i++)

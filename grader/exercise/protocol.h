@@ -1,16 +1,43 @@
-/* protocol.h - what the grader and the children it runs jailed agree on: the exit statuses of
- * `grader --harness` (the OpenCL kernel harness, harness.c) and `grader --cuda-harness` (the CUDA
- * twin's, cuda_harness.c), the guard zone after C, and the CUDA kernel's launch. The children
- * decide nothing; the grader reads their statuses and files with these names.
+/* protocol.h - what the grader and the children it runs jailed agree on: the command lines of
+ * `grader --harness` (the OpenCL kernel harness, child/harness.c) and `grader --cuda-harness` (the
+ * CUDA twin's, child/cuda_harness.c), their exit statuses, the files they save, the words of the
+ * serving harness, the guard zone after C and the CUDA kernel's launch. protocol.c holds the one
+ * writer and the one reader of the CUDA harness's text files, and the parser of the children's
+ * numbers. The children decide nothing; the grader reads their statuses and files with these
+ * names and believes nothing in them that it has not checked.
  */
 #ifndef GRADER_EXERCISE_PROTOCOL_H
 #define GRADER_EXERCISE_PROTOCOL_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+/* ---------------------------------------------------------------- command lines */
+
+/* The first argument of `grader` that makes it a child. */
+#define HARNESS_COMMAND      "--harness"
+#define CUDA_HARNESS_COMMAND "--cuda-harness"
+
+/* Their flags, as the grader spells them (FLAG_NAME: as getopt_long names them). A number is
+ * decimal digits and nothing else (grader_parse_number). */
+#define FLAG_EX     "--ex"     /* ID: the exercise (--harness) */
+#define FLAG_KERNEL "--kernel" /* FILE: the kernel.cl to build (--harness) */
+#define FLAG_DEVICE "--device" /* SPEC: the OpenCL device, as clu_env_open takes it (--harness) */
+#define FLAG_EXACT  "--exact"  /* no guard zone: oclgrind must see C's true end (--harness) */
+#define FLAG_SERVE  "--serve"  /* timed launches on command, the SERVE_ words (--harness) */
+#define FLAG_CUBIN  "--cubin"  /* FILE: the cubin, fatbin or PTX nvcc made (--cuda-harness) */
+#define FLAG_PROBE  "--probe"  /* only the device, into CUDA_DEVICE_FILE (--cuda-harness) */
+#define FLAG_TIME   "--time"   /* timed launches, into CUDA_TIMING_FILE (--cuda-harness) */
+#define FLAG_N      "--n"      /* N: the size of the matrices */
+#define FLAG_SEED   "--seed"   /* S: the seed of A and B */
+#define FLAG_BLOCK  "--block"  /* B: BLOCK (--harness: 0 is the table row's) */
+#define FLAG_OUT    "--out"    /* DIR: where the child saves its files */
+
+#define FLAG_NAME(flag) ((flag) + 2) /* without its two dashes */
 
 /* Exit statuses of `grader --harness`, the child that runs a kernel for the grader. */
 #define HARNESS_OK          0
-#define HARNESS_USAGE       2
+#define HARNESS_USAGE       2    /* bad flags, or files that could not be written */
 #define HARNESS_OPENCL      3    /* an OpenCL call failed (message on stderr) */
 #define HARNESS_BUILD       4    /* the kernel source did not build (build log on stderr) */
 #define HARNESS_NO_KERNEL   5    /* no __kernel of the expected name */
@@ -25,14 +52,67 @@
 #define CUDA_HARNESS_MODULE    11 /* the module has no mmul_blocked or does not load */
 #define CUDA_HARNESS_FAILED    12 /* a CUDA call failed running the kernel (message on stderr) */
 
+/* ---------------------------------------------------------------- files in the child's DIR */
+
+#define RESULT_C     "c.bin"    /* C and its guard zone, in clu_save_result's format */
+#define RESULT_A     "a.bin"    /* A as the kernel left it */
+#define RESULT_B     "b.bin"    /* B as the kernel left it */
+#define RESULT_ROUND "c-%d.bin" /* printf format: C and its guard after timed launch R (from 0) */
+
+#define CUDA_DEVICE_FILE "device.txt" /* --probe: grader_cuda_device_write's lines */
+#define CUDA_TIMING_FILE "timing.txt" /* --time: grader_cuda_timing_write's lines */
+
+/* ---------------------------------------------------------------- --serve (child/harness.c)
+ * Commands on stdin, one reply line each on fd 3 (R the round, NONCE the grader's):
+ *   (at start)          -> SERVE_READY
+ *   inputs R SEED NONCE -> inputs R NONCE
+ *   launch R NONCE      -> launched R NONCE SECONDS
+ *   save R NONCE        -> saved R NONCE (C in RESULT_ROUND) */
+#define SERVE_READY    "ready"
+#define SERVE_INPUTS   "inputs" /* the command and its reply */
+#define SERVE_LAUNCH   "launch"
+#define SERVE_LAUNCHED "launched"
+#define SERVE_SAVE     "save"
+#define SERVE_SAVED    "saved"
+
+/* ---------------------------------------------------------------- the CUDA twin */
+
 #define CUDA_KERNEL      "mmul_blocked" /* the extern "C" __global__ function of kernel.cu */
 #define CUDA_BLOCK       16             /* BLOCK when the table row gives none */
 #define CUDA_TIME_ROUNDS 8              /* --time: timed launches, each one's C saved and checked */
+#define CUDA_NAME_MAX    256            /* bytes of a device's name, with its NUL */
 
 /* The inputs of the CUDA harness's timed launch r: both sides compute them from the run's seed
  * (the child never writes a seed back for the grader to believe). */
 static inline uint64_t cuda_round_seed(uint64_t seed, int r) {
     return (seed ^ (0xc2b2ae3d27d4eb4full * (uint64_t)(r + 1))) & 0x7fffffffffffffffull;
 }
+
+/* CUDA_DEVICE_FILE: "capability C", "name NAME", "driver V", one line each. */
+struct grader_cuda_device {
+    int capability;           /* 10 * major + minor: 90 for sm_90 */
+    char name[CUDA_NAME_MAX]; /* cuDeviceGetName's */
+    int driver;               /* cuDriverGetVersion's: 13000 for CUDA 13.0 */
+};
+
+/* CUDA_TIMING_FILE: "cuda MIN MEDIAN MAX RUNS" (seconds), then "device NAME". */
+struct grader_cuda_timing {
+    double seconds[3];          /* min, median and max of the timed launches */
+    int runs;                   /* timed launches behind them */
+    char device[CUDA_NAME_MAX]; /* the GPU's name */
+};
+
+/* The child's writers, into DIR: 0, or -1 (a message on stderr). */
+int grader_cuda_device_write(const char *dir, const struct grader_cuda_device *d);
+int grader_cuda_timing_write(const char *dir, const struct grader_cuda_timing *t);
+
+/* The grader's readers, from DIR: 0, or -1 with *d or *t zeroed. Strict, for the file was written
+ * by the student's process: a plain file of at most a few lines in exactly the writer's form,
+ * printable ASCII, the numbers in range and finite. */
+int grader_cuda_device_read(const char *dir, struct grader_cuda_device *d);
+int grader_cuda_timing_read(const char *dir, struct grader_cuda_timing *t);
+
+/* A child's number: decimal digits only (no sign, space or suffix), at most max. 0, or -1. */
+int grader_parse_number(const char *text, unsigned long long max, unsigned long long *value);
 
 #endif

@@ -165,14 +165,14 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
     /* oclgrind's simulated device takes groups of 1024 by default; the counts do not depend on
      * it, so let it take the 64x64 tiles too */
     const char *const counting[] = {
-        oclgrind,    "--max-wgsize", "4096", "--inst-counts", "--log",     findings, self,
-        "--harness", "--ex",         ex->id, "--kernel",      kernel_path, NULL};
+        oclgrind,        "--max-wgsize", "4096", "--inst-counts", "--log",     findings, self,
+        HARNESS_COMMAND, FLAG_EX,        ex->id, FLAG_KERNEL,     kernel_path, NULL};
     grader_argv_push_all(&argv, counting);
-    grader_argv_push(&argv, "--n");
+    grader_argv_push(&argv, FLAG_N);
     grader_argv_pushf(&argv, "%d", n);
-    grader_argv_push_all(&argv,
-                         (const char *const[]){"--seed", "1", "--out", workdir, "--exact", NULL});
-    grader_argv_push(&argv, "--block");
+    grader_argv_push_all(
+        &argv, (const char *const[]){FLAG_SEED, "1", FLAG_OUT, workdir, FLAG_EXACT, NULL});
+    grader_argv_push(&argv, FLAG_BLOCK);
     grader_argv_pushf(&argv, "%d", block);
     struct grader_run_result run;
     if (jail_dir) /* a student's kernel: jailed like the student's program */

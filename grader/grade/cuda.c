@@ -29,23 +29,6 @@ static int find_nvcc(char *path, size_t size) {
     return access(path, X_OK) == 0 ? 0 : -1;
 }
 
-/* One "key value" line of a small file the harness wrote, into value ("" if absent). */
-static void read_key(const char *path, const char *key, char *value, size_t size) {
-    value[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char line[512];
-    size_t k = strlen(key);
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, key, k) == 0 && line[k] == ' ') {
-            line[strcspn(line, "\n")] = '\0';
-            snprintf(value, size, "%s", line + k + 1);
-            break;
-        }
-    fclose(f);
-}
-
 struct cuda_run {
     struct grader_run_result run;
     char dir[PATH_MAX]; /* its jail, where it saved its files (removed by cuda_run_done) */
@@ -82,18 +65,18 @@ static void run_cuda_harness(const struct grader_config *cfg, const char *work, 
     struct grader_argv argv = GRADER_ARGV_INIT;
     grader_sandbox_push(&cfg->sandbox, h->dir, &argv);
     grader_argv_push_all(&argv,
-                         (const char *const[]){self, "--cuda-harness", "--out", h->dir, NULL});
+                         (const char *const[]){self, CUDA_HARNESS_COMMAND, FLAG_OUT, h->dir, NULL});
     if (!module) {
-        grader_argv_push(&argv, "--probe");
+        grader_argv_push(&argv, FLAG_PROBE);
     } else {
-        grader_argv_push_all(&argv, (const char *const[]){"--cubin", cubin, "--n", NULL});
+        grader_argv_push_all(&argv, (const char *const[]){FLAG_CUBIN, cubin, FLAG_N, NULL});
         grader_argv_pushf(&argv, "%d", n);
-        grader_argv_push(&argv, "--seed");
+        grader_argv_push(&argv, FLAG_SEED);
         grader_argv_pushf(&argv, "%llu", (unsigned long long)seed);
-        grader_argv_push(&argv, "--block");
+        grader_argv_push(&argv, FLAG_BLOCK);
         grader_argv_pushf(&argv, "%d", block);
         if (timed)
-            grader_argv_push(&argv, "--time");
+            grader_argv_push(&argv, FLAG_TIME);
     }
     double limit = !module ? PROBE_TIMEOUT : timed ? 3 * cfg->timeout : cfg->timeout;
     grader_run_jailed(argv.argv, h->dir, log, limit, &h->run);
@@ -180,9 +163,9 @@ static int check_output(const struct grader_exercise *ex, const char *dir, int n
                         int *untouched, char *why, size_t why_size) {
     size_t count = (size_t)n * (size_t)n;
     char reason[200] = "";
-    float *c = grader_load_result(dir, "c.bin", count + HARNESS_GUARD, reason, sizeof reason);
-    float *a = c ? grader_load_result(dir, "a.bin", count, reason, sizeof reason) : NULL;
-    float *b = a ? grader_load_result(dir, "b.bin", count, reason, sizeof reason) : NULL;
+    float *c = grader_load_result(dir, RESULT_C, count + HARNESS_GUARD, reason, sizeof reason);
+    float *a = c ? grader_load_result(dir, RESULT_A, count, reason, sizeof reason) : NULL;
+    float *b = a ? grader_load_result(dir, RESULT_B, count, reason, sizeof reason) : NULL;
     double *expected = NULL, *tol = NULL;
     int ok = 0;
     *untouched = 0;
@@ -305,7 +288,7 @@ static void timed_round_wrong(const struct grader_config *cfg, const struct grad
     size_t count = (size_t)n * (size_t)n;
     uint64_t inputs = cuda_round_seed(seed, round);
     char reason[200] = "", name[32];
-    snprintf(name, sizeof name, "c-%d.bin", round);
+    snprintf(name, sizeof name, RESULT_ROUND, round);
     float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
     float *a = NULL, *b = NULL;
     double *expected = NULL, *tol = NULL;
@@ -382,17 +365,13 @@ static void test_speed(const struct grader_config *cfg, const struct grader_exer
     uint64_t seed = grader_seed_for(cfg->seed, ex, n);
     struct cuda_run h;
     run_cuda_harness(cfg, work, "perf", module, n, seed, block, 1, &h);
-    char dead[200] = "", wrong[1000] = "", timing[PATH_MAX + 16], figures[400] = "";
+    char dead[200] = "", wrong[1000] = "", figures[400] = "";
     char *failure = run_failure(&h, n, dead, sizeof dead);
-    double s[3] = {0};
-    int runs = 0;
-    snprintf(timing, sizeof timing, "%s/timing.txt", h.dir);
-    FILE *f = failure ? NULL : fopen(timing, "r");
-    int parsed = f && fscanf(f, "cuda %lf %lf %lf %d", &s[0], &s[1], &s[2], &runs) == 4;
-    if (f)
-        fclose(f);
-    char device[256];
-    read_key(timing, "device", device, sizeof device);
+    struct grader_cuda_timing t = {0};
+    int parsed = !failure && grader_cuda_timing_read(h.dir, &t) == 0;
+    const double *s = t.seconds;
+    int runs = t.runs;
+    const char *device = t.device;
     if (parsed)
         timed_rounds_wrong(cfg, ex, h.dir, n, seed, runs, wrong, sizeof wrong);
     if (parsed && wrong[0]) {
@@ -459,9 +438,8 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
         cuda_run_done(&probe);
         return;
     }
-    char path[PATH_MAX + 16], capability[16];
-    snprintf(path, sizeof path, "%s/device.txt", probe.dir);
-    read_key(path, "capability", capability, sizeof capability);
+    struct grader_cuda_device gpu; /* capability 0 if unreadable: nvcc's default architecture */
+    grader_cuda_device_read(probe.dir, &gpu);
     cuda_run_done(&probe);
 
     /* every run uses the grader's own checked copy of kernel.cu */
@@ -474,8 +452,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
         snprintf(dead, sizeof dead, "%s/kernel.cu is missing from the submission", ex->id);
     else if (grader_copy_source(source, copy, bad, sizeof bad) != 0)
         snprintf(dead, sizeof dead, "%s/kernel.cu: %s", ex->id, bad);
-    else if ((build_failed =
-                  build_module(cfg, nvcc, work, atoi(capability), block, &build_log) != 0))
+    else if ((build_failed = build_module(cfg, nvcc, work, gpu.capability, block, &build_log) != 0))
         snprintf(dead, sizeof dead, "kernel.cu does not compile (see the first test)");
 
     int sizes = 0, passed = 0, untouched_all = 1;

@@ -49,19 +49,19 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
             &argv, (const char *const[]){oclgrind, "--data-races", "--uninitialized", "--check-api",
                                          "--max-errors", "500", "--log", wrapper_log, NULL});
     }
-    grader_argv_push_all(&argv,
-                         (const char *const[]){h->jail.self, "--harness", "--ex", ex->id,
-                                               "--kernel", h->jail.kernel, "--out", h->dir, NULL});
-    grader_argv_push(&argv, "--n");
+    grader_argv_push_all(&argv, (const char *const[]){h->jail.self, HARNESS_COMMAND, FLAG_EX,
+                                                      ex->id, FLAG_KERNEL, h->jail.kernel, FLAG_OUT,
+                                                      h->dir, NULL});
+    grader_argv_push(&argv, FLAG_N);
     grader_argv_pushf(&argv, "%d", n);
-    grader_argv_push(&argv, "--seed");
+    grader_argv_push(&argv, FLAG_SEED);
     grader_argv_pushf(&argv, "%llu", (unsigned long long)grader_seed_for(cfg->seed, ex, n));
     if (cfg->device && !memcheck) { /* under oclgrind its device is the only one */
-        grader_argv_push(&argv, "--device");
+        grader_argv_push(&argv, FLAG_DEVICE);
         grader_argv_push(&argv, cfg->device);
     }
     if (memcheck)
-        grader_argv_push(&argv, "--exact"); /* no guard zone: oclgrind must see C's true end */
+        grader_argv_push(&argv, FLAG_EXACT); /* no guard zone: oclgrind must see C's true end */
     double limit = memcheck ? 3 * cfg->timeout : cfg->timeout;
     grader_run_jailed(argv.argv, h->dir, log, limit, &h->run);
     grader_argv_clear(&argv);

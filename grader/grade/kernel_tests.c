@@ -32,9 +32,9 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
     size_t count = grader_output_count(ex, n), in_count = ex->is_vector ? count : count;
     uint64_t seed = grader_seed_for(cfg->seed, ex, n);
     char why[200] = "";
-    float *c = grader_load_result(h.dir, "c.bin", count + HARNESS_GUARD, why, sizeof why);
-    float *a = c ? grader_load_result(h.dir, "a.bin", in_count, why, sizeof why) : NULL;
-    float *b = a ? grader_load_result(h.dir, "b.bin", in_count, why, sizeof why) : NULL;
+    float *c = grader_load_result(h.dir, RESULT_C, count + HARNESS_GUARD, why, sizeof why);
+    float *a = c ? grader_load_result(h.dir, RESULT_A, in_count, why, sizeof why) : NULL;
+    float *b = a ? grader_load_result(h.dir, RESULT_B, in_count, why, sizeof why) : NULL;
     double *expected = NULL, *tol = NULL;
     int ok = 0;
     if (!b) {

@@ -66,13 +66,13 @@ static struct grader_child *start_server(const struct grader_config *cfg,
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (jailed)
         grader_sandbox_push(&cfg->sandbox, dir, &argv);
-    grader_argv_push_all(&argv, (const char *const[]){self, "--harness", "--serve", "--ex", ex->id,
-                                                      "--kernel", kernel, "--out", dir, "--seed",
-                                                      "0", NULL});
-    grader_argv_push(&argv, "--n");
+    grader_argv_push_all(&argv, (const char *const[]){self, HARNESS_COMMAND, FLAG_SERVE, FLAG_EX,
+                                                      ex->id, FLAG_KERNEL, kernel, FLAG_OUT, dir,
+                                                      FLAG_SEED, "0", NULL});
+    grader_argv_push(&argv, FLAG_N);
     grader_argv_pushf(&argv, "%d", n);
     if (cfg->device) {
-        grader_argv_push(&argv, "--device");
+        grader_argv_push(&argv, FLAG_DEVICE);
         grader_argv_push(&argv, cfg->device);
     }
     struct grader_child *child = grader_start(argv.argv, jailed ? dir : NULL, log);
@@ -105,7 +105,7 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
     int n = ex->perf_n;
     size_t count = grader_output_count(ex, n), in_count = (size_t)n * (size_t)n;
     char reason[200] = "", name[32];
-    snprintf(name, sizeof name, "c-%d.bin", round);
+    snprintf(name, sizeof name, RESULT_ROUND, round);
     float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
     double *expected = NULL, *tol = NULL;
     float *a = NULL, *b = NULL;
@@ -151,14 +151,14 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
 static int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed,
                        int save, char *why, size_t why_size) {
     char command[128], rest[128];
-    snprintf(command, sizeof command, "inputs %d %llu", round, (unsigned long long)seed);
-    if (exchange(s, command, round, cfg->timeout, "inputs", NULL, 0) != 0) {
+    snprintf(command, sizeof command, SERVE_INPUTS " %d %llu", round, (unsigned long long)seed);
+    if (exchange(s, command, round, cfg->timeout, SERVE_INPUTS, NULL, 0) != 0) {
         snprintf(why, why_size, "%s: no answer to the inputs of round %d", s->who, round + 1);
         return -1;
     }
-    snprintf(command, sizeof command, "launch %d", round);
+    snprintf(command, sizeof command, SERVE_LAUNCH " %d", round);
     double start = now();
-    int ok = exchange(s, command, round, cfg->timeout, "launched", rest, sizeof rest) == 0;
+    int ok = exchange(s, command, round, cfg->timeout, SERVE_LAUNCHED, rest, sizeof rest) == 0;
     double seen = now() - start;
     char *end = NULL;
     double reported = ok ? strtod(rest, &end) : 0;
@@ -174,8 +174,8 @@ static int timed_round(const struct grader_config *cfg, struct side *s, int roun
     }
     s->seconds[round] = seen;
     s->reported[round] = reported;
-    snprintf(command, sizeof command, "save %d", round);
-    if (save && exchange(s, command, round, cfg->timeout, "saved", NULL, 0) != 0) {
+    snprintf(command, sizeof command, SERVE_SAVE " %d", round);
+    if (save && exchange(s, command, round, cfg->timeout, SERVE_SAVED, NULL, 0) != 0) {
         snprintf(why, why_size, "%s: C of round %d was not saved", s->who, round + 1);
         return -1;
     }
@@ -214,7 +214,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     for (int w = 0; w < 2 && !why[0]; w++)
         if (!sides[w].child ||
             grader_child_ask(sides[w].child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
-            strcmp(reply, "ready") != 0)
+            strcmp(reply, SERVE_READY) != 0)
             snprintf(why, sizeof why, "%s: the timing run did not start", sides[w].who);
     uint64_t seed = grader_seed_for(cfg->seed, ex, ex->perf_n);
     int checked = (int)(grader_derive_seed(seed, "checked round", 0) % TIMED_ROUNDS);
@@ -291,7 +291,7 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
     char reply[64];
     why[0] = '\0';
     if (grader_child_ask(s.child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
-        strcmp(reply, "ready") != 0)
+        strcmp(reply, SERVE_READY) != 0)
         snprintf(why, why_size, "its timing run did not start");
     uint64_t seed = grader_derive_seed(cfg->seed, "trusted timing", n);
     for (int r = 0; r < TIMED_ROUNDS && !why[0]; r++)
