@@ -34,7 +34,7 @@ static void usage(FILE *out) {
         "--seed-file reads the seed from FILE and removes it (a batch's hidden seed: never on a\n"
         "command line, never printed, only its fingerprint).\n"
         "--json writes Gradescope's results.json. --config reads an instructor's settings\n"
-        "(exercises, sizes, points, limits: see grader/grade/config.c); flags after it win.\n"
+        "(exercises, sizes, points, limits: see grader/exercise/config.c); flags after it win.\n"
         "Exit: 0 full marks, 1 points lost, 2 error.\n"
         "Exercises:");
     for (int i = 0; i < grader_exercise_count; i++)
@@ -179,8 +179,11 @@ int main(int argc, char **argv) {
     /* plain ASCII messages from the compiler and the tools, whatever the user's locale */
     setenv("LC_ALL", "C", 1);
     const char *root = NULL, *json = NULL;
-    const struct grader_exercise *chosen[64], *config_chosen[64];
-    int chosen_count = 0, config_chosen_count = 0, seed_secret = 0;
+    /* the table's rows as the config files set them, the timeout, the limits, the bar */
+    struct grader_plan plan;
+    grader_plan_init(&plan, cfg.timeout, grader_get_limits());
+    int chosen[GRADER_MAX_EXERCISES]; /* rows of plan, from --ex */
+    int chosen_count = 0, seed_secret = 0;
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int takes_value = 1;
@@ -219,13 +222,12 @@ int main(int argc, char **argv) {
             seed_secret = 1;
         } else if (!strcmp(flag, "--config")) {
             char err[600];
-            if (grader_load_config(value, &cfg, config_chosen, 64, &config_chosen_count, err,
-                                   sizeof err) != 0) {
+            if (grader_load_config(value, &plan, err, sizeof err) != 0) {
                 fprintf(stderr, "grader: config %s\n", err);
                 return EXIT_USAGE;
             }
         } else if (!strcmp(flag, "--timeout")) {
-            cfg.timeout = atof(value);
+            plan.timeout = atof(value);
         } else if (!strcmp(flag, "--ex")) {
             const struct grader_exercise *ex = grader_find_exercise(value);
             if (!ex) {
@@ -233,11 +235,11 @@ int main(int argc, char **argv) {
                 usage(stderr);
                 return EXIT_USAGE;
             }
-            int already = 0; /* --ex 01 --ex 01 grades it once */
+            int row = (int)(ex - grader_exercises), already = 0; /* --ex 01 --ex 01: once */
             for (int c = 0; c < chosen_count; c++)
-                already |= chosen[c] == ex;
-            if (!already && chosen_count < 64)
-                chosen[chosen_count++] = ex;
+                already |= chosen[c] == row;
+            if (!already)
+                chosen[chosen_count++] = row;
         } else {
             fprintf(stderr, "grader: unknown flag %s\n", flag);
             usage(stderr);
@@ -247,8 +249,9 @@ int main(int argc, char **argv) {
     }
     if (cfg.device && !*cfg.device)
         cfg.device = NULL;
-    if (cfg.timeout <= 0)
-        cfg.timeout = 30;
+    cfg.timeout = plan.timeout > 0 ? plan.timeout : 30;
+    cfg.perf_ratio = plan.perf_ratio;
+    grader_set_limits(&plan.limits);
 
     /* the grader lives in ROOT/build/grader/ */
     char guess[PATH_MAX + 16];
@@ -294,11 +297,11 @@ int main(int argc, char **argv) {
         cfg.sandbox.mode = sandbox_works(&cfg);
 
     if (chosen_count == 0) /* --ex flags win over the config's exercises */
-        for (int i = 0; i < config_chosen_count; i++)
-            chosen[chosen_count++] = config_chosen[i];
+        for (int i = 0; i < plan.chosen_count; i++)
+            chosen[chosen_count++] = plan.chosen[i];
     if (chosen_count == 0)
-        for (int i = 0; i < grader_exercise_count && i < 64; i++)
-            chosen[chosen_count++] = &grader_exercises[i];
+        for (int i = 0; i < plan.row_count; i++)
+            chosen[chosen_count++] = i;
 
     struct clu_env env;
     char device[600] = "";
@@ -337,7 +340,7 @@ int main(int argc, char **argv) {
     if (!results)
         return EXIT_USAGE;
     for (int i = 0; i < chosen_count; i++) {
-        grader_grade_exercise(&cfg, chosen[i], &results[i]);
+        grader_grade_exercise(&cfg, &plan.rows[chosen[i]], &results[i]);
         grader_print_exercise(stdout, &results[i]);
         save_log(cfg.results, &results[i]);
         fflush(stdout);

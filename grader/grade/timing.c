@@ -264,7 +264,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         *gflops = flops / s.median * 1e-9;
         *ref_gflops = flops / t.median * 1e-9;
         double ratio = *gflops / *ref_gflops;
-        *earned = ratio >= grader_perf_ratio;
+        *earned = ratio >= cfg->perf_ratio;
         snprintf(out, out_size,
                  "N = %d, median of %d alternating launches each, on the grader's clock:\n"
                  "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s  (its own events: %.3f "
@@ -274,7 +274,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
                  "ratio %.2f of medians (points from %.2f)",
                  ex->perf_n, TIMED_ROUNDS, s.median * 1e3, s.min * 1e3, s.max * 1e3, *gflops,
                  s_event.median * 1e3, t.median * 1e3, t.min * 1e3, t.max * 1e3, *ref_gflops,
-                 t_event.median * 1e3, ratio, grader_perf_ratio);
+                 t_event.median * 1e3, ratio, cfg->perf_ratio);
     }
     free(mine->log_text);
     free(ref->log_text);
