@@ -122,9 +122,9 @@ static int sandbox_works(const struct grader_config *cfg) {
         for (int way = SANDBOX_OWN_PROC; way <= SANDBOX_HOST_PROC && !found; way++) {
             struct grader_argv probe = GRADER_ARGV_INIT;
             probe_cfg.sandbox.mode = way;
-            grader_sandbox_push(&probe_cfg.sandbox, dir, &probe);
+            grader_sandbox_push(&probe_cfg.jail, &probe_cfg.sandbox, dir, &probe);
             grader_argv_push(&probe, "/bin/true");
-            grader_run_jailed(probe.argv, dir, log, 20, &run);
+            grader_run_jailed(&probe_cfg.jail, probe.argv, dir, log, 20, &run);
             grader_argv_clear(&probe);
             if (run.how == RUN_EXITED && run.code == 0)
                 found = way;
@@ -175,13 +175,14 @@ int main(int argc, char **argv) {
         .memcheck = 1,
         .perf = 1,
         .sandbox = {.mode = SANDBOX_OWN_PROC},
+        .jail = GRADER_JAIL_DEFAULTS,
     };
     /* plain ASCII messages from the compiler and the tools, whatever the user's locale */
     setenv("LC_ALL", "C", 1);
     const char *root = NULL, *json = NULL;
     /* the table's rows as the config files set them, the timeout, the limits, the bar */
     struct grader_plan plan;
-    grader_plan_init(&plan, cfg.timeout, grader_get_limits());
+    grader_plan_init(&plan, cfg.timeout, &cfg.jail.limits);
     int chosen[GRADER_MAX_EXERCISES]; /* rows of plan, from --ex */
     int chosen_count = 0, seed_secret = 0;
     for (int i = 1; i < argc; i++) {
@@ -251,7 +252,7 @@ int main(int argc, char **argv) {
         cfg.device = NULL;
     cfg.timeout = plan.timeout > 0 ? plan.timeout : 30;
     cfg.perf_ratio = plan.perf_ratio;
-    grader_set_limits(&plan.limits);
+    cfg.jail.limits = plan.limits;
 
     /* the grader lives in ROOT/build/grader/ */
     char guess[PATH_MAX + 16];
@@ -326,7 +327,7 @@ int main(int argc, char **argv) {
     char no_groups[300];
     int grouped = grader_cgroup_student_open(&groups, "grade", no_groups, sizeof no_groups) == 0;
     if (grouped)
-        grader_jail_use_cgroups(&groups);
+        cfg.jail.cgroups = &groups;
     printf("Containment: %s\n",
            grouped ? (groups.mode == GRADER_CGROUP_V2
                           ? "a cgroup v2 group per run (memory, processes, CPU), uid, rlimits"
@@ -373,7 +374,7 @@ int main(int argc, char **argv) {
         grader_free_result(&results[i]);
     free(results);
     if (grouped) {
-        grader_jail_use_cgroups(NULL);
+        cfg.jail.cgroups = NULL;
         grader_cgroup_student_close(&groups);
     }
     return status;

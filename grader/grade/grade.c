@@ -21,7 +21,7 @@ static int exists(const char *path) {
     return access(path, R_OK) == 0;
 }
 
-/* POCL's kernel cache of this exercise's jailed kernel runs (see grader_set_kernel_cache). */
+/* POCL's kernel cache of this exercise's jailed kernel runs (see grader_jail_settings). */
 static const char *kernel_cache;
 
 /* ---------------------------------------------------------------- harness children */
@@ -57,11 +57,12 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
         return;
     }
     snprintf(h->dir, sizeof h->dir, "%s", h->jail.dir);
-    grader_set_kernel_cache(kernel_cache); /* bound by the prefix below, named in the env */
+    struct grader_jail_settings js = cfg->jail;
+    js.kernel_cache = kernel_cache; /* bound by the prefix below, named in the env */
     char wrapper_log[PATH_MAX + 16];
     snprintf(wrapper_log, sizeof wrapper_log, "%s/oclgrind.txt", h->dir);
     struct grader_argv argv = GRADER_ARGV_INIT;
-    grader_sandbox_push(&cfg->sandbox, h->dir, &argv);
+    grader_sandbox_push(&js, &cfg->sandbox, h->dir, &argv);
     if (memcheck) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
@@ -83,9 +84,8 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     if (memcheck)
         grader_argv_push(&argv, "--exact"); /* no guard zone: oclgrind must see C's true end */
     double limit = memcheck ? 3 * cfg->timeout : cfg->timeout;
-    grader_run_jailed(argv.argv, h->dir, log, limit, &h->run);
+    grader_run_jailed(&js, argv.argv, h->dir, log, limit, &h->run);
     grader_argv_clear(&argv);
-    grader_set_kernel_cache(NULL);
     h->log = grader_read_capped(log, LOG_CAP);
 }
 
@@ -276,13 +276,13 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     if (grader_find_program("cc", cc, sizeof cc) != 0)
         snprintf(cc, sizeof cc, "/usr/bin/cc");
     struct grader_argv build = GRADER_ARGV_INIT;
-    grader_sandbox_push(&cfg->sandbox, dir, &build);
+    grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &build);
     grader_argv_push_all(&build,
                          (const char *const[]){cc, "-std=c11", "-O2", "-Wall", "-Wextra", inc, "-o",
                                                prog, main_copy, lib, "-lOpenCL", "-lm", NULL});
     struct grader_run_result run;
     remove(prog);
-    grader_run_jailed(build.argv, dir, log, BUILD_TIMEOUT, &run);
+    grader_run_jailed(&cfg->jail, build.argv, dir, log, BUILD_TIMEOUT, &run);
     grader_argv_clear(&build);
     r->too_busy |= run.how == RUN_TOO_BUSY;
     if (run.how != RUN_EXITED || run.code != 0) {
@@ -305,14 +305,14 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     snprintf(log, sizeof log, "%s/run.txt", logs);
     remove(out);
     struct grader_argv argv = GRADER_ARGV_INIT;
-    int sandboxed = grader_sandbox_push(&cfg->sandbox, dir, &argv);
+    int sandboxed = grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
     grader_argv_push_all(&argv, (const char *const[]){prog, "--n", n_text, "--seed", seed_text,
                                                       "--repeats", "1", "--output", out, NULL});
     if (cfg->device) {
         grader_argv_push(&argv, "--device");
         grader_argv_push(&argv, cfg->device);
     }
-    grader_run_jailed(argv.argv, dir, log, cfg->timeout, &run);
+    grader_run_jailed(&cfg->jail, argv.argv, dir, log, cfg->timeout, &run);
     grader_argv_clear(&argv);
     r->too_busy |= run.how == RUN_TOO_BUSY;
     if (sandboxed && run.how == RUN_EXITED && run.code > 128 && run.code < 128 + 65) {
@@ -482,15 +482,15 @@ static int count_traffic(const struct grader_config *cfg, const struct grader_ex
         return -1;
     }
     struct grader_argv prefix = GRADER_ARGV_INIT;
-    grader_set_kernel_cache(kernel_cache);
-    grader_sandbox_push(&cfg->sandbox, j.dir, &prefix);
+    struct grader_jail_settings js = cfg->jail;
+    js.kernel_cache = kernel_cache;
+    grader_sandbox_push(&js, &cfg->sandbox, j.dir, &prefix);
     grader_argv_push(&prefix, "--"); /* bench_traffic stops at NULL: a placeholder, dropped below */
     free(prefix.argv[--prefix.count]);
     prefix.argv[prefix.count] = NULL;
     int status = grader_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t,
-                                (const char *const *)prefix.argv, j.dir);
+                                (const char *const *)prefix.argv, &js, j.dir);
     grader_argv_clear(&prefix);
-    grader_set_kernel_cache(NULL);
     grader_jail_dir_remove(j.dir);
     return status;
 }
@@ -602,10 +602,10 @@ static void test_perf(const struct grader_config *cfg, const struct grader_exerc
     char reference[PATH_MAX], text[4000], traffic[400] = "";
     snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
     int earned = 0, too_busy = 0;
-    grader_set_kernel_cache(kernel_cache);
-    grader_perf_test(cfg, ex, kernel, reference, &r->gflops, &r->ref_gflops, text, sizeof text,
+    struct grader_config timed = *cfg; /* its jailed runs share the exercise's kernel cache */
+    timed.jail.kernel_cache = kernel_cache;
+    grader_perf_test(&timed, ex, kernel, reference, &r->gflops, &r->ref_gflops, text, sizeof text,
                      &earned, &too_busy);
-    grader_set_kernel_cache(NULL);
     r->too_busy |= too_busy;
     if (earned && !ex->is_vector)
         traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);

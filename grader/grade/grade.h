@@ -78,6 +78,7 @@ struct grader_config {
     int perf;               /* time against the reference */
     struct grader_sandbox
         sandbox; /* build and run student programs under bubblewrap when it works */
+    struct grader_jail_settings jail; /* every jailed run's limits, cgroups, nice (jail.h) */
 };
 
 /* Why a harness run failed, for the report (NULL when it succeeded); sets dead when no later

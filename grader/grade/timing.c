@@ -65,7 +65,7 @@ static struct grader_child *start_server(const struct grader_config *cfg,
                                          const char *log) {
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (jailed)
-        grader_sandbox_push(&cfg->sandbox, dir, &argv);
+        grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
     grader_argv_push_all(&argv, (const char *const[]){self, "--harness", "--serve", "--ex", ex->id,
                                                       "--kernel", kernel, "--out", dir, "--seed",
                                                       "0", NULL});
@@ -75,7 +75,7 @@ static struct grader_child *start_server(const struct grader_config *cfg,
         grader_argv_push(&argv, "--device");
         grader_argv_push(&argv, cfg->device);
     }
-    struct grader_child *child = grader_start(argv.argv, jailed ? dir : NULL, log);
+    struct grader_child *child = grader_start(&cfg->jail, argv.argv, jailed ? dir : NULL, log);
     grader_argv_clear(&argv);
     return child;
 }

@@ -54,8 +54,6 @@ struct jail_plan {
     const struct grader_cgroup_run *cgroup; /* the run's groups to enter (NULL: none) */
 };
 
-static pid_t jail_parent; /* the grader, as its children see it */
-
 /* Every descriptor from `first` up closed at exec: nothing the grader holds (a lock, a log, an
  * instructor's file) reaches the program. Marked close-on-exec rather than closed, so that
  * report_fd still tells the parent why an exec failed. */
@@ -73,13 +71,13 @@ static void close_at_exec_from(int first) {
 /* A child's control channel: commands come on its stdin, replies go out on fd 3. */
 #define REPLY_FD 3
 
-static void become_child(const char *out_path, int report_fd, const struct jail_plan *jail,
-                         const int control[2]) {
+static void become_child(pid_t parent, const char *out_path, int report_fd,
+                         const struct jail_plan *jail, const int control[2]) {
     /* a session (so a process group) of its own, which it cannot leave (session.c) */
     if (grader_enter_own_session(jail && jail->active ? jail->niceness : 0) != 0)
         fail_to_start(report_fd);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a grader killed half-way leaves nothing running */
-    if (getppid() != jail_parent)     /* it died before the line above */
+    if (getppid() != parent)          /* it died before the line above */
         _exit(127);
     /* every descriptor it keeps moved above the ones it gets first, so no dup2 clobbers one */
     int in = control ? control[0] : open("/dev/null", O_RDONLY);
@@ -163,9 +161,10 @@ static void kill_all_of(uid_t uid) {
         waitpid(pid, NULL, 0);
 }
 
-/* Calls visit("/proc/PID") for every process uid owns now; returns the sum of what the calls
- * return. */
-static long each_process_of(uid_t uid, long (*visit)(const char *dir)) {
+/* Calls visit("/proc/PID", context) for every process uid owns now; returns the sum of what the
+ * calls return. */
+static long each_process_of(uid_t uid, long (*visit)(const char *dir, void *context),
+                            void *context) {
     DIR *proc = opendir("/proc");
     if (!proc)
         return 0;
@@ -176,13 +175,14 @@ static long each_process_of(uid_t uid, long (*visit)(const char *dir)) {
         struct stat st;
         snprintf(dir, sizeof dir, "/proc/%s", e->d_name);
         if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && stat(dir, &st) == 0 && st.st_uid == uid)
-            sum += visit(dir);
+            sum += visit(dir, context);
     }
     closedir(proc);
     return sum;
 }
 
-static long count_tasks(const char *dir) {
+static long count_tasks(const char *dir, void *context) {
+    (void)context;
     char path[320];
     snprintf(path, sizeof path, "%s/task", dir);
     DIR *tasks = opendir(path);
@@ -198,10 +198,11 @@ static long count_tasks(const char *dir) {
 
 /* Tasks (threads included: RLIMIT_NPROC counts them) that uid runs now. */
 static long tasks_of(uid_t uid) {
-    return each_process_of(uid, count_tasks);
+    return each_process_of(uid, count_tasks, NULL);
 }
 
-static long unnice_autogroup(const char *dir) {
+static long unnice_autogroup(const char *dir, void *context) {
+    (void)context;
     char path[320];
     snprintf(path, sizeof path, "%s/autogroup", dir);
     int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -218,10 +219,11 @@ static long unnice_autogroup(const char *dir) {
  * then met RLIMIT_NPROC). */
 static void unnice_all_of(uid_t uid) {
     setpriority(PRIO_USER, uid, 0);
-    each_process_of(uid, unnice_autogroup);
+    each_process_of(uid, unnice_autogroup, NULL);
 }
 
-static long is_live(const char *dir) {
+static long is_live(const char *dir, void *context) {
+    (void)context;
     char path[320], stat_line[512];
     snprintf(path, sizeof path, "%s/stat", dir);
     FILE *f = fopen(path, "r");
@@ -236,10 +238,11 @@ static long is_live(const char *dir) {
 
 /* Processes of uid that are not yet zombies (still running, or still exiting). */
 static long live_processes_of(uid_t uid) {
-    return each_process_of(uid, is_live);
+    return each_process_of(uid, is_live, NULL);
 }
 
-static long resident_bytes(const char *dir) {
+static long resident_bytes(const char *dir, void *context) {
+    (void)context;
     char path[320], line[256];
     snprintf(path, sizeof path, "%s/status", dir);
     FILE *f = fopen(path, "r");
@@ -254,7 +257,7 @@ static long resident_bytes(const char *dir) {
 
 /* Resident memory of every process of uid, in bytes (from /proc/PID/status). */
 static long long resident_bytes_of(uid_t uid) {
-    return each_process_of(uid, resident_bytes);
+    return each_process_of(uid, resident_bytes, NULL);
 }
 
 /* Kill every process of uid and wait (up to 5 s) until none is still running or exiting: the
@@ -271,33 +274,10 @@ static void end_all_of(uid_t uid) {
     }
 }
 
-static struct grader_limits limits = {
-    .cpu_seconds = 600,
-    .processes = 256,
-    .open_files = 1024,
-    .memory_bytes = 4LL << 30,
-    .disk_bytes = 512LL << 20,
-};
+/* The uid is one per grader process, not a setting: every run of the process must share it, so
+ * that RLIMIT_NPROC counts and the kill of everything of the uid see all of them. */
 static uid_t jail_uid = (uid_t)-1;
-static struct grader_cgroup_student *student_cgroup; /* in force when not NULL */
-
-void grader_jail_use_cgroups(struct grader_cgroup_student *groups) {
-    student_cgroup = groups;
-}
-static int jail_niceness;
-
-void grader_set_jail_niceness(int niceness) {
-    jail_niceness = niceness;
-}
 static int jail_uid_chosen;
-
-void grader_set_limits(const struct grader_limits *l) {
-    limits = *l;
-}
-
-const struct grader_limits *grader_get_limits(void) {
-    return &limits;
-}
 
 uid_t grader_jail_uid(void) {
     if (jail_uid_chosen)
@@ -317,34 +297,11 @@ uid_t grader_jail_uid(void) {
     return jail_uid;
 }
 
-struct run_state;
-static void run_child(char *const argv[], const char *out_path, double timeout,
-                      const char *jail_dir, struct grader_run_result *result);
-
-void grader_run(char *const argv[], const char *out_path, double timeout,
-                struct grader_run_result *result) {
-    run_child(argv, out_path, timeout, NULL, result);
-}
-
-void grader_run_jailed(char *const argv[], const char *dir, const char *out_path, double timeout,
-                       struct grader_run_result *result) {
-    run_child(argv, out_path, timeout, dir, result);
-}
-
 /* The environment of a jailed child: only what runtimes and compilers need (an allow-list: an
  * instructor's GRADER_SECRET, say, never reaches a student's program), with HOME and TMPDIR in
- * its folder (POCL keeps its kernel cache under HOME). */
-static const char *kernel_cache; /* POCL_CACHE_DIR of jailed kernel runs, or NULL */
-
-void grader_set_kernel_cache(const char *dir) {
-    kernel_cache = dir;
-}
-
-const char *grader_kernel_cache(void) {
-    return kernel_cache;
-}
-
-static char **jail_environment(const char *dir) {
+ * its folder (POCL keeps its kernel cache under HOME), and POCL_CACHE_DIR the kernel cache when
+ * there is one. */
+static char **jail_environment(const char *dir, const char *kernel_cache) {
     extern char **environ;
     static const char *const keep[] = {
         "PATH=",   "LANG=",   "LC_",   "OCL_ICD", "POCL_", "CUDA_", "LD_LIBRARY_PATH=",
@@ -381,6 +338,7 @@ static char **jail_environment(const char *dir) {
 /* Everything about one running child, from its start to its cleanup. */
 struct run_state {
     struct jail_plan jail;           /* its limits and uid (jail.active: a student's) */
+    struct grader_limits limits;     /* what it may use (jailed): the watch holds it to them */
     const char *jail_dir;            /* its folder, watched for size (NULL: not jailed) */
     const char *out_path;            /* its output log: counted in the folder's budget, then cut */
     pid_t pid;                       /* the child, leader of a session of its own */
@@ -405,8 +363,9 @@ static void free_environment(struct jail_plan *jail) {
 
 /* Plan the jail and fork the child; control (or NULL) holds the child's ends of its command
  * and reply pipes. 0, or -1 with result filled (it could not start). */
-static int spawn(char *const argv[], const char *out_path, const char *jail_dir,
-                 const int control[2], struct run_state *st, struct grader_run_result *result) {
+static int spawn(const struct grader_jail_settings *js, char *const argv[], const char *out_path,
+                 const char *jail_dir, const int control[2], struct run_state *st,
+                 struct grader_run_result *result) {
     memset(result, 0, sizeof *result);
     memset(st, 0, sizeof *st);
     fflush(NULL); /* nothing buffered may be written twice by the child */
@@ -414,27 +373,28 @@ static int spawn(char *const argv[], const char *out_path, const char *jail_dir,
     st->out_path = out_path;
     struct jail_plan *jail = &st->jail;
     if (jail_dir) {
+        const struct grader_limits *limits = &js->limits;
+        st->limits = *limits;
         jail->active = 1;
         jail->dir = jail_dir;
-        jail->niceness = jail_niceness;
+        jail->niceness = js->niceness;
         jail->uid = grader_jail_uid();
-        rlim_t cpu = (rlim_t)limits.cpu_seconds;
+        rlim_t cpu = (rlim_t)limits->cpu_seconds;
         jail->cpu = (struct rlimit){cpu, cpu + 5};
         /* RLIMIT_NPROC counts every task of the uid: a uid of our own starts from none */
         long base = jail->uid == (uid_t)-1 ? tasks_of(getuid()) : 0;
-        jail->nproc.rlim_cur = jail->nproc.rlim_max = (rlim_t)(base + limits.processes);
-        jail->nofile.rlim_cur = jail->nofile.rlim_max = (rlim_t)limits.open_files;
+        jail->nproc.rlim_cur = jail->nproc.rlim_max = (rlim_t)(base + limits->processes);
+        jail->nofile.rlim_cur = jail->nofile.rlim_max = (rlim_t)limits->open_files;
         jail->data.rlim_cur = jail->data.rlim_max =
-            limits.memory_bytes > 0 ? (rlim_t)limits.memory_bytes : RLIM_INFINITY;
-        jail->envp = jail_environment(jail_dir);
+            limits->memory_bytes > 0 ? (rlim_t)limits->memory_bytes : RLIM_INFINITY;
+        jail->envp = jail_environment(jail_dir, js->kernel_cache);
         char why[200];
-        if (student_cgroup &&
-            grader_cgroup_run_open(student_cgroup, &st->cgroup, limits.memory_bytes,
-                                   limits.processes, why, sizeof why) == 0) {
+        if (js->cgroups && grader_cgroup_run_open(js->cgroups, &st->cgroup, limits->memory_bytes,
+                                                  limits->processes, why, sizeof why) == 0) {
             jail->cgroup = &st->cgroup;
             jail->niceness = 0; /* equal CPU weights between students instead of nice levels */
         }
-        jail->fsize = limits.disk_bytes > 0 ? (rlim_t)limits.disk_bytes : OUTPUT_CAP;
+        jail->fsize = limits->disk_bytes > 0 ? (rlim_t)limits->disk_bytes : OUTPUT_CAP;
         if (jail->uid != (uid_t)-1 && chown(jail_dir, jail->uid, jail->uid) != 0) {
             /* never run a student's program as root instead: it would escape RLIMIT_NPROC */
             result->how = RUN_NO_START;
@@ -454,7 +414,7 @@ static int spawn(char *const argv[], const char *out_path, const char *jail_dir,
             grader_cgroup_run_close(&st->cgroup);
         return -1;
     }
-    jail_parent = getpid();
+    pid_t parent = getpid(); /* the grader, as its child sees it */
     pid_t pid = fork();
     if (pid < 0) {
         result->how = RUN_NO_START;
@@ -468,7 +428,7 @@ static int spawn(char *const argv[], const char *out_path, const char *jail_dir,
     }
     if (pid == 0) {
         close(report[0]);
-        become_child(out_path, report[1], jail_dir ? jail : NULL, control);
+        become_child(parent, out_path, report[1], jail_dir ? jail : NULL, control);
         if (jail_dir && jail->envp)
             execve(argv[0], argv, jail->envp);
         else
@@ -569,9 +529,8 @@ struct hidden_files {
     struct stat seen[64]; /* a file open twice counts once (the first 64 told apart) */
     int seen_count;
 };
-static struct hidden_files
-    *hidden_sum; /* the walk's accumulator (each_process_of has no context) */
-static long add_hidden_files(const char *dir) {
+static long add_hidden_files(const char *dir, void *context) {
+    struct hidden_files *hidden_sum = context;
     char path[320];
     snprintf(path, sizeof path, "%s/fd", dir);
     DIR *fds = opendir(path);
@@ -605,9 +564,7 @@ static long add_hidden_files(const char *dir) {
 
 static long long hidden_bytes_of(uid_t uid) {
     struct hidden_files sum = {0};
-    hidden_sum = &sum;
-    each_process_of(uid, add_hidden_files);
-    hidden_sum = NULL;
+    each_process_of(uid, add_hidden_files, &sum);
     return sum.bytes;
 }
 
@@ -618,15 +575,16 @@ static int over_limit(const struct run_state *st) {
         return 0;
     struct stat log;
     long long log_bytes = stat(st->out_path, &log) == 0 ? (long long)log.st_blocks * 512 : 0;
-    if (limits.disk_bytes > 0 &&
-        (folder_bytes(st->jail_dir) + log_bytes > limits.disk_bytes ||
+    const struct grader_limits *limits = &st->limits;
+    if (limits->disk_bytes > 0 &&
+        (folder_bytes(st->jail_dir) + log_bytes > limits->disk_bytes ||
          (st->free_at_start >= 0 &&
-          st->free_at_start - free_bytes(st->jail_dir) > 2 * limits.disk_bytes)))
+          st->free_at_start - free_bytes(st->jail_dir) > 2 * limits->disk_bytes)))
         return LIMIT_DISK;
     if (st->cgroup.mode && grader_cgroup_run_memory_hit(&st->cgroup) == 2)
         return LIMIT_MEMORY;
-    if (st->jail.uid != (uid_t)-1 && limits.memory_bytes > 0 &&
-        resident_bytes_of(st->jail.uid) + hidden_bytes_of(st->jail.uid) > limits.memory_bytes)
+    if (st->jail.uid != (uid_t)-1 && limits->memory_bytes > 0 &&
+        resident_bytes_of(st->jail.uid) + hidden_bytes_of(st->jail.uid) > limits->memory_bytes)
         return LIMIT_MEMORY;
     return 0;
 }
@@ -716,12 +674,13 @@ static void clean_up(struct run_state *st) {
     free_environment(&st->jail);
 }
 
-static void run_child(char *const argv[], const char *out_path, double timeout,
-                      const char *jail_dir, struct grader_run_result *result) {
+static void run_child(const struct grader_jail_settings *js, char *const argv[],
+                      const char *out_path, double timeout, const char *jail_dir,
+                      struct grader_run_result *result) {
     /* a run stopped at its limit while the machine starved it is run once more */
     for (int attempt = 0; attempt < 2; attempt++) {
         struct run_state st;
-        if (spawn(argv, out_path, jail_dir, NULL, &st, result) != 0)
+        if (spawn(js, argv, out_path, jail_dir, NULL, &st, result) != 0)
             return;
         wait_for(&st, timeout, result);
         clean_up(&st);
@@ -729,6 +688,16 @@ static void run_child(char *const argv[], const char *out_path, double timeout,
             return;
         sleep(1);
     }
+}
+
+void grader_run(char *const argv[], const char *out_path, double timeout,
+                struct grader_run_result *result) {
+    run_child(NULL, argv, out_path, timeout, NULL, result);
+}
+
+void grader_run_jailed(const struct grader_jail_settings *js, char *const argv[], const char *dir,
+                       const char *out_path, double timeout, struct grader_run_result *result) {
+    run_child(js, argv, out_path, timeout, dir, result);
 }
 
 /* ---------------------------------------------------------------- children that take commands */
@@ -741,7 +710,8 @@ struct grader_child {
     int replies;                     /* the read end of its fd 3 */
 };
 
-struct grader_child *grader_start(char *const argv[], const char *dir, const char *out_path) {
+struct grader_child *grader_start(const struct grader_jail_settings *js, char *const argv[],
+                                  const char *dir, const char *out_path) {
     struct grader_child *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
@@ -760,7 +730,7 @@ struct grader_child *grader_start(char *const argv[], const char *dir, const cha
         return c;
     }
     int control[2] = {to_child[0], from_child[1]};
-    int started = spawn(argv, out_path, dir, control, &c->st, &c->result) == 0;
+    int started = spawn(js, argv, out_path, dir, control, &c->st, &c->result) == 0;
     close(to_child[0]);
     close(from_child[1]);
     c->commands = to_child[1];
