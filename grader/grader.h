@@ -17,9 +17,12 @@
  *                    the instructor's config read into a plan of the run (config.h), and
  *                    protocol.h, what the grader and its children agree on (exit statuses,
  *                    the guard zone after C)
- *   jail/            everything that runs a student's code (jail.h): the runner and its watch
- *                    (run.c), sessions and seccomp (session.c), control groups (cgroup.h), the
- *                    bubblewrap sandbox policy (sandbox.c), jail folders and file helpers
+ *   jail/            everything that runs a student's code (jail.h), under one struct of settings:
+ *                    the runner and its children that take commands (run.c), the start of a
+ *                    child in its jail (spawn.c), the watch of its processes through /proc
+ *                    (watch.c), sessions and seccomp (session.c), control groups (cgroup.h: a
+ *                    student's in cgroup.c, a run's in cgroup_run.c, their files in cgroup_fs.c),
+ *                    the bubblewrap sandbox policy (sandbox.c), jail folders and file helpers
  *                    (folders.c), a growing argv (argv.h)
  *   batch/           `make batch` (batch.sh), its archive unpacker (unpack.c, a program of its
  *                    own) and the Gradescope entry point (gradescope.sh)

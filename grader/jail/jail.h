@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* ---------------------------------------------------------------- running children (run.c) */
+/* ------------------------------------------- running children (run.c, spawn.c, watch.c) */
 
 enum grader_run_how {
     RUN_EXITED,     /* exited; code is its status */
@@ -122,6 +122,8 @@ int grader_enter_own_session(int niceness);
 
 /* One line describing a run outcome, e.g. "crashed with SIGSEGV (signal 11)". */
 void grader_describe_run(const struct grader_run_result *r, char *buf, size_t size);
+
+/* ---------------------------------------------------------------- file helpers (folders.c) */
 
 /* The first executable `name` on $PATH (a regular file) into path: 0, or -1 if there is none. */
 int grader_find_program(const char *name, char *path, size_t size);
