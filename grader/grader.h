@@ -4,8 +4,8 @@
  *   main.c           the command table: grade (default), --harness, --cuda-harness, --bench
  *   grade/           one exercise, test by test (grade.h): grade.c holds the order of the tests;
  *                    timing.c the timing protocol against the reference; cuda.c the CUDA twin;
- *                    quiz.c the quiz; canon.c the one canonical kernel text; config.c the
- *                    instructor's config; report.c the report and results.json
+ *                    quiz.c the quiz; canon.c the one canonical kernel text; report.c the report
+ *                    and results.json
  *   bench/           `make bench` (bench.h): measuring (bench.c), the device's peaks (peak.c),
  *                    the vendor libraries (vendor.c), the plots and the roofline (plot.c)
  *   child/           the programs the grader runs jailed, deciding nothing (child.h): the OpenCL
@@ -14,11 +14,15 @@
  *   exercise/        what an exercise is and what "right" means (exercise.h): the exercise table
  *                    (table.c), the launch geometry of a row (launch.c), the reference and the
  *                    checks (check.c), the seeds (seed.c), the memory traffic count (traffic.h),
- *                    and protocol.h, what the grader and its children agree on (exit statuses,
+ *                    the instructor's config read into a plan of the run (config.h), and
+ *                    protocol.h, what the grader and its children agree on (exit statuses,
  *                    the guard zone after C)
- *   jail/            everything that runs a student's code (jail.h): the runner and its watch
- *                    (run.c), sessions and seccomp (session.c), control groups (cgroup.h), the
- *                    bubblewrap sandbox policy (sandbox.c), jail folders and file helpers
+ *   jail/            everything that runs a student's code (jail.h), under one struct of settings:
+ *                    the runner and its children that take commands (run.c), the start of a
+ *                    child in its jail (spawn.c), the watch of its processes through /proc
+ *                    (watch.c), sessions and seccomp (session.c), control groups (cgroup.h: a
+ *                    student's in cgroup.c, a run's in cgroup_run.c, their files in cgroup_fs.c),
+ *                    the bubblewrap sandbox policy (sandbox.c), jail folders and file helpers
  *                    (folders.c), a growing argv (argv.h)
  *   batch/           `make batch` (batch.sh), its archive unpacker (unpack.c, a program of its
  *                    own) and the Gradescope entry point (gradescope.sh)
@@ -36,6 +40,7 @@
 
 #include "bench/bench.h"
 #include "child/child.h"
+#include "exercise/config.h"
 #include "grade/grade.h"
 #include "jail/cgroup.h"
 

@@ -350,7 +350,7 @@ void bench_count_traffic(struct bench *b) {
         printf("  counting memory traffic of %s under oclgrind (N = %d) ...\n", r->name, n);
         fflush(stdout);
         r->traffic_done =
-            grader_traffic(b->self, r->ex, path, r->block, n, work, t, NULL, NULL) == 0;
+            grader_traffic(b->self, r->ex, path, r->block, n, work, t, NULL, NULL, NULL) == 0;
         if (!r->traffic_done) {
             printf("    not counted: %s\n", t->why);
             continue;

@@ -1,7 +1,7 @@
 /* exercise.h - what an exercise is and what "right" means, for grading, the child programs and
  * the benchmark: the exercise table (table.c), the launch geometry of a row (launch.c), the
  * reference and the checks (check.c), and the seeds of every run (seed.c). The traffic count is
- * in traffic.h.
+ * in traffic.h, the instructor's config (a plan made from the table) in config.h.
  */
 #ifndef GRADER_EXERCISE_H
 #define GRADER_EXERCISE_H
@@ -45,7 +45,7 @@ struct grader_points {
     int per_size;  /* each hidden size computed right, with nothing written out of bounds */
     int host;      /* the student's host program saves a right result */
     int memcheck;  /* oclgrind finds no out-of-bounds access, data race or uninitialised read */
-    int perf;      /* median time within grader_perf_ratio of the reference's */
+    int perf;      /* median time within the plan's perf_ratio of the reference's (config.h) */
     int technique; /* the step's technique shows in the kernel's measured memory traffic */
 };
 
@@ -86,10 +86,13 @@ struct grader_exercise {
 };
 
 /* Full performance points at this fraction of the reference's speed or better (timings on shared
- * machines swing up to 2x). A config file may change it. */
-extern double grader_perf_ratio;
+ * machines swing up to 2x). A config file may change it (config.h: the plan's perf_ratio). */
+#define GRADER_PERF_RATIO 0.5
 
-extern struct grader_exercise grader_exercises[]; /* a config file may change rows */
+#define GRADER_MAX_EXERCISES 16 /* rows the table may hold (a plan copies them all) */
+
+/* The table as compiled; a config file changes a plan's copy of it (config.h), never this. */
+extern const struct grader_exercise grader_exercises[];
 extern const int grader_exercise_count;
 
 /* The row of exercise id, or NULL. */

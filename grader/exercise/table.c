@@ -16,7 +16,7 @@
 
 #define MM_ARGS ARG_N, ARG_A, ARG_B, ARG_C
 
-struct grader_exercise grader_exercises[] = {
+const struct grader_exercise grader_exercises[] = {
     {
         .id = "00_vadd",
         .title = "Vector add c = a + b",
@@ -138,6 +138,8 @@ struct grader_exercise grader_exercises[] = {
 };
 
 const int grader_exercise_count = (int)(sizeof grader_exercises / sizeof grader_exercises[0]);
+_Static_assert(sizeof grader_exercises / sizeof grader_exercises[0] <= GRADER_MAX_EXERCISES,
+               "a plan (config.h) holds every row: raise GRADER_MAX_EXERCISES");
 
 const struct grader_exercise *grader_find_exercise(const char *id) {
     for (int i = 0; i < grader_exercise_count; i++) {

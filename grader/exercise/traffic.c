@@ -141,7 +141,8 @@ static void traffic_parse(const char *text, struct traffic_counts *c) {
 
 int grader_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
                    int block, int n, const char *workdir, struct grader_traffic *t,
-                   const char *const *prefix, const char *jail_dir) {
+                   const char *const *prefix, const struct grader_jail_settings *js,
+                   const char *jail_dir) {
     memset(t, 0, sizeof *t);
     t->n = n;
     char oclgrind[PATH_MAX];
@@ -176,7 +177,7 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
     grader_argv_pushf(&argv, "%d", block);
     struct grader_run_result run;
     if (jail_dir) /* a student's kernel: jailed like the student's program */
-        grader_run_jailed(argv.argv, jail_dir, log, TRAFFIC_TIMEOUT, &run);
+        grader_run_jailed(js, argv.argv, jail_dir, log, TRAFFIC_TIMEOUT, &run);
     else
         grader_run(argv.argv, log, TRAFFIC_TIMEOUT, &run);
     grader_argv_clear(&argv);

@@ -5,6 +5,7 @@
 #define GRADER_EXERCISE_TRAFFIC_H
 
 #include "exercise/exercise.h"
+#include "jail/jail.h"
 
 /* Global and local memory accesses per multiply-add of a kernel, counted by running it under
  * `oclgrind --inst-counts` (deterministic: the same on every machine). */
@@ -18,10 +19,12 @@ struct grader_traffic {
 /* Count the traffic of kernel_path for exercise ex with BLOCK block at size n (small: oclgrind
  * interprets), by running `oclgrind --inst-counts <self> --harness ... --block B` as a child
  * in workdir. prefix (NULL-terminated, or NULL) goes before oclgrind: a sandbox; with jail_dir
- * the run is jailed there (a student's kernel). Returns 0, or -1 with t->why set. */
+ * the run is jailed there under js (a student's kernel; js and jail_dir NULL: not jailed).
+ * Returns 0, or -1 with t->why set. */
 int grader_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
                    int block, int n, const char *workdir, struct grader_traffic *t,
-                   const char *const *prefix, const char *jail_dir);
+                   const char *const *prefix, const struct grader_jail_settings *js,
+                   const char *jail_dir);
 
 /* Flops per byte of global memory traffic (2 flops per multiply-add, 4 bytes per access). */
 double grader_intensity(const struct grader_traffic *t);

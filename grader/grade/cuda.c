@@ -63,7 +63,7 @@ static void run_cuda_harness(const struct grader_config *cfg, const char *work, 
         return;
     }
     struct grader_argv argv = GRADER_ARGV_INIT;
-    grader_sandbox_push(&cfg->sandbox, h->dir, &argv);
+    grader_sandbox_push(&cfg->jail, &cfg->sandbox, h->dir, &argv);
     grader_argv_push_all(&argv,
                          (const char *const[]){self, CUDA_HARNESS_COMMAND, FLAG_OUT, h->dir, NULL});
     if (!module) {
@@ -79,7 +79,7 @@ static void run_cuda_harness(const struct grader_config *cfg, const char *work, 
             grader_argv_push(&argv, FLAG_TIME);
     }
     double limit = !module ? PROBE_TIMEOUT : timed ? 3 * cfg->timeout : cfg->timeout;
-    grader_run_jailed(argv.argv, h->dir, log, limit, &h->run);
+    grader_run_jailed(&cfg->jail, argv.argv, h->dir, log, limit, &h->run);
     grader_argv_clear(&argv);
     h->log = grader_read_capped(log, LOG_CAP);
 }
@@ -124,13 +124,13 @@ static int build_module(const struct grader_config *cfg, const char *nvcc, const
     struct grader_run_result run;
     for (int attempt = 0; attempt < 2; attempt++) {
         struct grader_argv argv = GRADER_ARGV_INIT;
-        grader_sandbox_push(&cfg->sandbox, jail, &argv);
+        grader_sandbox_push(&cfg->jail, &cfg->sandbox, jail, &argv);
         grader_argv_push_all(
             &argv, (const char *const[]){nvcc, "-fatbin", define, "-o", module, source, NULL});
         if (arch[0])
             grader_argv_push(&argv, arch);
         remove(module);
-        grader_run_jailed(argv.argv, jail, out, BUILD_TIMEOUT, &run);
+        grader_run_jailed(&cfg->jail, argv.argv, jail, out, BUILD_TIMEOUT, &run);
         grader_argv_clear(&argv);
         *log = grader_read_capped(out, LOG_CAP);
         char kept[PATH_MAX + 32];

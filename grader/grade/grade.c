@@ -61,16 +61,17 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
 
     /* one POCL cache for the kernel runs of this exercise, handed to the student's uid */
     char cache[PATH_MAX] = "";
+    struct grader_config kernels = *cfg; /* the kernel runs' settings: the host program's lack it */
     if (grader_jail_dir_make(cache, sizeof cache) == 0 &&
         (grader_jail_uid() == (uid_t)-1 || chown(cache, grader_jail_uid(), grader_jail_uid()) == 0))
-        grade_kernel_cache = cache;
+        kernels.jail.kernel_cache = cache;
     int passed = 0, sizes = 0, untouched_all = 1;
-    grade_test_sizes(cfg, ex, kernel, dead, sizeof dead, &passed, &sizes, &untouched_all, r);
+    grade_test_sizes(&kernels, ex, kernel, dead, sizeof dead, &passed, &sizes, &untouched_all, r);
     grade_test_host(cfg, ex, kernel, dead, r);
     if (!dead[0] && untouched_all) /* a clean check of a kernel that writes nothing is no merit */
         snprintf(dead, sizeof dead, "the kernel writes nothing to C yet");
     if (cfg->memcheck)
-        grade_test_memcheck(cfg, ex, kernel, dead, r);
+        grade_test_memcheck(&kernels, ex, kernel, dead, r);
     else
         grader_add_verdict(r, GRADER_SKIPPED,
                            "memory check (oclgrind): bounds, races, uninitialised values, barriers",
@@ -82,20 +83,19 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     struct grader_traffic traffic = {0};
     int counted = 0;
     if (passed == sizes && !ex->is_vector && cfg->memcheck)
-        counted = grade_count_traffic(cfg, ex, kernel, "traffic", &traffic) == 0;
+        counted = grade_count_traffic(&kernels, ex, kernel, "traffic", &traffic) == 0;
     if (ex->points.technique > 0 && cfg->memcheck)
         grade_test_technique(ex, passed == sizes, &traffic, r);
     else if (ex->points.technique > 0)
         grader_add_verdict(r, GRADER_SKIPPED, "technique: counted by oclgrind", 0, 0,
                            "skipped: oclgrind's counts were switched off (--no-memcheck)");
     if (cfg->perf)
-        grade_test_perf(cfg, ex, kernel, passed == sizes, counted ? &traffic : NULL, r);
+        grade_test_perf(&kernels, ex, kernel, passed == sizes, counted ? &traffic : NULL, r);
     else
         grader_add_verdict(r, GRADER_SKIPPED, "performance against the reference solution", 0, 0,
                            "skipped: timing was switched off (--no-perf), so its point is left out "
                            "of the maximum");
     r->not_implemented = untouched_all && passed == 0;
-    grade_kernel_cache = NULL;
     if (cache[0])
         grader_jail_dir_remove(cache);
 }

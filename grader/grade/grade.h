@@ -2,8 +2,9 @@
  * its own: the harness child runs and the loading of what they saved (harness_run.c), the kernel
  * at the hidden sizes (kernel_tests.c), the host program (host_test.c), the memory check
  * (memcheck.c), the technique and the traffic rows (technique.c), the timing against the reference
- * (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), the instructor's config (config.c), and
- * the report and results.json (report.c). What those files share among themselves is internal.h.
+ * (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), and the report and results.json
+ * (report.c). The instructor's config is exercise/config.h. What those files share among themselves
+ * is internal.h.
  */
 #ifndef GRADER_GRADE_H
 #define GRADER_GRADE_H
@@ -100,10 +101,12 @@ struct grader_config {
     const char *self;       /* path of the grader executable (for --harness children) */
     uint64_t seed;          /* hidden seed of this grading run */
     double timeout;         /* seconds allowed per run of a student's kernel or program */
+    double perf_ratio;      /* full performance points at this fraction of the reference's speed */
     int memcheck;           /* run oclgrind when it is installed */
     int perf;               /* time against the reference */
     struct grader_sandbox
         sandbox; /* build and run student programs under bubblewrap when it works */
+    struct grader_jail_settings jail; /* every jailed run's limits, cgroups, nice (jail.h) */
 };
 
 /* Why a harness run failed, for the report (NULL when it succeeded); sets dead when no later
@@ -123,16 +126,6 @@ void grader_quiz_tests(const struct grader_config *cfg, const struct grader_exer
  * driver; reported as skipped (max 0) where nvcc or a CUDA device is missing. */
 void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
                        struct grader_exercise_result *r);
-
-/* An instructor's config file (config.c): lines `key = value`, # comments. Keys: exercises
- * (comma-separated ids: the ones to grade), timeout, perf_ratio, cpu_seconds, processes,
- * open_files, memory_mb, disk_mb, and per exercise ID.sizes (comma-separated), ID.host_n,
- * ID.memcheck_n, ID.perf_n, ID.points.per_size|host|memcheck|perf|technique|cuda_per_size,
- * ID.quiz.QUESTION (points). Changes the table rows, *cfg, the limits and fills chosen (up to
- * max) when `exercises` is set. Returns 0, or -1 with "FILE:LINE: what" in err. */
-int grader_load_config(const char *path, struct grader_config *cfg,
-                       const struct grader_exercise **chosen, int max, int *chosen_count, char *err,
-                       size_t err_size);
 
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving
  * harness of its own, every launch on the grader's clock, every round's C checked. Fills the

@@ -10,9 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* POCL's kernel cache of this exercise's jailed kernel runs (see grader_set_kernel_cache). */
-const char *grade_kernel_cache;
-
 void grade_harness_done(struct harness_run *h) {
     free(h->log);
     h->log = NULL;
@@ -37,11 +34,10 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
         return;
     }
     snprintf(h->dir, sizeof h->dir, "%s", h->jail.dir);
-    grader_set_kernel_cache(grade_kernel_cache); /* bound by the prefix below, named in the env */
     char wrapper_log[PATH_MAX + 16];
     snprintf(wrapper_log, sizeof wrapper_log, "%s/oclgrind.txt", h->dir);
     struct grader_argv argv = GRADER_ARGV_INIT;
-    grader_sandbox_push(&cfg->sandbox, h->dir, &argv);
+    grader_sandbox_push(&cfg->jail, &cfg->sandbox, h->dir, &argv);
     if (memcheck) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
@@ -63,9 +59,8 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
     if (memcheck)
         grader_argv_push(&argv, FLAG_EXACT); /* no guard zone: oclgrind must see C's true end */
     double limit = memcheck ? 3 * cfg->timeout : cfg->timeout;
-    grader_run_jailed(argv.argv, h->dir, log, limit, &h->run);
+    grader_run_jailed(&cfg->jail, argv.argv, h->dir, log, limit, &h->run);
     grader_argv_clear(&argv);
-    grader_set_kernel_cache(NULL);
     h->log = grader_read_capped(log, LOG_CAP);
 }
 

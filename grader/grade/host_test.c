@@ -71,13 +71,13 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     if (grader_find_program("cc", cc, sizeof cc) != 0)
         snprintf(cc, sizeof cc, "/usr/bin/cc");
     struct grader_argv build = GRADER_ARGV_INIT;
-    grader_sandbox_push(&cfg->sandbox, dir, &build);
+    grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &build);
     grader_argv_push_all(&build,
                          (const char *const[]){cc, "-std=c11", "-O2", "-Wall", "-Wextra", inc, "-o",
                                                prog, main_copy, lib, "-lOpenCL", "-lm", NULL});
     struct grader_run_result run;
     remove(prog);
-    grader_run_jailed(build.argv, dir, log, BUILD_TIMEOUT, &run);
+    grader_run_jailed(&cfg->jail, build.argv, dir, log, BUILD_TIMEOUT, &run);
     grader_argv_clear(&build);
     r->too_busy |= run.how == RUN_TOO_BUSY;
     if (run.how != RUN_EXITED || run.code != 0) {
@@ -100,14 +100,14 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     snprintf(log, sizeof log, "%s/run.txt", logs);
     remove(out);
     struct grader_argv argv = GRADER_ARGV_INIT;
-    int sandboxed = grader_sandbox_push(&cfg->sandbox, dir, &argv);
+    int sandboxed = grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
     grader_argv_push_all(&argv, (const char *const[]){prog, "--n", n_text, "--seed", seed_text,
                                                       "--repeats", "1", "--output", out, NULL});
     if (cfg->device) {
         grader_argv_push(&argv, "--device");
         grader_argv_push(&argv, cfg->device);
     }
-    grader_run_jailed(argv.argv, dir, log, cfg->timeout, &run);
+    grader_run_jailed(&cfg->jail, argv.argv, dir, log, cfg->timeout, &run);
     grader_argv_clear(&argv);
     r->too_busy |= run.how == RUN_TOO_BUSY;
     if (sandboxed && run.how == RUN_EXITED && run.code > 128 && run.code < 128 + 65) {

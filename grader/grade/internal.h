@@ -15,10 +15,6 @@
 /* ---------------------------------------------------------------- harness children (harness_run.c)
  */
 
-/* POCL's kernel cache of the exercise being graded (NULL: none), handed to
- * grader_set_kernel_cache around each jailed kernel run; set by grader_grade_exercise. */
-extern const char *grade_kernel_cache;
-
 struct harness_run {
     struct grader_run_result run;
     char dir[PATH_MAX]; /* where it saved its files (its jail, removed by grade_harness_done) */

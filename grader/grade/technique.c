@@ -21,15 +21,13 @@ int grade_count_traffic(const struct grader_config *cfg, const struct grader_exe
         return -1;
     }
     struct grader_argv prefix = GRADER_ARGV_INIT;
-    grader_set_kernel_cache(grade_kernel_cache);
-    grader_sandbox_push(&cfg->sandbox, j.dir, &prefix);
+    grader_sandbox_push(&cfg->jail, &cfg->sandbox, j.dir, &prefix);
     grader_argv_push(&prefix, "--"); /* bench_traffic stops at NULL: a placeholder, dropped below */
     free(prefix.argv[--prefix.count]);
     prefix.argv[prefix.count] = NULL;
     int status = grader_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t,
-                                (const char *const *)prefix.argv, j.dir);
+                                (const char *const *)prefix.argv, &cfg->jail, j.dir);
     grader_argv_clear(&prefix);
-    grader_set_kernel_cache(NULL);
     grader_jail_dir_remove(j.dir);
     return status;
 }

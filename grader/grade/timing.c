@@ -65,7 +65,7 @@ static struct grader_child *start_server(const struct grader_config *cfg,
                                          const char *log) {
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (jailed)
-        grader_sandbox_push(&cfg->sandbox, dir, &argv);
+        grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
     grader_argv_push_all(&argv, (const char *const[]){self, HARNESS_COMMAND, FLAG_SERVE, FLAG_EX,
                                                       ex->id, FLAG_KERNEL, kernel, FLAG_OUT, dir,
                                                       FLAG_SEED, "0", NULL});
@@ -75,7 +75,7 @@ static struct grader_child *start_server(const struct grader_config *cfg,
         grader_argv_push(&argv, FLAG_DEVICE);
         grader_argv_push(&argv, cfg->device);
     }
-    struct grader_child *child = grader_start(argv.argv, jailed ? dir : NULL, log);
+    struct grader_child *child = grader_start(&cfg->jail, argv.argv, jailed ? dir : NULL, log);
     grader_argv_clear(&argv);
     return child;
 }
@@ -264,7 +264,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         *gflops = flops / s.median * 1e-9;
         *ref_gflops = flops / t.median * 1e-9;
         double ratio = *gflops / *ref_gflops;
-        *earned = ratio >= grader_perf_ratio;
+        *earned = ratio >= cfg->perf_ratio;
         snprintf(out, out_size,
                  "N = %d, median of %d alternating launches each, on the grader's clock:\n"
                  "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s  (its own events: %.3f "
@@ -274,7 +274,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
                  "ratio %.2f of medians (points from %.2f)",
                  ex->perf_n, TIMED_ROUNDS, s.median * 1e3, s.min * 1e3, s.max * 1e3, *gflops,
                  s_event.median * 1e3, t.median * 1e3, t.min * 1e3, t.max * 1e3, *ref_gflops,
-                 t_event.median * 1e3, ratio, grader_perf_ratio);
+                 t_event.median * 1e3, ratio, cfg->perf_ratio);
     }
     free(mine->log_text);
     free(ref->log_text);
@@ -325,10 +325,8 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
     char reference[PATH_MAX], text[4000], traffic[400] = "";
     snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
     int earned = 0, too_busy = 0;
-    grader_set_kernel_cache(grade_kernel_cache);
     grader_perf_test(cfg, ex, kernel, reference, &r->gflops, &r->ref_gflops, text, sizeof text,
                      &earned, &too_busy);
-    grader_set_kernel_cache(NULL);
     r->too_busy |= too_busy;
     if (earned && !ex->is_vector)
         grade_traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* ---------------------------------------------------------------- running children (run.c) */
+/* ------------------------------------------- running children (run.c, spawn.c, watch.c) */
 
 enum grader_run_how {
     RUN_EXITED,     /* exited; code is its status */
@@ -34,18 +34,70 @@ struct grader_run_result {
     double seconds; /* wall time */
 };
 
+/* What a student's own processes (its build and its host program) may use. */
+struct grader_limits {
+    double cpu_seconds;     /* RLIMIT_CPU of each process */
+    long processes;         /* RLIMIT_NPROC: tasks (threads too) at once */
+    long open_files;        /* RLIMIT_NOFILE */
+    long long memory_bytes; /* RLIMIT_DATA of each process, and resident memory of them all */
+    long long disk_bytes;   /* what its folder may hold */
+};
+
+struct grader_cgroup_student;
+
+/* Everything a jailed run is given besides its command: one struct handed to every call that
+ * jails (never module globals set before a call and cleared after). A caller that needs one
+ * setting changed for a few runs changes a copy. */
+struct grader_jail_settings {
+    struct grader_limits limits; /* what the run's processes may use */
+    /* a folder (its uid's, or NULL) for POCL's compiled kernels shared by the jailed kernel runs
+     * of one exercise (POCL_CACHE_DIR, bound into the sandbox): a kernel is compiled once, not
+     * at every run. Student host programs never get it (they could plant a slow binary for the
+     * reference) */
+    const char *kernel_cache;
+    /* the nice value of the runs and of their session (0: the grader's). A student's host
+     * program and build run at 19: a fork bomb's processes then leave the CPU to a neighbour's
+     * kernel runs (which cannot fork and keep the grader's priority), so they do not time out */
+    int niceness;
+    /* control groups (cgroup.h) when not NULL: a run's group with the memory and process limits,
+     * its CPU time counted, frozen to pause it, killed whole at the end (and equal CPU weights
+     * instead of nice levels); NULL: the fallback of uid, rlimits and the watch */
+    struct grader_cgroup_student *cgroups;
+};
+
+/* The grader's defaults: 600 s of CPU, 256 tasks, 1024 files, 4 GiB of memory, 512 MiB of disk;
+ * no kernel cache, nice 0, no control groups. */
+#define GRADER_JAIL_DEFAULTS                                                                       \
+    {                                                                                              \
+        .limits = {.cpu_seconds = 600,                                                             \
+                   .processes = 256,                                                               \
+                   .open_files = 1024,                                                             \
+                   .memory_bytes = 4LL << 30,                                                      \
+                   .disk_bytes = 512LL << 20},                                                     \
+        .kernel_cache = NULL, .niceness = 0, .cgroups = NULL,                                      \
+    }
+
 /* Run argv[0] with argv in its own process group, stdin from /dev/null, stdout and stderr
  * appended to out_path (created anew), with a wall-clock limit of timeout seconds; the whole
  * group is killed at the limit and when the child ends (no stray processes). Output files are
- * capped by RLIMIT_FSIZE. Never fails: the outcome is in *result. */
+ * capped by RLIMIT_FSIZE. Not jailed: for the grader's own trusted programs. Never fails: the
+ * outcome is in *result. */
 void grader_run(char *const argv[], const char *out_path, double timeout,
                 struct grader_run_result *result);
 
-/* A child that takes commands: it runs like grader_run (jailed in dir, or not when dir is
- * NULL), with its stdin a command channel and its fd 3 a reply channel. Never NULL but out of
- * memory; when it could not start, grader_finish says why. */
+/* grader_run for a student's own program, under js: its limits, HOME and TMPDIR in dir, the
+ * folder handed to the student's uid (when root) and watched for size; after the run every
+ * process of that uid is killed, even those that left the process group. */
+void grader_run_jailed(const struct grader_jail_settings *js, char *const argv[], const char *dir,
+                       const char *out_path, double timeout, struct grader_run_result *result);
+
+/* A child that takes commands: it runs like grader_run_jailed under js in dir (or like
+ * grader_run when dir is NULL: js is then not read and may be NULL), with its stdin a command
+ * channel and its fd 3 a reply channel. Never NULL but out of memory; when it could not start,
+ * grader_finish says why. */
 struct grader_child;
-struct grader_child *grader_start(char *const argv[], const char *dir, const char *out_path);
+struct grader_child *grader_start(const struct grader_jail_settings *js, char *const argv[],
+                                  const char *dir, const char *out_path);
 /* Send one command line (none when NULL) and read one reply line (without its newline) within
  * timeout seconds, watching the child's limits meanwhile: 0, or -1 when it ended, broke the
  * protocol, or was stopped (at its time or a limit: grader_finish tells). */
@@ -57,43 +109,10 @@ void grader_child_pause(struct grader_child *c, int paused);
 /* Close its commands, wait up to timeout seconds for it to end, kill what is left, free c. */
 void grader_finish(struct grader_child *c, double timeout, struct grader_run_result *result);
 
-/* What a student's own processes (its build and its host program) may use. */
-struct grader_limits {
-    double cpu_seconds;     /* RLIMIT_CPU of each process */
-    long processes;         /* RLIMIT_NPROC: tasks (threads too) at once */
-    long open_files;        /* RLIMIT_NOFILE */
-    long long memory_bytes; /* RLIMIT_DATA of each process, and resident memory of them all */
-    long long disk_bytes;   /* what its folder may hold */
-};
-void grader_set_limits(const struct grader_limits *l);
-const struct grader_limits *grader_get_limits(void);
-
-/* Control groups for every jailed run from now on (cgroup.h: a run's group with the memory and
- * process limits, its CPU time counted, frozen to pause it, killed whole at the end); NULL
- * goes back to the fallback: uid, rlimits and the watch. */
-struct grader_cgroup_student;
-void grader_jail_use_cgroups(struct grader_cgroup_student *groups);
-
 /* The uid student processes run as when the grader is root (an unused one, random per grader
- * run), or (uid_t)-1 when the grader is not root or GRADER_NO_UID is set. */
+ * process and the same for all its runs), or (uid_t)-1 when the grader is not root or
+ * GRADER_NO_UID is set. */
 uid_t grader_jail_uid(void);
-
-/* grader_run for a student's own program: the limits above, HOME and TMPDIR in dir, the folder
- * handed to the student's uid (when root) and watched for size; after the run every process of
- * that uid is killed, even those that left the process group. */
-void grader_run_jailed(char *const argv[], const char *dir, const char *out_path, double timeout,
-                       struct grader_run_result *result);
-
-/* A folder (its uid's, or NULL) for POCL's compiled kernels shared by the jailed kernel runs of
- * one exercise (POCL_CACHE_DIR, bound into the sandbox): a kernel is compiled once, not at every
- * run. Student host programs never get it (they could plant a slow binary for the reference). */
-void grader_set_kernel_cache(const char *dir);
-const char *grader_kernel_cache(void);
-
-/* The nice value of the next jailed runs, and of their session (0: the grader's). A student's
- * host program and build run at 19: a fork bomb's processes then leave the CPU to a neighbour's
- * kernel runs (which cannot fork and keep the grader's priority), so they do not time out. */
-void grader_set_jail_niceness(int niceness);
 
 /* In a child before exec (system calls only): a session of its own, whose autogroup gets that
  * nice value (1..19; 0 leaves it), and a seccomp filter under which setsid() fails with EPERM, so
@@ -103,6 +122,8 @@ int grader_enter_own_session(int niceness);
 
 /* One line describing a run outcome, e.g. "crashed with SIGSEGV (signal 11)". */
 void grader_describe_run(const struct grader_run_result *r, char *buf, size_t size);
+
+/* ---------------------------------------------------------------- file helpers (folders.c) */
 
 /* The first executable `name` on $PATH (a regular file) into path: 0, or -1 if there is none. */
 int grader_find_program(const char *name, char *path, size_t size);
@@ -131,9 +152,11 @@ struct grader_sandbox {
                [PATH_MAX]; /* what the student's processes must not see ("": none) */
 };
 
-/* The bubblewrap prefix for a student's build or program writing only to dir, pushed onto argv
- * (nothing without a sandbox). Returns 1 if it pushed a prefix. */
-int grader_sandbox_push(const struct grader_sandbox *sb, const char *dir, struct grader_argv *argv);
+/* The bubblewrap prefix for a student's build or program writing only to dir (and to
+ * js->kernel_cache when set), pushed onto argv (nothing without a sandbox). Returns 1 if it
+ * pushed a prefix. */
+int grader_sandbox_push(const struct grader_jail_settings *js, const struct grader_sandbox *sb,
+                        const char *dir, struct grader_argv *argv);
 
 /* ---------------------------------------------------------------- jail folders (folders.c) */
 

@@ -31,10 +31,10 @@ static int must_hide(const char *path) {
 /* The sandbox of a student's build and host program, when bubblewrap works here: read-only
  * system, no network, private /tmp and process ids (everything it starts dies with it), the
  * folders of sb->hidden (the reference solutions, the submission, the work folders) hidden, and
- * only `dir` writable. Pushes the prefix onto argv (nothing without a sandbox); returns 1 if it
- * pushed. */
-int grader_sandbox_push(const struct grader_sandbox *sb, const char *dir,
-                        struct grader_argv *argv) {
+ * only `dir` (and js->kernel_cache) writable. Pushes the prefix onto argv (nothing without a
+ * sandbox); returns 1 if it pushed. */
+int grader_sandbox_push(const struct grader_jail_settings *js, const struct grader_sandbox *sb,
+                        const char *dir, struct grader_argv *argv) {
     char bwrap[PATH_MAX];
     if (!sb->mode || grader_find_program("bwrap", bwrap, sizeof bwrap) != 0)
         return 0;
@@ -52,9 +52,9 @@ int grader_sandbox_push(const struct grader_sandbox *sb, const char *dir,
         if (sb->hidden[i][0] && must_hide(sb->hidden[i])) /* else its uid cannot reach it */
             grader_argv_push_all(argv, (const char *const[]){"--tmpfs", sb->hidden[i], NULL});
     grader_argv_push_all(argv, (const char *const[]){"--bind", dir, dir, NULL});
-    if (grader_kernel_cache())
-        grader_argv_push_all(argv, (const char *const[]){"--bind", grader_kernel_cache(),
-                                                         grader_kernel_cache(), NULL});
+    if (js->kernel_cache)
+        grader_argv_push_all(
+            argv, (const char *const[]){"--bind", js->kernel_cache, js->kernel_cache, NULL});
     grader_argv_push_all(argv, (const char *const[]){"--remount-ro", "/tmp", "--remount-ro",
                                                      "/dev/shm", "--unshare-pid", "--unshare-net",
                                                      "--unshare-ipc", NULL});

@@ -1,14 +1,15 @@
 /* test_config.c - unit tests (cmocka) of the instructor's config file (grader_load_config):
- * every documented key changes what it should and nothing else (the table rows' sizes, host_n,
- * memcheck_n, perf_n, points.* and quiz.*; the limits; cfg->timeout; grader_perf_ratio; the
+ * every documented key changes what it should in the plan and nothing else (the plan rows' sizes,
+ * host_n, memcheck_n, perf_n, points.* and quiz.*; the limits; the timeout; the perf_ratio; the
  * chosen exercises in order without duplicates, by "04" or by full id); comments, blank lines,
  * spaces, tabs and CRLF line ends; errors that name FILE:LINE: with the right line (unknown key,
  * unknown exercise, bad number, a size the exercise does not allow, a missing '=', an empty
  * exercise list) and a missing file; random files (printable, binary, mutated) that never crash
  * and either load or give an error with a line number.
  *
- * grader_load_config changes the global table, the limits and grader_perf_ratio: every test
- * saves them before and restores them after, so the tests stay independent.
+ * grader_load_config changes only the plan it is given (the table stays as compiled, and a
+ * refused file leaves the plan as it was): every load starts from a fresh plan of the defaults,
+ * so the tests stay independent.
  *
  * Random inputs come from a seed chosen at run time and printed at the start and in every
  * failure; TEST_CONFIG_SEED=<seed> repeats a run. Built and run by tests/run.sh from the
@@ -38,28 +39,15 @@
 
 static char g_tmp[64];
 
-/* ---------------------------------------------------------------- the state a config changes */
+/* ---------------------------------------------------------------- the plan a config changes */
 
-static struct grader_exercise *g_saved_table;
-static struct grader_limits g_saved_limits;
-static double g_saved_ratio;
+static struct grader_exercise *g_saved_table; /* the table's rows, as compiled */
+static struct grader_limits g_saved_limits;   /* the limits every plan starts from */
+static const double g_saved_ratio = GRADER_PERF_RATIO;
 
-static int save_state(void **state) {
-    (void)state;
-    memcpy(g_saved_table, grader_exercises,
-           sizeof grader_exercises[0] * (size_t)grader_exercise_count);
-    g_saved_limits = *grader_get_limits();
-    g_saved_ratio = grader_perf_ratio;
-    return 0;
-}
-
-static int restore_state(void **state) {
-    (void)state;
-    memcpy(grader_exercises, g_saved_table,
-           sizeof grader_exercises[0] * (size_t)grader_exercise_count);
-    grader_set_limits(&g_saved_limits);
-    grader_perf_ratio = g_saved_ratio;
-    return 0;
+/* The row index of an exercise of the table (as the plan's chosen list holds it). */
+static int row_of(const struct grader_exercise *ex) {
+    return (int)(ex - grader_exercises);
 }
 
 static int group_setup(void **state) {
@@ -67,7 +55,13 @@ static int group_setup(void **state) {
     if (testkit_start("test_config", "TEST_CONFIG_SEED", g_tmp, sizeof g_tmp) != 0)
         return -1;
     g_saved_table = malloc(sizeof grader_exercises[0] * (size_t)grader_exercise_count);
-    return g_saved_table ? 0 : -1;
+    if (!g_saved_table)
+        return -1;
+    memcpy(g_saved_table, grader_exercises,
+           sizeof grader_exercises[0] * (size_t)grader_exercise_count);
+    const struct grader_jail_settings defaults = GRADER_JAIL_DEFAULTS;
+    g_saved_limits = defaults.limits;
+    return 0;
 }
 
 static int group_teardown(void **state) {
@@ -79,37 +73,34 @@ static int group_teardown(void **state) {
 
 /* ---------------------------------------------------------------- loading a text */
 
-#define MAX_CHOSEN 64
-#define NOT_SET    (-12345)
-#define TIMEOUT0   123.0 /* cfg->timeout before a load */
+#define TIMEOUT0 123.0 /* the plan's timeout before a load */
 
-static struct grader_config g_cfg;
-static const struct grader_exercise *g_chosen[MAX_CHOSEN];
-static int g_chosen_count;
+static struct grader_plan g_plan; /* the last load's */
 static char g_err[600];
 static char g_path[128];
 static int g_file_no;
 
-/* Write length bytes of data to a fresh file and load it with room for max chosen exercises. */
-static int load_bytes_max(const char *data, size_t length, int max) {
+/* A fresh plan of the defaults: the table's rows, the limits, TIMEOUT0, the ratio. */
+static void fresh_plan(struct grader_plan *plan) {
+    grader_plan_init(plan, TIMEOUT0, &g_saved_limits);
+}
+
+/* Write length bytes of data to a fresh file and load it into a fresh plan. */
+static int load_bytes(const char *data, size_t length) {
     snprintf(g_path, sizeof g_path, "%s/grader-%d.conf", g_tmp, ++g_file_no);
     FILE *f = fopen(g_path, "wb");
     CHECK(f != NULL, "cannot write %s: %s", g_path, strerror(errno));
     CHECK(fwrite(data, 1, length, f) == length, "short write to %s", g_path);
     CHECK(fclose(f) == 0, "cannot close %s", g_path);
-    memset(&g_cfg, 0, sizeof g_cfg);
-    g_cfg.timeout = TIMEOUT0;
-    memset(g_chosen, 0, sizeof g_chosen);
-    g_chosen_count = NOT_SET;
+    fresh_plan(&g_plan);
     memset(g_err, 0, sizeof g_err);
-    int status =
-        grader_load_config(g_path, &g_cfg, g_chosen, max, &g_chosen_count, g_err, sizeof g_err);
+    int status = grader_load_config(g_path, &g_plan, g_err, sizeof g_err);
     unlink(g_path);
     return status;
 }
 
 static int load_text(const char *text) {
-    return load_bytes_max(text, strlen(text), MAX_CHOSEN);
+    return load_bytes(text, strlen(text));
 }
 
 /* The error must be exactly "PATH:LINE: " followed by text holding want. */
@@ -128,15 +119,20 @@ static void check_loaded(int status, const char *text) {
     CHECK(status == 0, "status %d, error \"%s\" loading:\n%s", status, g_err, text);
 }
 
-/* Every row equals the one in want; the limits and the ratio those given. */
+/* Every row of the plan equals the one in want, and the table is still as compiled. */
 static void check_table(const struct grader_exercise *want) {
-    for (int e = 0; e < grader_exercise_count; e++)
-        CHECK(memcmp(&grader_exercises[e], &want[e], sizeof want[e]) == 0,
+    CHECK(g_plan.row_count == grader_exercise_count, "the plan holds %d rows of %d",
+          g_plan.row_count, grader_exercise_count);
+    for (int e = 0; e < grader_exercise_count; e++) {
+        CHECK(memcmp(&g_plan.rows[e], &want[e], sizeof want[e]) == 0,
               "row %s differs from what the config should have made of it", want[e].id);
+        CHECK(memcmp(&grader_exercises[e], &g_saved_table[e], sizeof want[e]) == 0,
+              "the table's row %s was changed", want[e].id);
+    }
 }
 
-static void check_limits(const struct grader_limits *want) {
-    const struct grader_limits *got = grader_get_limits();
+static void check_limits_of(const struct grader_plan *plan, const struct grader_limits *want) {
+    const struct grader_limits *got = &plan->limits;
     CHECK(got->cpu_seconds == want->cpu_seconds, "cpu_seconds %g, expected %g", got->cpu_seconds,
           want->cpu_seconds);
     CHECK(got->processes == want->processes, "processes %ld, expected %ld", got->processes,
@@ -149,10 +145,14 @@ static void check_limits(const struct grader_limits *want) {
           want->disk_bytes);
 }
 
+static void check_limits(const struct grader_limits *want) {
+    check_limits_of(&g_plan, want);
+}
+
 static void check_untouched(void) {
     check_table(g_saved_table);
     check_limits(&g_saved_limits);
-    CHECK(grader_perf_ratio == g_saved_ratio, "perf_ratio %g, expected %g", grader_perf_ratio,
+    CHECK(g_plan.perf_ratio == g_saved_ratio, "perf_ratio %g, expected %g", g_plan.perf_ratio,
           g_saved_ratio);
 }
 
@@ -268,9 +268,9 @@ static void test_empty_and_comments_change_nothing(void **state) {
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         check_loaded(load_text(fixed[i]), fixed[i]);
         check_untouched();
-        CHECK(g_chosen_count == NOT_SET, "chosen_count set to %d without `exercises`",
-              g_chosen_count);
-        CHECK(g_cfg.timeout == TIMEOUT0, "timeout changed to %g", g_cfg.timeout);
+        CHECK(g_plan.chosen_count == 0, "chosen_count set to %d without `exercises`",
+              g_plan.chosen_count);
+        CHECK(g_plan.timeout == TIMEOUT0, "timeout changed to %g", g_plan.timeout);
     }
     for (int i = 0; i < 50; i++) {
         struct text t;
@@ -279,7 +279,7 @@ static void test_empty_and_comments_change_nothing(void **state) {
             text_noise(&t);
         check_loaded(load_text(t.buf), t.buf);
         check_untouched();
-        CHECK(g_chosen_count == NOT_SET, "chosen_count set without `exercises`");
+        CHECK(g_plan.chosen_count == 0, "chosen_count set without `exercises`");
     }
 }
 
@@ -289,7 +289,6 @@ static void test_sizes(void **state) {
     struct grader_exercise *want = malloc(sizeof want[0] * (size_t)grader_exercise_count);
     CHECK(want != NULL, "out of memory");
     for (int round = 0; round < 40; round++) {
-        restore_state(NULL);
         memcpy(want, g_saved_table, sizeof want[0] * (size_t)grader_exercise_count);
         struct text t;
         text_start(&t, &r);
@@ -321,7 +320,7 @@ static void test_sizes(void **state) {
         check_loaded(load_text(t.buf), t.buf);
         check_table(want);
         check_limits(&g_saved_limits);
-        CHECK(g_chosen_count == NOT_SET, "chosen set by sizes alone");
+        CHECK(g_plan.chosen_count == 0, "chosen set by sizes alone");
     }
     free(want);
 }
@@ -358,7 +357,6 @@ static void test_whole_number_keys(void **state) {
     for (int e = 0; e < grader_exercise_count; e++)
         for (int k = 0; k < INT_KEYS; k++)
             for (int pick = 0; pick < 3; pick++) {
-                restore_state(NULL);
                 memcpy(want, g_saved_table, sizeof want[0] * (size_t)grader_exercise_count);
                 struct grader_exercise *ex = &want[e];
                 int v;
@@ -384,12 +382,11 @@ static void test_whole_number_keys(void **state) {
                 check_loaded(load_text(t.buf), t.buf);
                 check_table(want);
                 check_limits(&g_saved_limits);
-                CHECK(grader_perf_ratio == g_saved_ratio, "perf_ratio changed by %s", key);
-                CHECK(g_cfg.timeout == TIMEOUT0, "timeout changed by %s", key);
+                CHECK(g_plan.perf_ratio == g_saved_ratio, "perf_ratio changed by %s", key);
+                CHECK(g_plan.timeout == TIMEOUT0, "timeout changed by %s", key);
             }
     /* many keys of many rows at once */
     for (int round = 0; round < 30; round++) {
-        restore_state(NULL);
         memcpy(want, g_saved_table, sizeof want[0] * (size_t)grader_exercise_count);
         struct text t;
         text_start(&t, &r);
@@ -423,7 +420,6 @@ static void test_quiz_points(void **state) {
             continue;
         quizzes++;
         for (int round = 0; round < 10; round++) {
-            restore_state(NULL);
             memcpy(want, g_saved_table, sizeof want[0] * (size_t)grader_exercise_count);
             struct grader_exercise *ex = &want[e];
             int questions = 0;
@@ -443,8 +439,8 @@ static void test_quiz_points(void **state) {
             }
             check_loaded(load_text(t.buf), t.buf);
             check_table(want);
-            CHECK(grader_max_points(&grader_exercises[e]) == grader_max_points(ex),
-                  "%s: max points %d, expected %d", ex->id, grader_max_points(&grader_exercises[e]),
+            CHECK(grader_max_points(&g_plan.rows[e]) == grader_max_points(ex),
+                  "%s: max points %d, expected %d", ex->id, grader_max_points(&g_plan.rows[e]),
                   grader_max_points(ex));
         }
     }
@@ -456,7 +452,6 @@ static void test_limits_timeout_ratio(void **state) {
     (void)state;
     struct rng r = rng_for("limits");
     for (int round = 0; round < 60; round++) {
-        restore_state(NULL);
         struct grader_limits want = g_saved_limits;
         double want_timeout = TIMEOUT0, want_ratio = g_saved_ratio;
         struct text t;
@@ -512,28 +507,25 @@ static void test_limits_timeout_ratio(void **state) {
         }
         check_loaded(load_text(t.buf), t.buf);
         check_limits(&want);
-        CHECK(g_cfg.timeout == want_timeout, "timeout %g, expected %g", g_cfg.timeout,
+        CHECK(g_plan.timeout == want_timeout, "timeout %g, expected %g", g_plan.timeout,
               want_timeout);
-        CHECK(grader_perf_ratio == want_ratio, "perf_ratio %g, expected %g", grader_perf_ratio,
+        CHECK(g_plan.perf_ratio == want_ratio, "perf_ratio %g, expected %g", g_plan.perf_ratio,
               want_ratio);
         check_table(g_saved_table);
     }
     /* number forms strtod takes */
-    restore_state(NULL);
     check_loaded(load_text("timeout = 1e3\ncpu_seconds=+2.5\nperf_ratio = 0\n"), "forms");
-    CHECK(g_cfg.timeout == 1000, "timeout = 1e3 gave %g", g_cfg.timeout);
-    CHECK(grader_get_limits()->cpu_seconds == 2.5, "cpu_seconds = +2.5 gave %g",
-          grader_get_limits()->cpu_seconds);
-    CHECK(grader_perf_ratio == 0, "perf_ratio = 0 gave %g", grader_perf_ratio);
+    CHECK(g_plan.timeout == 1000, "timeout = 1e3 gave %g", g_plan.timeout);
+    CHECK(g_plan.limits.cpu_seconds == 2.5, "cpu_seconds = +2.5 gave %g",
+          g_plan.limits.cpu_seconds);
+    CHECK(g_plan.perf_ratio == 0, "perf_ratio = 0 gave %g", g_plan.perf_ratio);
 }
 
 static void test_exercises(void **state) {
     (void)state;
     struct rng r = rng_for("exercises");
     for (int round = 0; round < 100; round++) {
-        restore_state(NULL);
-        int max = rng_range(&r, 0, 3) == 0 ? (int)rng_range(&r, 1, 3) : MAX_CHOSEN;
-        const struct grader_exercise *want[MAX_CHOSEN];
+        const struct grader_exercise *want[GRADER_MAX_EXERCISES];
         int want_count = 0;
         char list[1024] = "";
         for (int i = (int)rng_range(&r, 1, 12); i > 0; i--) {
@@ -542,7 +534,7 @@ static void test_exercises(void **state) {
             int already = 0;
             for (int c = 0; c < want_count; c++)
                 already |= want[c] == ex;
-            if (!already && want_count < max)
+            if (!already)
                 want[want_count++] = ex;
             char id[32];
             size_t used = strlen(list);
@@ -556,12 +548,13 @@ static void test_exercises(void **state) {
             text_key(&t, "exercises", "00, 01, 02, 03, 04, 05");
         text_key(&t, "exercises", list);
         text_noise(&t);
-        check_loaded(load_bytes_max(t.buf, t.len, max), t.buf);
-        CHECK(g_chosen_count == want_count, "%d chosen from \"%s\" (max %d), expected %d",
-              g_chosen_count, list, max, want_count);
+        check_loaded(load_bytes(t.buf, t.len), t.buf);
+        CHECK(g_plan.chosen_count == want_count, "%d chosen from \"%s\", expected %d",
+              g_plan.chosen_count, list, want_count);
         for (int c = 0; c < want_count; c++)
-            CHECK(g_chosen[c] == want[c], "chosen[%d] is %s, expected %s (list \"%s\")", c,
-                  g_chosen[c] ? g_chosen[c]->id : "NULL", want[c]->id, list);
+            CHECK(g_plan.chosen[c] == row_of(want[c]),
+                  "chosen[%d] is row %d, expected %s (list \"%s\")", c, g_plan.chosen[c],
+                  want[c]->id, list);
         check_untouched();
     }
 }
@@ -572,7 +565,6 @@ static void test_long_exercise_lists(void **state) {
     (void)state;
     struct rng r = rng_for("long_lists");
     for (int round = 0; round < 20; round++) {
-        restore_state(NULL);
         int names = round % 2 ? (int)rng_range(&r, 65, 300) : (int)rng_range(&r, 40, 64);
         char text[8192] = "exercises = ";
         for (int i = 0; i < names; i++) {
@@ -603,18 +595,18 @@ static void test_spacing_and_line_ends(void **state) {
         "timeout = 7\r\n04_local_B.sizes = 16, 32\r\nexercises = 04\r\nmemory_mb = 100",
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-        restore_state(NULL);
         check_loaded(load_text(texts[i]), texts[i]);
-        const struct grader_exercise *ex = grader_find_exercise("04_local_B");
-        CHECK(g_cfg.timeout == 7, "text %zu: timeout %g", i, g_cfg.timeout);
+        int row = row_of(grader_find_exercise("04_local_B"));
+        const struct grader_exercise *ex = &g_plan.rows[row];
+        CHECK(g_plan.timeout == 7, "text %zu: timeout %g", i, g_plan.timeout);
         CHECK(ex->sizes[0] == 16 && ex->sizes[1] == 32 && ex->sizes[2] == 0,
               "text %zu: sizes %d %d %d", i, ex->sizes[0], ex->sizes[1], ex->sizes[2]);
-        CHECK(g_chosen_count == 1 && g_chosen[0] == ex, "text %zu: %d chosen", i, g_chosen_count);
-        CHECK(grader_get_limits()->memory_bytes == 100LL << 20, "text %zu: memory %lld", i,
-              grader_get_limits()->memory_bytes);
+        CHECK(g_plan.chosen_count == 1 && g_plan.chosen[0] == row, "text %zu: %d chosen", i,
+              g_plan.chosen_count);
+        CHECK(g_plan.limits.memory_bytes == 100LL << 20, "text %zu: memory %lld", i,
+              g_plan.limits.memory_bytes);
     }
     /* keys are case-sensitive, and a key holds no space */
-    restore_state(NULL);
     check_error_at(load_text("Timeout = 7\n"), "Timeout", 1, "unknown key");
     check_error_at(load_text("\r\ntime out = 7\r\n"), "time out", 2, "unknown key");
 }
@@ -696,7 +688,6 @@ static void test_errors_name_file_and_line(void **state) {
     int count = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < count; i++)
         for (int repeat = 0; repeat < 3; repeat++) {
-            restore_state(NULL);
             struct text t;
             text_start(&t, &r);
             /* good lines before: the limits they set must not be applied on an error */
@@ -711,8 +702,8 @@ static void test_errors_name_file_and_line(void **state) {
             text_key(&t, "perf_ratio", "7");
             text_key(&t, "colour", "also wrong");
             check_error_at(load_text(t.buf), t.buf, line, cases[i].says);
-            check_limits(&g_saved_limits);
-            CHECK(grader_perf_ratio == g_saved_ratio, "a line after the error was applied:\n%s",
+            check_untouched(); /* a refused file changes nothing, lines before it neither */
+            CHECK(g_plan.perf_ratio == g_saved_ratio, "a line after the error was applied:\n%s",
                   t.buf);
         }
     /* a size that one exercise takes and another refuses: every row, random sizes */
@@ -725,7 +716,6 @@ static void test_errors_name_file_and_line(void **state) {
             char key[64], value[64];
             snprintf(key, sizeof key, "%s.%s", ex->id, rng_range(&r, 0, 1) ? "sizes" : "host_n");
             snprintf(value, sizeof value, "%d", bad);
-            restore_state(NULL);
             struct text t;
             text_start(&t, &r);
             text_noise(&t);
@@ -739,18 +729,17 @@ static void test_missing_file(void **state) {
     (void)state;
     char path[128], err[300];
     snprintf(path, sizeof path, "%s/no-such.conf", g_tmp);
-    struct grader_config cfg = {.timeout = TIMEOUT0};
-    const struct grader_exercise *chosen[4];
-    int count = NOT_SET;
-    int status = grader_load_config(path, &cfg, chosen, 4, &count, err, sizeof err);
+    fresh_plan(&g_plan);
+    int status = grader_load_config(path, &g_plan, err, sizeof err);
     CHECK(status == -1, "a missing file loaded (status %d)", status);
     CHECK(strncmp(err, path, strlen(path)) == 0 && err[strlen(path)] == ':',
           "error \"%s\" does not start with \"%s:\"", err, path);
     CHECK(strstr(err, strerror(ENOENT)) != NULL, "error \"%s\" does not say \"%s\"", err,
           strerror(ENOENT));
-    CHECK(count == NOT_SET && cfg.timeout == TIMEOUT0, "a missing file changed the config");
+    CHECK(g_plan.chosen_count == 0 && g_plan.timeout == TIMEOUT0,
+          "a missing file changed the plan");
     /* a folder is no config either */
-    status = grader_load_config(g_tmp, &cfg, chosen, 4, &count, err, sizeof err);
+    status = grader_load_config(g_tmp, &g_plan, err, sizeof err);
     CHECK(status == -1, "a folder loaded (status %d)", status);
     CHECK(strncmp(err, g_tmp, strlen(g_tmp)) == 0, "error \"%s\" does not name %s", err, g_tmp);
     check_untouched();
@@ -758,10 +747,10 @@ static void test_missing_file(void **state) {
 
 /* ---------------------------------------------------------------- tests: random files */
 
-/* After any successful load, every row still makes sense to the grader. */
-static void check_table_sane(const char *text) {
+/* After any successful load, every row of the plan still makes sense to the grader. */
+static void check_table_sane(const struct grader_plan *plan, const char *text) {
     for (int e = 0; e < grader_exercise_count; e++) {
-        const struct grader_exercise *ex = &grader_exercises[e];
+        const struct grader_exercise *ex = &plan->rows[e];
         int count = 0;
         while (count < GRADER_MAX_SIZES && ex->sizes[count]) {
             CHECK(grader_size_valid(ex, ex->sizes[count]), "%s: size %d invalid after:\n%s", ex->id,
@@ -779,12 +768,12 @@ static void check_table_sane(const char *text) {
                   ex->points.perf >= 0 && ex->points.technique >= 0 && ex->cuda_per_size >= 0,
               "%s: negative points after:\n%s", ex->id, text);
     }
-    const struct grader_limits *l = grader_get_limits();
+    const struct grader_limits *l = &plan->limits;
     CHECK(l->memory_bytes >= 64LL << 20 && l->disk_bytes >= 1LL << 20 && l->processes >= 16 &&
               l->open_files >= 16 && l->cpu_seconds >= 1,
           "limits out of range after:\n%s", text);
-    CHECK(isfinite(grader_perf_ratio) && grader_perf_ratio >= 0, "perf_ratio %g after:\n%s",
-          grader_perf_ratio, text);
+    CHECK(isfinite(plan->perf_ratio) && plan->perf_ratio >= 0, "perf_ratio %g after:\n%s",
+          plan->perf_ratio, text);
 }
 
 /* Load random bytes: either fine, or an error "PATH:LINE: ..." with 1 <= LINE <= lines. Returns
@@ -793,28 +782,27 @@ static int load_random(const char *data, size_t length, size_t err_size, const c
     int lines = 1;
     for (size_t i = 0; i < length; i++)
         lines += data[i] == '\n';
-    restore_state(NULL);
     snprintf(g_path, sizeof g_path, "%s/random.conf", g_tmp);
     FILE *f = fopen(g_path, "wb");
     CHECK(f && fwrite(data, 1, length, f) == length && fclose(f) == 0, "cannot write %s", g_path);
-    struct grader_config cfg = {.timeout = TIMEOUT0};
-    const struct grader_exercise *chosen[MAX_CHOSEN];
-    int count = NOT_SET;
+    struct grader_plan plan;
+    fresh_plan(&plan);
     char err[700];
     memset(err, 'Z', sizeof err);
-    int status = grader_load_config(g_path, &cfg, chosen, MAX_CHOSEN, &count, err, err_size);
+    int status = grader_load_config(g_path, &plan, err, err_size);
     CHECK(status == 0 || status == -1, "%s file: status %d", kind, status);
     if (status == 0) {
-        check_table_sane(kind);
-        CHECK(count == NOT_SET || (count >= 1 && count <= MAX_CHOSEN), "%s file: %d chosen", kind,
-              count);
-        CHECK(cfg.timeout >= 1 && cfg.timeout <= 86400, "%s file: timeout %g", kind, cfg.timeout);
+        check_table_sane(&plan, kind);
+        CHECK(plan.chosen_count >= 0 && plan.chosen_count <= grader_exercise_count,
+              "%s file: %d chosen", kind, plan.chosen_count);
+        CHECK(plan.timeout >= 1 && plan.timeout <= 86400, "%s file: timeout %g", kind,
+              plan.timeout);
         return status;
     }
     CHECK(memchr(err, '\0', err_size) != NULL, "%s file: error not terminated in %zu bytes", kind,
           err_size);
     CHECK(err[err_size] == 'Z', "%s file: error written past its %zu bytes", kind, err_size);
-    check_limits(&g_saved_limits);
+    check_limits_of(&plan, &g_saved_limits);
     size_t plen = strlen(g_path);
     if (err_size <= plen + 4)
         return status; /* too short to hold the line number */
@@ -951,7 +939,6 @@ static void test_random_files(void **state) {
         else
             refused++;
     }
-    restore_state(NULL);
     free(data);
     print_message("random files: %d loaded, %d refused with a line number\n", loaded, refused);
     CHECK(loaded > 0 && refused > 0, "%d loaded, %d refused: the generator is off", loaded,
@@ -960,18 +947,17 @@ static void test_random_files(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_empty_and_comments_change_nothing, save_state,
-                                        restore_state),
-        cmocka_unit_test_setup_teardown(test_sizes, save_state, restore_state),
-        cmocka_unit_test_setup_teardown(test_whole_number_keys, save_state, restore_state),
-        cmocka_unit_test_setup_teardown(test_quiz_points, save_state, restore_state),
-        cmocka_unit_test_setup_teardown(test_limits_timeout_ratio, save_state, restore_state),
-        cmocka_unit_test_setup_teardown(test_exercises, save_state, restore_state),
-        cmocka_unit_test_setup_teardown(test_long_exercise_lists, save_state, restore_state),
-        cmocka_unit_test_setup_teardown(test_spacing_and_line_ends, save_state, restore_state),
-        cmocka_unit_test_setup_teardown(test_errors_name_file_and_line, save_state, restore_state),
-        cmocka_unit_test_setup_teardown(test_missing_file, save_state, restore_state),
-        cmocka_unit_test_setup_teardown(test_random_files, save_state, restore_state),
+        cmocka_unit_test(test_empty_and_comments_change_nothing),
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_whole_number_keys),
+        cmocka_unit_test(test_quiz_points),
+        cmocka_unit_test(test_limits_timeout_ratio),
+        cmocka_unit_test(test_exercises),
+        cmocka_unit_test(test_long_exercise_lists),
+        cmocka_unit_test(test_spacing_and_line_ends),
+        cmocka_unit_test(test_errors_name_file_and_line),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_random_files),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

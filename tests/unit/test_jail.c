@@ -62,14 +62,14 @@ static const struct grader_limits tight = {
     .disk_bytes = 8LL << 20,
 };
 
-static struct grader_limits g_defaults; /* the grader's, restored after each test */
-static char g_top[64];                  /* /tmp/test_jail.XXXXXX, 0711, owned by us */
-static char g_dir[128];                 /* this test's folder: g_top/wN, handed to the program */
-static char g_out[128];                 /* its stdout and stderr: g_top/outN.txt */
-static char g_hog[128];                 /* the memory hog, compiled at start ("" if cc failed) */
-static uid_t g_uid;                     /* grader_jail_uid() */
-static int g_contained;                 /* the probe ran as g_uid: the hostile cases may run */
-static char g_not_contained[1024];      /* why not */
+static struct grader_jail_settings g_js; /* every run's: tight limits, this round's cgroups */
+static char g_top[64];                   /* /tmp/test_jail.XXXXXX, 0711, owned by us */
+static char g_dir[128];                  /* this test's folder: g_top/wN, handed to the program */
+static char g_out[128];                  /* its stdout and stderr: g_top/outN.txt */
+static char g_hog[128];                  /* the memory hog, compiled at start ("" if cc failed) */
+static uid_t g_uid;                      /* grader_jail_uid() */
+static int g_contained;                  /* the probe ran as g_uid: the hostile cases may run */
+static char g_not_contained[1024];       /* why not */
 static int g_test_no;
 static int g_cgroups; /* this round runs with control groups */
 
@@ -130,7 +130,7 @@ static void check_none_left(uid_t uid, const char *after) {
 }
 
 static void run_argv(char *const argv[], double timeout, struct grader_run_result *r) {
-    grader_run_jailed(argv, g_dir, g_out, timeout, r);
+    grader_run_jailed(&g_js, argv, g_dir, g_out, timeout, r);
 }
 
 static void run_sh(const char *script, double timeout, struct grader_run_result *r) {
@@ -195,13 +195,13 @@ static int test_setup(void **state) {
         print_error("mkdir %s: %s\n", g_dir, strerror(errno));
         return -1;
     }
-    grader_set_limits(&tight);
+    g_js.limits = tight;
+    g_js.niceness = 0;
     return 0;
 }
 
 static int test_teardown(void **state) {
     (void)state;
-    grader_set_limits(&g_defaults);
     if (g_contained)
         kill_everything_of(g_uid);
     grader_remove_tree(g_dir);
@@ -235,7 +235,6 @@ static const char hog_source[] =
 
 static int group_setup(void **state) {
     (void)state;
-    g_defaults = *grader_get_limits();
     if (testkit_start("test_jail", "TEST_JAIL_SEED", g_top, sizeof g_top) != 0)
         return -1;
     if (chmod(g_top, 0711) != 0) {
@@ -287,7 +286,6 @@ static int group_setup(void **state) {
 
 static int group_teardown(void **state) {
     (void)state;
-    grader_set_limits(&g_defaults);
     grader_remove_tree(g_top);
     reap();
     return 0;
@@ -410,9 +408,7 @@ static void test_timeout_kills_the_group(void **state) {
 
 static void test_cpu_limit(void **state) {
     (void)state;
-    struct grader_limits l = tight;
-    l.cpu_seconds = 1;
-    grader_set_limits(&l);
+    g_js.limits.cpu_seconds = 1; /* test_setup gives the next test tight limits again */
     struct grader_run_result r;
     run_sh("while :; do :; done", 15, &r);
     CHECK(r.how == RUN_SIGNALED && r.code == SIGXCPU, "a CPU-bound loop with 1 s of CPU %s",
@@ -602,11 +598,11 @@ static void test_setsid_escape(void **state) {
 static void test_own_session_niced(void **state) {
     (void)state;
     struct grader_run_result r;
-    grader_set_jail_niceness(19);
+    g_js.niceness = 19; /* test_setup sets it back to 0 */
     run_sh("cut -d' ' -f6 /proc/$$/stat > sid.txt; echo $$ > pid.txt; "
            "cat /proc/$$/autogroup > autogroup.txt 2>/dev/null; nice > nice.txt",
            10, &r);
-    grader_set_jail_niceness(0);
+    g_js.niceness = 0;
     CHECK(r.how == RUN_EXITED && r.code == 0, "the program %s", describe(&r));
     char *sid = read_back("sid.txt"), *pid = read_back("pid.txt"), *nice = read_back("nice.txt");
     char *autogroup = read_back("autogroup.txt");
@@ -795,7 +791,7 @@ static void test_commands_and_pause(void **state) {
                     "done) &"
                     " while read line; do echo \"got $line\" >&3; done",
                     NULL};
-    struct grader_child *c = grader_start(argv, g_dir, g_out);
+    struct grader_child *c = grader_start(&g_js, argv, g_dir, g_out);
     CHECK(c != NULL, "grader_start returned NULL");
     char reply[64], command[32];
     struct rng rng = rng_for("commands");
@@ -856,11 +852,11 @@ int main(void) {
         print_message("jail with control groups: skipped (%s)\n", why);
         return failed;
     }
-    grader_jail_use_cgroups(&groups);
+    g_js.cgroups = &groups;
     g_cgroups = 1;
     failed +=
         cmocka_run_group_tests_name("jail (control groups)", tests, group_setup, group_teardown);
-    grader_jail_use_cgroups(NULL);
+    g_js.cgroups = NULL;
     grader_cgroup_student_close(&groups);
     return failed;
 }

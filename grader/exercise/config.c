@@ -1,7 +1,8 @@
-/* config.c - an instructor's config file: which exercises to grade, their sizes and points, the
- * time and resource limits, the performance bar. Every key is optional; without a file the
- * table's defaults hold. A mistake stops the grader with the file and line (a batch graded
- * with a misspelt key would be graded wrongly without anyone noticing).
+/* config.c - an instructor's config file, read into a plan (config.h): which exercises to grade,
+ * their sizes and points, the time and resource limits, the performance bar. Every key is
+ * optional; without a file the table's defaults hold. The table itself is never changed: the
+ * plan holds its own copy of the rows. A mistake stops the grader with the file and line (a
+ * batch graded with a misspelt key would be graded wrongly without anyone noticing).
  *
  *     # grader.conf
  *     exercises = 02_per_row, 04_local_B
@@ -10,7 +11,7 @@
  *     04_local_B.sizes = 16, 100, 200
  *     04_local_B.points.host = 3
  */
-#include "grade/grade.h"
+#include "exercise/config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,8 +21,6 @@
 
 /* Names an `exercises = a, b, ...` line may list: a list that long is refused, never cut. */
 #define CONFIG_MAX_LISTED 64
-
-double grader_perf_ratio = 0.5;
 
 /* A whole-number value in [low, high]: 0, or -1. */
 static int parse_long(const char *text, long low, long high, long *out) {
@@ -146,9 +145,9 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
 }
 
 /* A key that is not an exercise's: 0, or -1 with the reason in why. */
-static int set_global_key(const char *key, char *value, struct grader_config *cfg,
-                          struct grader_limits *limits, const struct grader_exercise **chosen,
-                          int max, int *chosen_count, char *why, size_t why_size) {
+static int set_global_key(const char *key, char *value, struct grader_plan *plan, char *why,
+                          size_t why_size) {
+    struct grader_limits *limits = &plan->limits;
     long v;
     double d;
     if (!strcmp(key, "exercises")) {
@@ -158,20 +157,20 @@ static int set_global_key(const char *key, char *value, struct grader_config *cf
             snprintf(why, why_size, "exercises lists more than %d names", CONFIG_MAX_LISTED);
             return -1;
         }
-        *chosen_count = 0;
+        plan->chosen_count = 0;
         for (int i = 0; i < count; i++) {
             const struct grader_exercise *ex = grader_find_exercise(items[i]);
             if (!ex) {
                 snprintf(why, why_size, "no exercise \"%s\"", items[i]);
                 return -1;
             }
-            int already = 0;
-            for (int c = 0; c < *chosen_count; c++)
-                already |= chosen[c] == ex;
-            if (!already && *chosen_count < max)
-                chosen[(*chosen_count)++] = ex;
+            int row = (int)(ex - grader_exercises), already = 0;
+            for (int c = 0; c < plan->chosen_count; c++)
+                already |= plan->chosen[c] == row;
+            if (!already) /* at most every row once: it fits */
+                plan->chosen[plan->chosen_count++] = row;
         }
-        if (*chosen_count == 0) {
+        if (plan->chosen_count == 0) {
             snprintf(why, why_size, "exercises lists none");
             return -1;
         }
@@ -203,13 +202,13 @@ static int set_global_key(const char *key, char *value, struct grader_config *cf
     if (!strcmp(key, "timeout") || !strcmp(key, "cpu_seconds")) {
         if (parse_double(value, 1, 86400, &d) != 0)
             goto bad_number;
-        *(!strcmp(key, "timeout") ? &cfg->timeout : &limits->cpu_seconds) = d;
+        *(!strcmp(key, "timeout") ? &plan->timeout : &limits->cpu_seconds) = d;
         return 0;
     }
     if (!strcmp(key, "perf_ratio")) {
         if (parse_double(value, 0, 100, &d) != 0)
             goto bad_number;
-        grader_perf_ratio = d;
+        plan->perf_ratio = d;
         return 0;
     }
     snprintf(why, why_size, "unknown key \"%s\"", key);
@@ -219,9 +218,18 @@ bad_number:
     return -1;
 }
 
-int grader_load_config(const char *path, struct grader_config *cfg,
-                       const struct grader_exercise **chosen, int max, int *chosen_count, char *err,
-                       size_t err_size) {
+void grader_plan_init(struct grader_plan *plan, double timeout,
+                      const struct grader_limits *limits) {
+    memset(plan, 0, sizeof *plan);
+    memcpy(plan->rows, grader_exercises,
+           sizeof grader_exercises[0] * (size_t)grader_exercise_count);
+    plan->row_count = grader_exercise_count;
+    plan->timeout = timeout;
+    plan->perf_ratio = GRADER_PERF_RATIO;
+    plan->limits = *limits;
+}
+
+int grader_load_config(const char *path, struct grader_plan *plan, char *err, size_t err_size) {
     size_t length = 0;
     char *text = clu_read_file(path, &length);
     if (!text) {
@@ -237,7 +245,15 @@ int grader_load_config(const char *path, struct grader_config *cfg,
         free(text);
         return -1;
     }
-    struct grader_limits limits = *grader_get_limits();
+    /* lines change a copy, kept only when the whole file is right: a refused file changes
+     * nothing (a plan is a few kilobytes) */
+    struct grader_plan *next_plan = malloc(sizeof *next_plan);
+    if (!next_plan) {
+        snprintf(err, err_size, "%s: out of memory", path);
+        free(text);
+        return -1;
+    }
+    *next_plan = *plan;
     int line_no = 0, status = 0;
     char why[300];
     for (char *line = text, *next; line && status == 0; line = next) {
@@ -271,7 +287,9 @@ int grader_load_config(const char *path, struct grader_config *cfg,
         struct grader_exercise *ex = NULL;
         if (dot) {
             *dot = '\0';
-            ex = (struct grader_exercise *)grader_find_exercise(key);
+            const struct grader_exercise *row = grader_find_exercise(key);
+            if (row)
+                ex = &next_plan->rows[row - grader_exercises];
             if (!ex) {
                 snprintf(err, err_size, "%s:%d: no exercise \"%s\"", path, line_no, key);
                 status = -1;
@@ -279,8 +297,7 @@ int grader_load_config(const char *path, struct grader_config *cfg,
             }
         }
         int bad = ex ? set_exercise_key(ex, dot + 1, value, why, sizeof why)
-                     : set_global_key(key, value, cfg, &limits, chosen, max, chosen_count, why,
-                                      sizeof why);
+                     : set_global_key(key, value, next_plan, why, sizeof why);
         if (bad) {
             snprintf(err, err_size, "%s:%d: %s", path, line_no, why);
             status = -1;
@@ -288,6 +305,7 @@ int grader_load_config(const char *path, struct grader_config *cfg,
     }
     free(text);
     if (status == 0)
-        grader_set_limits(&limits);
+        *plan = *next_plan;
+    free(next_plan);
     return status;
 }

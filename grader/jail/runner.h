@@ -1,0 +1,73 @@
+/* runner.h - the jail wing's own: one running child's state, shared by the runner (run.c), the
+ * start of a child in its jail (spawn.c) and the watch of its processes (watch.c). Nothing
+ * outside jail/ includes it: jail.h is the wing's interface.
+ */
+#ifndef GRADER_JAIL_RUNNER_H
+#define GRADER_JAIL_RUNNER_H
+
+#include "jail/cgroup.h"
+#include "jail/jail.h"
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+/* The limits of a jailed child, prepared by the parent (the child only calls setrlimit). */
+struct jail_plan {
+    int active;
+    uid_t uid; /* (uid_t)-1: keep the grader's */
+    struct rlimit cpu, nproc, nofile, data;
+    char **envp;
+    const char *dir;                        /* its working folder */
+    rlim_t fsize;                           /* no file larger than the folder may hold */
+    int niceness;                           /* a program that may fork runs at low priority */
+    const struct grader_cgroup_run *cgroup; /* the run's groups to enter (NULL: none) */
+};
+
+/* Everything about one running child, from its start to its cleanup. */
+struct run_state {
+    struct jail_plan jail;           /* its limits and uid (jail.active: a student's) */
+    struct grader_limits limits;     /* what it may use (jailed): the watch holds it to them */
+    const char *jail_dir;            /* its folder, watched for size (NULL: not jailed) */
+    const char *out_path;            /* its output log: counted in the folder's budget, then cut */
+    pid_t pid;                       /* the child, leader of a session of its own */
+    double start, last_watch;        /* monotonic seconds */
+    long long free_at_start;         /* free bytes of its folder's file system at the start */
+    int exec_errno;                  /* why exec failed (0: it did not) */
+    double cpu_seen, busy_wait;      /* CPU seconds its processes got; seconds some wanted a CPU */
+    double cpu_last;                 /* the CPU seconds at the last sample */
+    struct grader_cgroup_run cgroup; /* its groups, when cgroups are in force (mode NONE: not) */
+};
+
+/* Monotonic seconds. */
+double jail_now(void);
+
+/* ---------------------------------------------------------------- starting a child (spawn.c) */
+
+/* Plan the jail (under js, when jail_dir is set) and fork the child; control (or NULL) holds the
+ * child's ends of its command and reply pipes. 0, or -1 with result filled (it could not
+ * start). */
+int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const char *out_path,
+               const char *jail_dir, const int control[2], struct run_state *st,
+               struct grader_run_result *result);
+/* The environment jail_spawn made, freed. */
+void jail_free_environment(struct jail_plan *jail);
+
+/* ---------------------------------------------------------------- the watch (watch.c) */
+
+/* Free bytes of the file system holding dir (-1 if unknown). */
+long long jail_free_bytes(const char *dir);
+/* Tasks (threads included) that uid runs now. */
+long jail_tasks_of(uid_t uid);
+/* Kill every process of uid and wait (up to 5 s) until none is still running or exiting. */
+void jail_end_all_of(uid_t uid);
+/* Calls visit(pid) for every process of the session sid; returns how many there were, sums
+ * their CPU seconds into *cpu and counts the runnable ones into *runnable (each may be NULL). */
+int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *runnable);
+/* One sample of the CPU the child's processes got, and whether they wanted more. */
+void jail_sample_cpu(struct run_state *st, double interval);
+/* Whether a run that hit its time limit was starved by a busy machine. */
+int jail_starved(const struct run_state *st);
+/* 0, or LIMIT_DISK or LIMIT_MEMORY when the run passed a limit rlimits cannot hold. */
+int jail_over_limit(const struct run_state *st);
+
+#endif

@@ -1,0 +1,350 @@
+/* watch.c - what the runner sees of a child's processes through /proc: every process of the
+ * student's uid (its tasks, its resident memory, the files it holds that are in no folder, to
+ * kill them all), every process of the child's session (its CPU time, whether it wanted more),
+ * the size of its folder; and the uid itself. */
+#define _GNU_SOURCE /* nftw, setresuid */
+#include "jail/runner.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+double jail_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Bytes a folder holds (allocated blocks), summed by nftw: its callback takes no context, so the
+ * sums of the one walk at a time are this file's. */
+static long long folder_bytes_sum, folder_entries;
+static int add_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)path, (void)flag, (void)ftw;
+    folder_bytes_sum += (long long)st->st_blocks * 512;
+    folder_entries++;
+    return 0;
+}
+
+static long long folder_bytes(const char *dir) {
+    folder_bytes_sum = folder_entries = 0;
+    nftw(dir, add_entry, 16, FTW_PHYS);
+    /* empty files cost no blocks but an inode each: count every entry as a block */
+    return folder_bytes_sum + folder_entries * 4096;
+}
+
+/* Free bytes of the file system holding dir (-1 if unknown): files deleted while still open
+ * are in no folder, but they still take its space. */
+long long jail_free_bytes(const char *dir) {
+    struct statvfs fs;
+    if (statvfs(dir, &fs) != 0)
+        return -1;
+    return (long long)fs.f_bavail * (long long)fs.f_frsize;
+}
+
+/* Kill every process of uid, wherever it went (another session, another process group): a
+ * child that takes the uid and signals everything it may signal. */
+static void kill_all_of(uid_t uid) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 ||
+            setresuid(uid, uid, uid) != 0)
+            _exit(1);
+        for (int round = 0; round < 1000 && kill(-1, SIGKILL) == 0; round++)
+            ;
+        _exit(0);
+    }
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+}
+
+/* Calls visit("/proc/PID", context) for every process uid owns now; returns the sum of what the
+ * calls return. */
+static long each_process_of(uid_t uid, long (*visit)(const char *dir, void *context),
+                            void *context) {
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    long sum = 0;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        char dir[300];
+        struct stat st;
+        snprintf(dir, sizeof dir, "/proc/%s", e->d_name);
+        if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && stat(dir, &st) == 0 && st.st_uid == uid)
+            sum += visit(dir, context);
+    }
+    closedir(proc);
+    return sum;
+}
+
+static long count_tasks(const char *dir, void *context) {
+    (void)context;
+    char path[320];
+    snprintf(path, sizeof path, "%s/task", dir);
+    DIR *tasks = opendir(path);
+    if (!tasks)
+        return 0;
+    long count = 0;
+    struct dirent *t;
+    while ((t = readdir(tasks)) != NULL)
+        count += t->d_name[0] != '.';
+    closedir(tasks);
+    return count;
+}
+
+/* Tasks (threads included: RLIMIT_NPROC counts them) that uid runs now. */
+long jail_tasks_of(uid_t uid) {
+    return each_process_of(uid, count_tasks, NULL);
+}
+
+static long unnice_autogroup(const char *dir, void *context) {
+    (void)context;
+    char path[320];
+    snprintf(path, sizeof path, "%s/autogroup", dir);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t ignored = write(fd, "0", 1);
+        (void)ignored;
+        close(fd);
+    }
+    return 0;
+}
+
+/* Every process of uid back to nice 0, its session's autogroup too: killed processes still need
+ * CPU time to exit, and a fork bomb's at nice 19 took seconds to go (a later run of the same uid
+ * then met RLIMIT_NPROC). */
+static void unnice_all_of(uid_t uid) {
+    setpriority(PRIO_USER, uid, 0);
+    each_process_of(uid, unnice_autogroup, NULL);
+}
+
+static long is_live(const char *dir, void *context) {
+    (void)context;
+    char path[320], stat_line[512];
+    snprintf(path, sizeof path, "%s/stat", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t got = fread(stat_line, 1, sizeof stat_line - 1, f);
+    fclose(f);
+    stat_line[got] = '\0';
+    const char *after_name = strrchr(stat_line, ')'); /* the name may hold spaces and ')' */
+    return after_name && after_name[1] == ' ' && after_name[2] != 'Z';
+}
+
+/* Processes of uid that are not yet zombies (still running, or still exiting). */
+static long live_processes_of(uid_t uid) {
+    return each_process_of(uid, is_live, NULL);
+}
+
+static long resident_bytes(const char *dir, void *context) {
+    (void)context;
+    char path[320], line[256];
+    snprintf(path, sizeof path, "%s/status", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    long rss_kb = 0;
+    while (fgets(line, sizeof line, f) && sscanf(line, "VmRSS: %ld kB", &rss_kb) != 1)
+        ;
+    fclose(f);
+    return rss_kb * 1024;
+}
+
+/* Resident memory of every process of uid, in bytes (from /proc/PID/status). */
+static long long resident_bytes_of(uid_t uid) {
+    return each_process_of(uid, resident_bytes, NULL);
+}
+
+/* Kill every process of uid and wait (up to 5 s) until none is still running or exiting: the
+ * next run of that uid starts with its whole RLIMIT_NPROC (zombies go with their parent, the
+ * sandbox's init or the system's). */
+void jail_end_all_of(uid_t uid) {
+    unnice_all_of(uid);
+    for (int round = 0; round < 500; round++) {
+        kill_all_of(uid);
+        if (live_processes_of(uid) == 0)
+            return;
+        struct timespec nap = {0, 10 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* The uid is one per grader process, not a setting: every run of the process must share it, so
+ * that RLIMIT_NPROC counts and the kill of everything of the uid see all of them. */
+static uid_t jail_uid = (uid_t)-1;
+static int jail_uid_chosen;
+
+uid_t grader_jail_uid(void) {
+    if (jail_uid_chosen)
+        return jail_uid;
+    jail_uid_chosen = 1;
+    if (geteuid() != 0 || getenv("GRADER_NO_UID"))
+        return jail_uid;
+    /* an unused uid of its own, so that parallel graders never count or kill each other's
+     * processes: random in a range no distribution hands out */
+    uint32_t r = 0;
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd < 0 || read(fd, &r, sizeof r) != (ssize_t)sizeof r)
+        r = (uint32_t)getpid() * 2654435761u;
+    if (fd >= 0)
+        close(fd);
+    jail_uid = (uid_t)(0x3f000000u + (r & 0xffffffu));
+    return jail_uid;
+}
+
+/* The session of a process (field 6 of /proc/PID/stat), its state letter and its CPU seconds
+ * (utime + stime, threads included). -1 if it is gone. */
+static pid_t session_of(const char *dir, char *state, double *cpu) {
+    char path[320], line[1024];
+    snprintf(path, sizeof path, "%s/stat", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t got = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (got <= 0)
+        return -1;
+    line[got] = '\0';
+    const char *after_name = strrchr(line, ')'); /* the name may hold spaces and ')' */
+    int session = -1;
+    unsigned long utime = 0, stime = 0;
+    char letter = '?';
+    if (!after_name || sscanf(after_name + 2, "%c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+                              &letter, &session, &utime, &stime) != 4)
+        return -1;
+    if (state)
+        *state = letter;
+    if (cpu)
+        *cpu = (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+    return (pid_t)session;
+}
+
+/* Calls visit(pid) for every process of the session sid (the child's: none of them can leave
+ * it, session.c) and returns how many there were; *cpu sums their CPU seconds and *runnable
+ * counts those running or waiting for a CPU. */
+int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *runnable) {
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char dir[300], state = '?';
+        double seconds = 0;
+        snprintf(dir, sizeof dir, "/proc/%s", e->d_name);
+        if (session_of(dir, &state, &seconds) != sid)
+            continue;
+        count++;
+        if (cpu)
+            *cpu += seconds;
+        if (runnable)
+            *runnable += state == 'R';
+        if (visit)
+            visit((pid_t)atoi(e->d_name));
+    }
+    closedir(proc);
+    return count;
+}
+
+/* One sample of what the child's processes got from the CPU and whether they wanted more:
+ * a run stopped at its time limit that got little of what it wanted was not at fault. */
+void jail_sample_cpu(struct run_state *st, double interval) {
+    double cpu = 0;
+    int runnable = 0;
+    jail_each_in_session(st->pid, NULL, &cpu, &runnable);
+    double counted = st->cgroup.mode ? grader_cgroup_run_cpu_seconds(&st->cgroup) : -1;
+    if (counted >= 0) /* the kernel's count, the ended processes' seconds included */
+        cpu = counted;
+    if (cpu > st->cpu_last) /* a process that ended takes its seconds along: never negative */
+        st->cpu_seen += cpu - st->cpu_last;
+    st->cpu_last = cpu;
+    if (runnable)
+        st->busy_wait += interval;
+}
+
+/* Whether a run that hit its time limit wanted the CPU most of the time but got less than a
+ * quarter of one: the machine was too busy, not the student's program too slow. */
+int jail_starved(const struct run_state *st) {
+    return st->busy_wait > 0.5 * (jail_now() - st->start) && st->cpu_seen < 0.25 * st->busy_wait;
+}
+
+/* Bytes held by files that are in no folder: memfds and deleted files its processes keep open
+ * (written, never mapped, they are in neither RLIMIT_DATA nor the resident size). */
+struct hidden_files {
+    long long bytes;      /* their allocated bytes */
+    struct stat seen[64]; /* a file open twice counts once (the first 64 told apart) */
+    int seen_count;
+};
+static long add_hidden_files(const char *dir, void *context) {
+    struct hidden_files *hidden_sum = context;
+    char path[320];
+    snprintf(path, sizeof path, "%s/fd", dir);
+    DIR *fds = opendir(path);
+    if (!fds)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(fds)) != NULL) {
+        char fd_path[640], target[64];
+        struct stat st;
+        snprintf(fd_path, sizeof fd_path, "%s/%s", path, e->d_name);
+        ssize_t length = readlink(fd_path, target, sizeof target - 1);
+        if (length <= 0 || stat(fd_path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        target[length] = '\0';
+        if (strncmp(target, "/memfd:", 7) != 0 && !strstr(target, " (deleted)") &&
+            strncmp(target, "/dev/shm/", 9) != 0)
+            continue;
+        int known = 0;
+        for (int i = 0; i < hidden_sum->seen_count && !known; i++)
+            known =
+                hidden_sum->seen[i].st_ino == st.st_ino && hidden_sum->seen[i].st_dev == st.st_dev;
+        if (known)
+            continue;
+        if (hidden_sum->seen_count < 64)
+            hidden_sum->seen[hidden_sum->seen_count++] = st;
+        hidden_sum->bytes += (long long)st.st_blocks * 512;
+    }
+    closedir(fds);
+    return 0;
+}
+
+static long long hidden_bytes_of(uid_t uid) {
+    struct hidden_files sum = {0};
+    each_process_of(uid, add_hidden_files, &sum);
+    return sum.bytes;
+}
+
+/* The limits rlimits cannot hold: the folder's size, the memory of all its processes. 0, or
+ * LIMIT_DISK or LIMIT_MEMORY when one is passed. */
+int jail_over_limit(const struct run_state *st) {
+    if (!st->jail_dir)
+        return 0;
+    struct stat log;
+    long long log_bytes = stat(st->out_path, &log) == 0 ? (long long)log.st_blocks * 512 : 0;
+    const struct grader_limits *limits = &st->limits;
+    if (limits->disk_bytes > 0 &&
+        (folder_bytes(st->jail_dir) + log_bytes > limits->disk_bytes ||
+         (st->free_at_start >= 0 &&
+          st->free_at_start - jail_free_bytes(st->jail_dir) > 2 * limits->disk_bytes)))
+        return LIMIT_DISK;
+    if (st->cgroup.mode && grader_cgroup_run_memory_hit(&st->cgroup) == 2)
+        return LIMIT_MEMORY;
+    if (st->jail.uid != (uid_t)-1 && limits->memory_bytes > 0 &&
+        resident_bytes_of(st->jail.uid) + hidden_bytes_of(st->jail.uid) > limits->memory_bytes)
+        return LIMIT_MEMORY;
+    return 0;
+}
