@@ -2,28 +2,32 @@
  * other file includes the headers of its own wing and of the wings below it, never above:
  *
  *   main.c           the command table: grade (default), --harness, --cuda-harness, --bench
- *   grade/           one exercise, test by test (grade.h): grade.c holds the order of the tests;
+ *   grade/           one exercise, test by test (grade.h; internal.h within the wing): grade.c
+ *                    holds the order of the tests; harness_run.c runs the harness child;
+ *                    kernel_tests.c the hidden sizes; host_test.c the student's main.c;
+ *                    memcheck.c oclgrind's check; technique.c the traffic and the technique;
  *                    timing.c the timing protocol against the reference; cuda.c the CUDA twin;
  *                    quiz.c the quiz; canon.c the one canonical kernel text; report.c the report
  *                    and results.json
- *   bench/           `make bench` (bench.h): measuring (bench.c), the device's peaks (peak.c),
- *                    the vendor libraries (vendor.c), the plots and the roofline (plot.c)
+ *   bench/           `make bench` (bench.h): the rows and the table (bench.c), measuring
+ *                    (measure.c), the device's peaks (peak.c, its kernels in peak.cl), the vendor
+ *                    libraries (vendor.c, cublas.c), bench.csv's one reader and writer (csv.c),
+ *                    the plots (plot.c, bars.c), the roofline (roofline.c) and its label
+ *                    placement (labels.c)
  *   child/           the programs the grader runs jailed, deciding nothing (child.h): the OpenCL
- *                    kernel harness (harness.c), the CUDA harness and its driver binding
- *                    (cuda_harness.c)
+ *                    kernel harness (harness.c), the CUDA harness (cuda_harness.c) and its driver
+ *                    binding (cuda_driver.c), their command lines (flags.c)
  *   exercise/        what an exercise is and what "right" means (exercise.h): the exercise table
- *                    (table.c), the launch geometry of a row (launch.c), the reference and the
- *                    checks (check.c), the seeds (seed.c), the memory traffic count (traffic.h),
- *                    the instructor's config read into a plan of the run (config.h), and
- *                    protocol.h, what the grader and its children agree on (exit statuses,
- *                    the guard zone after C)
- *   jail/            everything that runs a student's code (jail.h), under one struct of settings:
- *                    the runner and its children that take commands (run.c), the start of a
- *                    child in its jail (spawn.c), the watch of its processes through /proc
- *                    (watch.c), sessions and seccomp (session.c), control groups (cgroup.h: a
- *                    student's in cgroup.c, a run's in cgroup_run.c, their files in cgroup_fs.c),
- *                    the bubblewrap sandbox policy (sandbox.c), jail folders and file helpers
- *                    (folders.c), a growing argv (argv.h)
+ *                    (table.c), the instructor's config as a plan (config.h), the launch geometry
+ *                    of a row (launch.c), the reference and the checks (check.c), the seeds
+ *                    (seed.c), the memory traffic count (traffic.h), and protocol.h, what the
+ *                    grader and its children agree on (flags, file names, exit statuses, the
+ *                    guard zone after C, the CUDA timing file's one writer and reader)
+ *   jail/            everything that runs a student's code (jail.h, settings in a struct): the
+ *                    runner (run.c, spawn.c) and its watch (watch.c), sessions and seccomp
+ *                    (session.c), control groups (cgroup.h), the bubblewrap sandbox policy
+ *                    (sandbox.c), jail folders and file helpers (folders.c), a growing argv
+ *                    (argv.h)
  *   batch/           `make batch` (batch.sh), its archive unpacker (unpack.c, a program of its
  *                    own) and the Gradescope entry point (gradescope.sh)
  *

@@ -3,6 +3,7 @@
  */
 #define _DEFAULT_SOURCE /* realpath */
 #include "grader.h"
+#include "exercise/protocol.h"
 
 #include <crypt.h>
 #include <ctype.h>
@@ -514,8 +515,9 @@ static const struct command {
     int needs_self; /* reads the grader's own path (the jailed children do not: one failure less) */
     const char *what; /* one line for usage() */
 } commands[] = {
-    {"--harness", harness_command, 0, "run one kernel for the grader (its jailed child)"},
-    {"--cuda-harness", cuda_harness_command, 0, "run one CUDA kernel for the grader (its child)"},
+    {HARNESS_COMMAND, harness_command, 0, "run one kernel for the grader (its jailed child)"},
+    {CUDA_HARNESS_COMMAND, cuda_harness_command, 0,
+     "run one CUDA kernel for the grader (its child)"},
     {"--bench", bench_main, 1, "the lecture's GFLOP/s table, measured here (make bench)"},
     {NULL, grade_main, 1, "grade a submission (the default: the flags above)"},
 };

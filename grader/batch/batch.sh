@@ -18,7 +18,7 @@
 # inputs (each grader reads its seed from a file it removes, and logs only a fingerprint of it): $GRADER_SECRET, or the file $GRADER_SECRET_FILE (default ~/.config/clmm-grader/secret,
 # created with random content on first use - keep it out of the students' reach).
 #
-# CONFIG: the instructor's settings (exercises, sizes, points, limits; see grader/grade/config.c).
+# CONFIG: the instructor's settings (exercises, sizes, points, limits; see grader/exercise/config.c).
 # OUT (default results/batch): gradebook.csv, summary.md, junit.xml, and students/<id>/ with
 # results.json (Gradescope's format), grade.log and a status file.
 set -u

@@ -139,8 +139,6 @@ cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, int n
 /* A clu_launch_fn over a struct grader_launch. */
 cl_int grader_enqueue(void *ctx, cl_command_queue queue, cl_event *done);
 
-int grader_harness_main(int argc, char **argv);
-
 /* ---------------------------------------------------------------- checking outputs (check.c) */
 
 struct grader_diagnosis {
