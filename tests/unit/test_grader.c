@@ -286,12 +286,12 @@ static void test_output_count_and_flops(void **state) {
 
 /* ---------------------------------------------------------------- running children */
 
-static char *sh_argv[4] = {"/bin/sh", "-c", NULL, NULL};
-
 static void run_sh(const char *script, const char *out, double timeout,
                    struct grader_run_result *res) {
-    sh_argv[2] = (char *)script;
-    grader_run(sh_argv, out, timeout, res);
+    struct grader_argv argv = GRADER_ARGV_INIT;
+    grader_argv_push_all(&argv, (const char *const[]){"/bin/sh", "-c", script, NULL});
+    grader_run(argv.argv, out, timeout, res);
+    grader_argv_clear(&argv);
 }
 
 static const char *how_name(enum grader_run_how how) {
