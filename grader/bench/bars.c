@@ -29,7 +29,7 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
     int *group = malloc(((size_t)cases + 1) * sizeof *group); /* x of a case; -1: no bar */
     int status = 0;
     if (!value || !shown || !group) {
-        status = plot_fail(why, why_size, "out of memory");
+        status = csv_fail(why, why_size, "out of memory");
         goto done;
     }
     double low = INFINITY, high = 0;
@@ -201,7 +201,7 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
     int *used = calloc((size_t)cases * (size_t)devices + 1, sizeof *used); /* series with data */
     int status = 0;
     if (!sizes || !used) {
-        status = plot_fail(why, why_size, "out of memory");
+        status = csv_fail(why, why_size, "out of memory");
         goto done;
     }
     int size_count = distinct_sizes(d, sizes);

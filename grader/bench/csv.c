@@ -68,10 +68,7 @@ void bench_csv_write_row(FILE *f, const struct bench_csv_row *r) {
 
 /* ---------------------------------------------------------------- reading */
 
-static int csv_fail(char *why, size_t why_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int csv_fail(char *why, size_t why_size, const char *fmt, ...) {
+int csv_fail(char *why, size_t why_size, const char *fmt, ...) {
     if (why_size > 0) {
         va_list ap;
         va_start(ap, fmt);

@@ -72,4 +72,8 @@ const char *bench_csv_cell(const struct bench_csv *t, int row, int column);
 
 void bench_csv_free(struct bench_csv *t);
 
+/* why set from fmt (when why_size > 0), and -1: the failure return of csv.c and the plots. */
+int csv_fail(char *why, size_t why_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -34,16 +34,6 @@ static const char *const kind_names[] = {"baseline", "kernel", "vendor", "peak",
 /* The columns this file reads (by name: the header says where they are). */
 #define PLOT_COLUMNS "kind,case,device,n,value,flops_per_byte,key"
 
-int plot_fail(char *why, size_t why_size, const char *fmt, ...) {
-    if (why_size > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, why_size, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 int plot_is_case(enum plot_kind kind) {
     return kind == KIND_BASELINE || kind == KIND_KERNEL || kind == KIND_VENDOR;
 }
@@ -106,28 +96,28 @@ static int parse_row(struct plot_data *d, const struct bench_csv *t, int i, cons
         if (strcmp(kind_text, kind_names[k]) == 0)
             kind = k;
     if (kind < 0)
-        return plot_fail(why, why_size,
-                         "%s line %d: unknown kind '%.40s' (baseline, kernel, vendor, peak or "
-                         "bandwidth expected)",
-                         path, line_no, kind_text);
+        return csv_fail(why, why_size,
+                        "%s line %d: unknown kind '%.40s' (baseline, kernel, vendor, peak or "
+                        "bandwidth expected)",
+                        path, line_no, kind_text);
     r.kind = (enum plot_kind)kind;
     double n;
     if (!parse_number(n_text, &n) || (!isnan(n) && (n < 0 || n > INT_MAX || n != floor(n))))
-        return plot_fail(why, why_size, "%s line %d: n '%.40s' is not a matrix order", path,
-                         line_no, n_text);
+        return csv_fail(why, why_size, "%s line %d: n '%.40s' is not a matrix order", path, line_no,
+                        n_text);
     r.n = isnan(n) ? 0 : (int)n;
     if (plot_is_case(r.kind) && r.n <= 0)
-        return plot_fail(why, why_size, "%s line %d: a %s row without its N", path, line_no,
-                         kind_names[kind]);
+        return csv_fail(why, why_size, "%s line %d: a %s row without its N", path, line_no,
+                        kind_names[kind]);
     if (plot_is_case(r.kind) && !*key)
-        return plot_fail(why, why_size, "%s line %d: a %s row without its key", path, line_no,
-                         kind_names[kind]);
+        return csv_fail(why, why_size, "%s line %d: a %s row without its key", path, line_no,
+                        kind_names[kind]);
     if (!parse_number(value, &r.value))
-        return plot_fail(why, why_size, "%s line %d: value '%.40s' is not a number", path, line_no,
-                         value);
+        return csv_fail(why, why_size, "%s line %d: value '%.40s' is not a number", path, line_no,
+                        value);
     if (!parse_number(intensity, &r.intensity))
-        return plot_fail(why, why_size, "%s line %d: flops_per_byte '%.40s' is not a number", path,
-                         line_no, intensity);
+        return csv_fail(why, why_size, "%s line %d: flops_per_byte '%.40s' is not a number", path,
+                        line_no, intensity);
     if (!*device)
         device = "(unnamed device)";
     r.device_index = names_index(&d->devices, device, device);
@@ -135,10 +125,10 @@ static int parse_row(struct plot_data *d, const struct bench_csv *t, int i, cons
     if (plot_is_case(r.kind))
         r.case_index = names_index(&d->cases, key, *name ? name : key);
     if (r.device_index < 0 || (plot_is_case(r.kind) && r.case_index < 0))
-        return plot_fail(why, why_size, "out of memory reading %s", path);
+        return csv_fail(why, why_size, "out of memory reading %s", path);
     struct plot_row *more = realloc(d->rows, (size_t)(d->row_count + 1) * sizeof *more);
     if (!more)
-        return plot_fail(why, why_size, "out of memory reading %s", path);
+        return csv_fail(why, why_size, "out of memory reading %s", path);
     d->rows = more;
     d->rows[d->row_count++] = r;
     if (plot_is_case(r.kind) && r.value > 0 && r.n > d->max_n)
@@ -219,7 +209,7 @@ static int read_csv(const char *path, struct plot_data *d, char *why, size_t why
     for (int i = 0; status == 0 && i < t.rows; i++)
         status = parse_row(d, &t, i, path, why, why_size);
     if (status == 0 && order_cases(d) != 0)
-        status = plot_fail(why, why_size, "out of memory reading %s", path);
+        status = csv_fail(why, why_size, "out of memory reading %s", path);
     bench_csv_free(&t);
     return status;
 }
@@ -254,20 +244,20 @@ void plot_figure(char *buf, size_t size, double v) {
 FILE *plot_open(const char *out_dir, const char *name, char *why, size_t why_size) {
     char path[PATH_MAX];
     if (snprintf(path, sizeof path, "%s/%s", out_dir, name) >= (int)sizeof path) {
-        plot_fail(why, why_size, "path too long: %s/%s", out_dir, name);
+        csv_fail(why, why_size, "path too long: %s/%s", out_dir, name);
         return NULL;
     }
     FILE *f = fopen(path, "w");
     if (!f)
-        plot_fail(why, why_size, "cannot write %s: %s", path, strerror(errno));
+        csv_fail(why, why_size, "cannot write %s: %s", path, strerror(errno));
     return f;
 }
 
 int plot_close(FILE *f, const char *out_dir, const char *name, char *why, size_t why_size) {
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
-        return plot_fail(why, why_size, "cannot write %s/%s: %s", out_dir, name,
-                         strerror(errno ? errno : EIO));
+        return csv_fail(why, why_size, "cannot write %s/%s: %s", out_dir, name,
+                        strerror(errno ? errno : EIO));
     return 0;
 }
 
@@ -317,7 +307,7 @@ static int run_gnuplot(const char *gnuplot, const char *out_dir, const char *bas
                        size_t why_size) {
     char cd[2 * PATH_MAX + 8], script[64], log[PATH_MAX], svg[PATH_MAX];
     if (strlen(out_dir) + 32 >= PATH_MAX)
-        return plot_fail(why, why_size, "folder name too long: %s", out_dir);
+        return csv_fail(why, why_size, "folder name too long: %s", out_dir);
     size_t used = (size_t)snprintf(cd, sizeof cd, "cd '");
     for (const char *s = out_dir; *s; s++) {
         if (*s == '\'') /* '' in a single-quoted gnuplot string */
@@ -341,13 +331,13 @@ static int run_gnuplot(const char *gnuplot, const char *out_dir, const char *bas
         char *output = grader_read_capped(log, 4000);
         first_lines(output ? output : "", said, sizeof said);
         free(output);
-        return plot_fail(why, why_size, "gnuplot %s/%s %s (its output: %s/%s): %s", out_dir, script,
-                         how, out_dir, PLOT_LOG, *said ? said : "(no output)");
+        return csv_fail(why, why_size, "gnuplot %s/%s %s (its output: %s/%s): %s", out_dir, script,
+                        how, out_dir, PLOT_LOG, *said ? said : "(no output)");
     }
     unlink(log);
     struct stat st;
     if (stat(svg, &st) != 0 || st.st_size < 200)
-        return plot_fail(why, why_size, "gnuplot ran %s/%s but wrote no %s", out_dir, script, svg);
+        return csv_fail(why, why_size, "gnuplot ran %s/%s but wrote no %s", out_dir, script, svg);
     return 1;
 }
 
@@ -408,9 +398,9 @@ static int plot_all(const struct plot_data *d, const char *out_dir, const char *
         written += roof;
     }
     if (written == 0)
-        plot_fail(why, why_size,
-                  "nothing to plot: no GFLOP/s figure and no device with both a peak "
-                  "and a bandwidth row");
+        csv_fail(why, why_size,
+                 "nothing to plot: no GFLOP/s figure and no device with both a peak "
+                 "and a bandwidth row");
     return written;
 }
 
@@ -423,9 +413,9 @@ int bench_plot(const char *csv_path, const char *out_dir, char *why, size_t why_
         char gnuplot[PATH_MAX];
         if (grader_find_program("gnuplot", gnuplot, sizeof gnuplot) != 0)
             written =
-                plot_fail(why, why_size, "gnuplot not installed (apt-get install gnuplot-nox)");
+                csv_fail(why, why_size, "gnuplot not installed (apt-get install gnuplot-nox)");
         else if (mkdir(out_dir, 0755) != 0 && errno != EEXIST)
-            written = plot_fail(why, why_size, "cannot make %s: %s", out_dir, strerror(errno));
+            written = csv_fail(why, why_size, "cannot make %s: %s", out_dir, strerror(errno));
         else {
             remove_stale(out_dir);
             written = plot_all(&d, out_dir, gnuplot, why, why_size);

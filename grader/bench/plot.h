@@ -6,6 +6,7 @@
 #define BENCH_PLOT_H
 
 #include "bench/bench.h"
+#include "bench/csv.h"
 
 #include <stdio.h>
 
@@ -45,10 +46,6 @@ struct plot_data {
     struct plot_names devices; /* device k is numbered k in bench-roofline-<k>.svg */
     int max_n;                 /* largest N with a GFLOP/s figure (0: none) */
 };
-
-/* why (if why_size > 0) from the format; returns -1. */
-int plot_fail(char *why, size_t why_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* Whether rows of this kind are cases of the table (baseline, kernel, vendor). */
 int plot_is_case(enum plot_kind kind);

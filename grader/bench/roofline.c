@@ -35,7 +35,7 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
     if (!points || !taken) {
         free(points);
         free(taken);
-        return plot_fail(why, why_size, "out of memory");
+        return csv_fail(why, why_size, "out of memory");
     }
     int count = 0;
     for (int c = 0; c < d->cases.count; c++) {
