@@ -132,7 +132,13 @@ struct grader_launch {
 int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *env, int n,
                        int block, struct grader_launch *l);
 
-/* Set the kernel's arguments as the table row lists them; abc holds the buffers A, B, C. */
+/* The kernel's signature as the exercise's skeleton declares it, e.g. "__kernel void mmul(const
+ * int N, __global float *A, __global float *B, __global float *C)". */
+void grader_signature(const struct grader_exercise *ex, char *buf, size_t size);
+
+/* Set the kernel's arguments as the table row lists them; abc holds the buffers A, B, C. When the
+ * kernel's parameters do not take them (a count that differs, or one of the wrong kind), says so
+ * on stderr with the signature and returns the error. */
 cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, int n, int block,
                        cl_mem *abc);
 

@@ -65,7 +65,8 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
 }
 
 /* Why a harness run failed, for the report; sets *dead when no later run of this kernel can
- * work (it does not build, or it hangs). Returns NULL when the run succeeded. */
+ * work (it does not build, its parameters are not the exercise's, or it hangs). Returns NULL
+ * when the run succeeded. */
 char *grader_harness_failure(const struct grader_run_result *run, const char *log, int n,
                              char *dead, size_t dead_size) {
     char what[300], *text;
@@ -82,6 +83,9 @@ char *grader_harness_failure(const struct grader_run_result *run, const char *lo
     } else if (run->how == RUN_EXITED && run->code == HARNESS_NO_KERNEL) {
         snprintf(text, size, "%s", log);
         snprintf(dead, dead_size, "the kernel function is missing (see the first test)");
+    } else if (run->how == RUN_EXITED && run->code == HARNESS_BAD_ARGS) {
+        snprintf(text, size, "%s", log); /* what differs, and the signature (launch.c) */
+        snprintf(dead, dead_size, "the kernel's parameters do not match (see the first test)");
     } else if (run->how == RUN_TOO_BUSY) {
         snprintf(text, size, "at N = %d the kernel run %s", n, what);
         snprintf(dead, dead_size, "the machine was too busy to grade this");
