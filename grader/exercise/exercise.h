@@ -50,11 +50,16 @@ struct grader_points {
 };
 
 /* What an exercise's technique does to memory traffic, checked on the accesses oclgrind counts
- * at memcheck_n (per multiply-add), not by reading the source. */
+ * at memcheck_n (per multiply-add), not by reading the source. The counts do not say which buffer
+ * a load read, but each operand read in the inner loop costs about one load per multiply-add
+ * where it lives, and the step says where each should live: so a missed bound names the operand
+ * in the row's own words. */
 struct grader_technique {
     const char *what;        /* the technique, for the report */
     double max_global_loads; /* at most this many global loads per multiply-add (0: no bound) */
     double min_local_loads;  /* at least this many local loads per multiply-add (0: no bound) */
+    const char *global_miss; /* which operand too many global loads mean, and what to do */
+    const char *local_miss;  /* which operand too few local loads mean, and what to do */
 };
 
 /* One question of a quiz: its id in answers.txt ("q1") and its points. */

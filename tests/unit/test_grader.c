@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* prctl, kill, mkdtemp, strcasestr */
 #include "grader.h"
 #include "exercise/protocol.h"
+#include "grade/internal.h" /* grade_test_technique */
 
 #include <ctype.h>
 #include <errno.h>
@@ -191,6 +192,65 @@ static void test_table_max_points(void **state) {
         }
         CHECK(grader_max_points(ex) == sum, "%s: grader_max_points %d, parts sum to %d", ex->id,
               grader_max_points(ex), sum);
+    }
+}
+
+/* A row with a technique bound has the words that say what missing it means. */
+static void test_table_technique_misses(void **state) {
+    (void)state;
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_technique *t = &grader_exercises[e].technique;
+        if (grader_exercises[e].points.technique <= 0)
+            continue;
+        CHECK(t->max_global_loads > 0 || t->min_local_loads > 0, "%s: a technique without a bound",
+              grader_exercises[e].id);
+        CHECK(t->max_global_loads <= 0 || (t->global_miss && t->global_miss[0]),
+              "%s: a global bound without global_miss", grader_exercises[e].id);
+        CHECK(t->min_local_loads <= 0 || (t->local_miss && t->local_miss[0]),
+              "%s: a local bound without local_miss", grader_exercises[e].id);
+    }
+}
+
+/* The technique's verdict on counted loads: the figures, the bound missed and the operand it
+ * names; a column of B read from global memory in step 04 is one miss (B), not also A's. */
+static void test_technique_names_the_operand(void **state) {
+    (void)state;
+    struct rng r = rng_for("technique");
+    const struct {
+        const char *id;
+        double global, local;
+        int score;
+        const char *has, *lacks; /* in the output ("" / NULL: nothing) */
+    } cases[] = {
+        {"03", 1.0, 0.0, 1, "global 1.0", "hint"},
+        {"03", 2.0, 0.0, 0, "global loads per multiply-add 2.0", "local loads per"},
+        {"04", 0.1, 1.0, 1, "local 1.0", "hint"},
+        {"04", 1.05, 1.0, 0, "A is read from global memory", "B is not read"},
+        {"04", 1.05, 0.0, 0, "B is not read through local memory", "A is read"},
+        {"04", 2.05, 0.0, 0, "more than the 0.90 the missing local loads explain: A is read", NULL},
+        {"05", 1.1, 1.0, 0, "local loads per multiply-add 1.0", "global loads per"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct grader_exercise ex = *grader_find_exercise(cases[c].id);
+        ex.memcheck_n = (int)rng_range(&r, 16, 40);
+        /* a little off the round figure, as a kernel's 1/N terms make it */
+        double jitter = (double)rng_range(&r, 0, 40) / 1000.0;
+        struct grader_traffic got = {.global_loads = cases[c].global + jitter,
+                                     .local_loads = cases[c].local + jitter / 4,
+                                     .n = ex.memcheck_n};
+        if (cases[c].score) /* a pass stays one within its bound */
+            got.global_loads = cases[c].global;
+        struct grader_exercise_result res = {.ex = &ex};
+        grade_test_technique(&ex, 1, &got, &res);
+        const struct grader_test *t = &res.tests[0];
+        CHECK(res.test_count == 1 && t->score == cases[c].score, "%s at %.3f / %.3f: score %d",
+              ex.id, got.global_loads, got.local_loads, t->score);
+        CHECK(strstr(t->output, cases[c].has), "%s at %.3f / %.3f: no \"%s\" in\n%s", ex.id,
+              got.global_loads, got.local_loads, cases[c].has, t->output);
+        CHECK(!cases[c].lacks || !strstr(t->output, cases[c].lacks),
+              "%s at %.3f / %.3f: \"%s\" in\n%s", ex.id, got.global_loads, got.local_loads,
+              cases[c].lacks, t->output);
+        grader_free_result(&res);
     }
 }
 
@@ -1222,6 +1282,8 @@ int main(void) {
         cmocka_unit_test(test_table_size_valid_rule),
         cmocka_unit_test(test_table_max_points),
         cmocka_unit_test(test_table_ids),
+        cmocka_unit_test(test_table_technique_misses),
+        cmocka_unit_test(test_technique_names_the_operand),
         cmocka_unit_test(test_find_exercise),
         cmocka_unit_test(test_output_count_and_flops),
         cmocka_unit_test(test_run_exit_status),
