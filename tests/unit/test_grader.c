@@ -1,5 +1,6 @@
 /* test_grader.c - unit tests (cmocka) of the grader: the exercise table, the sandboxed runner, the
- * capped reader, the JSON writer and the checks with their hints.
+ * capped reader, the JSON writer and the checks with their hints (the technique's verdict, the
+ * kernel's signature, a timeout against the reference's time).
  *
  * Every test draws its inputs (sizes, seeds, strings, positions) from a seed chosen at run time
  * and printed at the start and in every failure; set TEST_GRADER_SEED=<seed> to repeat a run.
@@ -252,6 +253,77 @@ static void test_technique_names_the_operand(void **state) {
               cases[c].lacks, t->output);
         grader_free_result(&res);
     }
+}
+
+/* The signature a parameter mismatch shows is the skeleton's own (whitespace aside): what the
+ * student is told to write is what exercises/ID/kernel.cl declares. */
+static void test_signature_is_the_skeletons(void **state) {
+    (void)state;
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        char path[128], want[600] = "", got[600];
+        snprintf(path, sizeof path, "exercises/%s/kernel.cl", ex->id);
+        if (!ex->kernel)
+            continue;
+        char *text = grader_read_capped(path, 1 << 20);
+        const char *start = text ? strstr(text, "__kernel void") : NULL;
+        CHECK(start != NULL, "%s: no __kernel void", path);
+        size_t used = 0;
+        for (const char *c = start; *c && *c != ')' && used + 2 < sizeof want; c++)
+            if (!isspace((unsigned char)*c))
+                want[used++] = *c;
+            else if (used && want[used - 1] != ' ' && want[used - 1] != '(')
+                want[used++] = ' ';
+        want[used++] = ')';
+        want[used] = '\0';
+        grader_signature(ex, got, sizeof got);
+        CHECK(strcmp(got, want) == 0, "%s: the grader shows\n  %s\nthe skeleton declares\n  %s",
+              ex->id, got, want);
+        free(text);
+    }
+}
+
+/* A kernel stopped at its limit: without the reference's time, or near it, the jail's words;
+ * far slower, known to end: too slow for this step, by how much; not known to end: both. */
+static void test_timeout_against_the_reference(void **state) {
+    (void)state;
+    struct rng r = rng_for("timeout pace");
+    double limit = (double)rng_range(&r, 5, 60), reference = limit / (double)rng_range(&r, 4, 90);
+    int n = (int)rng_range(&r, 17, 999), smaller = (int)rng_range(&r, 1, 16);
+    char ends[64], want[64], dead[200];
+    snprintf(ends, sizeof ends, "it was right at N = %d", smaller);
+    snprintf(want, sizeof want, "at least %.0fx slower", limit / reference);
+    struct grader_run_result run = {.how = RUN_TIMEOUT, .seconds = limit};
+    const struct {
+        double reference;
+        const char *ends, *has, *lacks, *dead_has;
+    } cases[] = {
+        {0, ends, "a loop that never ends", "too slow", "timed out at N ="},
+        {limit / 1.5, ends, "a loop that never ends", "too slow", "timed out at N ="},
+        {reference, ends, "too slow for this step", "never ends", "too slow for this step"},
+        {reference, ends, want, NULL, NULL},
+        {reference, ends, ends, NULL, NULL},
+        {reference, NULL, "a loop that never ends", "too slow", "timed out at N ="},
+        {reference, NULL, want, NULL, NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct grader_pace pace = {.seconds = limit,
+                                   .reference_seconds = cases[c].reference,
+                                   .work = "the same run",
+                                   .ends = cases[c].ends};
+        dead[0] = '\0';
+        char *text = grader_harness_failure(&run, "", n, &pace, dead, sizeof dead);
+        CHECK(text && strstr(text, cases[c].has), "case %zu: no \"%s\" in \"%s\"", c, cases[c].has,
+              text ? text : "(null)");
+        CHECK(!cases[c].lacks || !strstr(text, cases[c].lacks), "case %zu: \"%s\" in \"%s\"", c,
+              cases[c].lacks, text);
+        CHECK(!cases[c].dead_has || strstr(dead, cases[c].dead_has),
+              "case %zu: no \"%s\" in the later tests' \"%s\"", c, cases[c].dead_has, dead);
+        free(text);
+    }
+    char *text = grader_harness_failure(&run, "", n, NULL, dead, sizeof dead);
+    CHECK(text && strstr(text, "a loop that never ends"), "without a pace: \"%s\"", text);
+    free(text);
 }
 
 static void test_table_ids(void **state) {
@@ -1284,6 +1356,8 @@ int main(void) {
         cmocka_unit_test(test_table_ids),
         cmocka_unit_test(test_table_technique_misses),
         cmocka_unit_test(test_technique_names_the_operand),
+        cmocka_unit_test(test_signature_is_the_skeletons),
+        cmocka_unit_test(test_timeout_against_the_reference),
         cmocka_unit_test(test_find_exercise),
         cmocka_unit_test(test_output_count_and_flops),
         cmocka_unit_test(test_run_exit_status),
