@@ -241,7 +241,7 @@ int grader_harness_main(int argc, char **argv) {
     cl_mem abc[3] = {buffer(&env, in_count, a), buffer(&env, in_count, b),
                      buffer(&env, out_count + guard, c)};
     if (grader_set_args(ex, student.kernel, n, block, abc) != CL_SUCCESS)
-        return HARNESS_OPENCL;
+        return HARNESS_BAD_ARGS; /* the message, with the signature, is on stderr */
 
     int status = HARNESS_OK;
     if (f.serving) {

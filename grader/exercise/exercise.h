@@ -50,11 +50,16 @@ struct grader_points {
 };
 
 /* What an exercise's technique does to memory traffic, checked on the accesses oclgrind counts
- * at memcheck_n (per multiply-add), not by reading the source. */
+ * at memcheck_n (per multiply-add), not by reading the source. The counts do not say which buffer
+ * a load read, but each operand read in the inner loop costs about one load per multiply-add
+ * where it lives, and the step says where each should live: so a missed bound names the operand
+ * in the row's own words. */
 struct grader_technique {
     const char *what;        /* the technique, for the report */
     double max_global_loads; /* at most this many global loads per multiply-add (0: no bound) */
     double min_local_loads;  /* at least this many local loads per multiply-add (0: no bound) */
+    const char *global_miss; /* which operand too many global loads mean, and what to do */
+    const char *local_miss;  /* which operand too few local loads mean, and what to do */
 };
 
 /* One question of a quiz: its id in answers.txt ("q1") and its points. */
@@ -132,7 +137,13 @@ struct grader_launch {
 int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *env, int n,
                        int block, struct grader_launch *l);
 
-/* Set the kernel's arguments as the table row lists them; abc holds the buffers A, B, C. */
+/* The kernel's signature as the exercise's skeleton declares it, e.g. "__kernel void mmul(const
+ * int N, __global float *A, __global float *B, __global float *C)". */
+void grader_signature(const struct grader_exercise *ex, char *buf, size_t size);
+
+/* Set the kernel's arguments as the table row lists them; abc holds the buffers A, B, C. When the
+ * kernel's parameters do not take them (a count that differs, or one of the wrong kind), says so
+ * on stderr with the signature and returns the error. */
 cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, int n, int block,
                        cl_mem *abc);
 

@@ -43,12 +43,77 @@ int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *e
     return 0;
 }
 
+/* One parameter as the exercise's skeleton declares it (its names: the student's may differ). */
+static const char *declaration(const struct grader_exercise *ex, int i) {
+    switch (ex->args[i]) {
+    case ARG_END:
+        break;
+    case ARG_N:
+        return "const int N";
+    case ARG_COUNT:
+        return "const unsigned int count";
+    case ARG_A:
+        return ex->is_vector ? "__global const float *a" : "__global float *A";
+    case ARG_B:
+        return ex->is_vector ? "__global const float *b" : "__global float *B";
+    case ARG_C:
+        return ex->is_vector ? "__global float *c" : "__global float *C";
+    case ARG_LOCAL_ROW:
+        return "__local float *Bwrk";
+    case ARG_LOCAL_TILE: /* the first tile is A's, the second B's */
+        return i > 0 && ex->args[i - 1] == ARG_LOCAL_TILE ? "__local float *Bwrk"
+                                                          : "__local float *Awrk";
+    }
+    return "";
+}
+
+static int arg_count(const struct grader_exercise *ex) {
+    int count = 0;
+    while (count < GRADER_MAX_ARGS && ex->args[count] != ARG_END)
+        count++;
+    return count;
+}
+
+void grader_signature(const struct grader_exercise *ex, char *buf, size_t size) {
+    int used = snprintf(buf, size, "__kernel void %s(", ex->kernel ? ex->kernel : "?");
+    for (int i = 0; i < arg_count(ex) && used > 0 && (size_t)used < size; i++)
+        used +=
+            snprintf(buf + used, size - (size_t)used, "%s%s", i ? ", " : "", declaration(ex, i));
+    if (used > 0 && (size_t)used < size)
+        snprintf(buf + used, size - (size_t)used, ")");
+}
+
+/* The student's parameter list against the row's, on stderr: what is wrong (what), then the
+ * signature to copy. One message for a parameter too many, too few or of the wrong kind,
+ * whichever OpenCL call would have noticed it. */
+static void report_parameters(const struct grader_exercise *ex, const char *what) {
+    char signature[400];
+    grader_signature(ex, signature, sizeof signature);
+    fprintf(stderr, "%s; its parameters must be exactly these, in this order:\n  %s\n", what,
+            signature);
+}
+
 cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, int n, int block,
                        cl_mem *abc) {
+    /* a count that differs is said as one: OpenCL would name a wrong size at the first
+     * parameter that shifted (one too few), or an unset one only at the launch (one too many) */
+    cl_uint declared = 0;
+    cl_int err = clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof declared, &declared, NULL);
+    if (err == CL_SUCCESS && declared != (cl_uint)arg_count(ex)) {
+        char what[200];
+        int passed = arg_count(ex);
+        snprintf(what, sizeof what,
+                 "the kernel %s declares %u parameter%s, but this exercise passes it %d "
+                 "argument%s",
+                 ex->kernel, declared, declared == 1 ? "" : "s", passed, passed == 1 ? "" : "s");
+        report_parameters(ex, what);
+        return CL_INVALID_KERNEL_ARGS;
+    }
     for (cl_uint i = 0; i < GRADER_MAX_ARGS && ex->args[i] != ARG_END; i++) {
-        cl_int err = CL_SUCCESS, as_int = n;
+        cl_int as_int = n;
         cl_uint as_uint = (cl_uint)n;
         size_t tile = sizeof(float) * (size_t)block * (size_t)block;
+        err = CL_SUCCESS;
         switch (ex->args[i]) {
         case ARG_END:
             break;
@@ -71,11 +136,12 @@ cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, int n
             break;
         }
         if (err != CL_SUCCESS) {
-            char what[64];
-            snprintf(what, sizeof what, "clSetKernelArg(argument %u)", i);
-            clu_report_error(err, what, __FILE__, __LINE__);
-            fprintf(stderr, "  the kernel's parameters must be exactly the ones the exercise "
-                            "states, in that order\n");
+            char what[200];
+            snprintf(what, sizeof what,
+                     "the kernel %s's parameter %u (counting from 1) does not take what this "
+                     "exercise passes there, %s (clSetKernelArg: %s)",
+                     ex->kernel, i + 1, declaration(ex, (int)i), clu_error_name(err));
+            report_parameters(ex, what);
             return err;
         }
     }

@@ -42,6 +42,7 @@
 #define HARNESS_BUILD       4    /* the kernel source did not build (build log on stderr) */
 #define HARNESS_NO_KERNEL   5    /* no __kernel of the expected name */
 #define HARNESS_BAD_DEVICE  6    /* no device, or the work-group does not fit it */
+#define HARNESS_BAD_ARGS    7    /* the kernel's parameters do not take the row's arguments */
 #define HARNESS_GUARD       1024 /* floats of guard zone after C, filled with GUARD_VALUE */
 #define HARNESS_GUARD_VALUE 1234567.0f
 

@@ -4,7 +4,9 @@
  * Techniques: bounds on the global and local loads per multiply-add that oclgrind counts at
  * memcheck_n. Naive kernels load 2 floats from global memory per multiply-add; a private row of
  * A makes it 1 + 1/N; a local column of B 1/L + 1/N with 1 local load; 16x16 tiles 2/16 with 2
- * local loads. The bounds sit between the naive figure and the technique's.
+ * local loads. The bounds sit between the naive figure and the technique's. Each operand the
+ * inner loop reads from the wrong place moves about one load per multiply-add, so a missed bound
+ * says which operand it is (global_miss, local_miss: said to the student with the figures).
  *
  * Sizes: hidden correctness sizes include sizes that are not powers of two and, where the
  * exercise allows any N, sizes that are not multiples of 16, so a kernel that assumes either
@@ -74,7 +76,10 @@ const struct grader_exercise grader_exercises[] = {
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
         .technique = {"the row of A read from global memory once per work-item",
-                      .max_global_loads = 1.25},
+                      .max_global_loads = 1.25,
+                      .global_miss = "A is read from global memory inside the loop over k; copy "
+                                     "row i of A into the private array Awrk once, then read "
+                                     "A(i,k) from there"},
     },
     {
         .id = "04_local_B",
@@ -90,8 +95,14 @@ const struct grader_exercise grader_exercises[] = {
         .max_n = 1024,
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
-        .technique = {"the column of B read through local memory", .max_global_loads = 0.5,
-                      .min_local_loads = 0.9},
+        .technique = {"the row of A private, the column of B read through local memory",
+                      .max_global_loads = 0.5, .min_local_loads = 0.9,
+                      .global_miss = "A is read from global memory inside the loop over k; copy "
+                                     "row i of A into the private array Awrk once, then read "
+                                     "A(i,k) from there",
+                      .local_miss = "B is not read through local memory; the group copies "
+                                    "column j of B into the local buffer Bwrk together, then "
+                                    "every work-item reads B(k,j) from Bwrk"},
     },
     {
         .id = "05_blocked_16x16",
@@ -106,8 +117,16 @@ const struct grader_exercise grader_exercises[] = {
         .perf_n = 512,
         .multiple = 16,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
-        .technique = {"both tiles read from local memory", .max_global_loads = 0.5,
-                      .min_local_loads = 1.9},
+        .technique = {"both tiles, of A and of B, read from local memory", .max_global_loads = 0.5,
+                      .min_local_loads = 1.9,
+                      .global_miss = "an operand is read from global memory inside the loop "
+                                     "over k besides the tiles; each multiply-add reads only "
+                                     "Awrk and Bwrk",
+                      .local_miss = "each multiply-add should read both operands from the tiles "
+                                    "(2 local loads): about 1 means one of A and B still comes "
+                                    "from global memory, 0 both; copy each tile of A into Awrk "
+                                    "and of B into Bwrk, then read only those in the loop over "
+                                    "k"},
     },
     {
         /* no OpenCL kernel: a quiz on notes.md (answers.txt against solutions/.../answers.txt)

@@ -189,6 +189,7 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
             what = run.code == HARNESS_BUILD        ? ": the kernel did not build"
                    : run.code == HARNESS_NO_KERNEL  ? ": no kernel of the exercise's name"
                    : run.code == HARNESS_BAD_DEVICE ? ": the work-group does not fit the device"
+                   : run.code == HARNESS_BAD_ARGS   ? ": its parameters are not the exercise's"
                    : run.code == HARNESS_OPENCL     ? ": an OpenCL call failed"
                                                     : "";
         traffic_why(t, "oclgrind run of the kernel %s%s (log: %s)", how, what, log);

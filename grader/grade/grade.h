@@ -109,10 +109,23 @@ struct grader_config {
     struct grader_jail_settings jail; /* every jailed run's limits, cgroups, nice (jail.h) */
 };
 
+/* What the grader knows when a student's kernel is stopped at its time limit: how long the
+ * reference solution took for the same work, and whether the kernel is known to end. With it a
+ * kernel that is only slow is told so, and by how much, instead of being suspected of a loop
+ * that never ends. */
+struct grader_pace {
+    double seconds;           /* the student's kernel ran this long at `work` and was stopped */
+    double reference_seconds; /* the reference solution's time for the same work (0: unknown) */
+    const char *work;         /* that work, e.g. "the same run" */
+    const char *ends;         /* why the kernel is known to end ("it was right at N = 16"), or
+                                 NULL: it may be a loop that never ends */
+};
+
 /* Why a harness run failed, for the report (NULL when it succeeded); sets dead when no later
- * run of this kernel can work (it does not build, or it hangs). */
+ * run of this kernel can work (it does not build, its parameters are not the exercise's, or it
+ * hangs). pace (or NULL) says a run stopped at its limit against the reference's time. */
 char *grader_harness_failure(const struct grader_run_result *run, const char *log, int n,
-                             char *dead, size_t dead_size);
+                             const struct grader_pace *pace, char *dead, size_t dead_size);
 /* dir/name saved by clu_save_result holding exactly want floats, or NULL with why set. */
 float *grader_load_result(const char *dir, const char *name, size_t want, char *why,
                           size_t why_size);

@@ -1,5 +1,7 @@
 /* harness_run.c - the OpenCL harness child on a student's kernel: running it jailed (with or
- * without oclgrind), describing how a run failed, and loading the files it saved. */
+ * without oclgrind), describing how a run failed (a run stopped at its limit against the
+ * reference solution's time for the same work, which it also runs), and loading the files it
+ * saved. */
 #define _GNU_SOURCE /* strdup */
 #include "grade/internal.h"
 #include "exercise/protocol.h"
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void grade_harness_done(struct harness_run *h) {
     free(h->log);
@@ -64,15 +67,75 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
     h->log = grader_read_capped(log, LOG_CAP);
 }
 
+/* The reference solution's harness run at n, under the same jail as the student's runs, with a
+ * POCL cache of its own (its compiled kernel stays out of the student's folder): its seconds, or
+ * 0 when it did not finish right within the limit. warm: as the student's kernel ran when an
+ * earlier size had built it, timed on a second run, its kernel built by the first. */
+double grade_reference_seconds(const struct grader_config *cfg, const struct grader_exercise *ex,
+                               int n, int warm) {
+    struct grader_config own = *cfg;
+    char cache[PATH_MAX] = "", reference[PATH_MAX + 64], tag[48];
+    own.jail.kernel_cache = NULL;
+    if (grader_jail_dir_make(cache, sizeof cache) == 0 &&
+        (grader_jail_uid() == (uid_t)-1 || chown(cache, grader_jail_uid(), grader_jail_uid()) == 0))
+        own.jail.kernel_cache = cache;
+    snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
+    double seconds = 0.0;
+    for (int run = warm && own.jail.kernel_cache ? 0 : 1; run < 2; run++) {
+        struct harness_run h;
+        snprintf(tag, sizeof tag, "reference-n%d-%d", n, run);
+        grade_run_harness(&own, ex, reference, n, tag, 0, &h);
+        seconds = h.run.how == RUN_EXITED && h.run.code == HARNESS_OK ? h.run.seconds : 0.0;
+        grade_harness_done(&h);
+    }
+    if (cache[0])
+        grader_jail_dir_remove(cache);
+    return seconds;
+}
+
+/* Slower than the reference by this factor or more, a stopped kernel is told how much slower;
+ * nearer, the limit is too close to the reference's own time for the comparison to say much. */
+#define PACE_TELLS 2.0
+
+/* A run stopped at its time limit. Against the reference's time for the same work, a kernel
+ * known to end is too slow for this step (and by how much); one that may not end is told both
+ * possibilities. Without that time, the jail's own words (a loop that never ends...). Returns
+ * whether the kernel was found too slow. */
+static int describe_timeout(const struct grader_run_result *run, const struct grader_pace *pace,
+                            char *buf, size_t size) {
+    double factor =
+        pace && pace->reference_seconds > 0 ? pace->seconds / pace->reference_seconds : 0.0;
+    if (factor < PACE_TELLS) {
+        grader_describe_run(run, buf, size);
+        return 0;
+    }
+    if (pace->ends) {
+        snprintf(buf, size,
+                 "timed out, too slow for this step: %s took the reference solution %.2f s, and "
+                 "this kernel was stopped after %.0f s, so it is at least %.0fx slower; %s, so "
+                 "it does end: does it do some work many more times than the step needs (a sum "
+                 "recomputed, a loop longer than N)?",
+                 pace->work, pace->reference_seconds, pace->seconds, factor, pace->ends);
+        return 1;
+    }
+    snprintf(buf, size,
+             "timed out: still running after %.0f s and was stopped, where %s took the reference "
+             "solution %.2f s (a loop that never ends, a kernel at least %.0fx slower than the "
+             "reference, a flood of printf output, or processes waiting for each other?)",
+             pace->seconds, pace->work, pace->reference_seconds, factor);
+    return 0;
+}
+
 /* Why a harness run failed, for the report; sets *dead when no later run of this kernel can
- * work (it does not build, or it hangs). Returns NULL when the run succeeded. */
+ * work (it does not build, its parameters are not the exercise's, or it hangs; pace: said
+ * against the reference's time). Returns NULL when the run succeeded. */
 char *grader_harness_failure(const struct grader_run_result *run, const char *log, int n,
-                             char *dead, size_t dead_size) {
-    char what[300], *text;
+                             const struct grader_pace *pace, char *dead, size_t dead_size) {
+    char what[700], *text;
     grader_describe_run(run, what, sizeof what);
     if (run->how == RUN_EXITED && run->code == HARNESS_OK)
         return NULL;
-    size_t size = strlen(log) + 600;
+    size_t size = strlen(log) + sizeof what + 100;
     text = malloc(size);
     if (!text)
         return NULL;
@@ -82,12 +145,17 @@ char *grader_harness_failure(const struct grader_run_result *run, const char *lo
     } else if (run->how == RUN_EXITED && run->code == HARNESS_NO_KERNEL) {
         snprintf(text, size, "%s", log);
         snprintf(dead, dead_size, "the kernel function is missing (see the first test)");
+    } else if (run->how == RUN_EXITED && run->code == HARNESS_BAD_ARGS) {
+        snprintf(text, size, "%s", log); /* what differs, and the signature (launch.c) */
+        snprintf(dead, dead_size, "the kernel's parameters do not match (see the first test)");
     } else if (run->how == RUN_TOO_BUSY) {
         snprintf(text, size, "at N = %d the kernel run %s", n, what);
         snprintf(dead, dead_size, "the machine was too busy to grade this");
     } else if (run->how == RUN_TIMEOUT) {
+        int slow = describe_timeout(run, pace, what, sizeof what);
         snprintf(text, size, "at N = %d the kernel %s\n%s", n, what, log);
-        snprintf(dead, dead_size, "the kernel timed out at N = %d", n);
+        snprintf(dead, dead_size, "the kernel timed out at N = %d%s", n,
+                 slow ? ", too slow for this step" : "");
     } else if (run->how == RUN_EXITED && run->code == HARNESS_BAD_DEVICE) {
         snprintf(text, size, "the device cannot run this exercise:\n%s", log);
         snprintf(dead, dead_size, "the device cannot run this exercise");

@@ -28,6 +28,11 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
                        const char *kernel, int n, const char *tag, int memcheck,
                        struct harness_run *h);
 void grade_harness_done(struct harness_run *h);
+/* The reference solution's harness run at n, jailed like the student's, timed: its seconds, or 0
+ * when it did not finish right (what a stopped kernel is compared with); warm: its kernel built
+ * by a run before, as the student's was at any size after the first. */
+double grade_reference_seconds(const struct grader_config *cfg, const struct grader_exercise *ex,
+                               int n, int warm);
 
 /* ---------------------------------------------------------------- the tests, one file each */
 

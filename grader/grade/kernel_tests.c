@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One hidden size. Returns 1 if right; *untouched is set when nothing at all was written. */
+/* One hidden size. Returns 1 if right; *untouched is set when nothing at all was written.
+ * right_at: the largest size it was right at so far (0: none); a smaller one says that the kernel
+ * does end, should it time out here. */
 static int test_size(const struct grader_config *cfg, const struct grader_exercise *ex,
-                     const char *kernel, int n, char *dead, size_t dead_size, int *untouched,
-                     struct grader_exercise_result *r) {
+                     const char *kernel, int n, int right_at, char *dead, size_t dead_size,
+                     int *untouched, struct grader_exercise_result *r) {
     char name[64], tag[32];
     snprintf(name, sizeof name, "correct at N=%d", n);
     int pts = ex->points.per_size;
@@ -22,7 +24,15 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
     struct harness_run h;
     grade_run_harness(cfg, ex, kernel, n, tag, 0, &h);
     r->too_busy |= h.run.how == RUN_TOO_BUSY;
-    char *failure = grader_harness_failure(&h.run, h.log, n, dead, dead_size);
+    /* stopped at its limit: the reference's time for the same run tells slow from endless */
+    char ends[64];
+    snprintf(ends, sizeof ends, "it was right at N = %d", right_at);
+    struct grader_pace pace = {.seconds = h.run.seconds,
+                               .work = "the same run",
+                               .ends = right_at > 0 && right_at < n ? ends : NULL};
+    if (h.run.how == RUN_TIMEOUT)
+        pace.reference_seconds = grade_reference_seconds(cfg, ex, n, n != ex->sizes[0]);
+    char *failure = grader_harness_failure(&h.run, h.log, n, &pace, dead, dead_size);
     if (failure) {
         grader_add_test(r, name, 0, pts, "%s", failure);
         free(failure);
@@ -79,9 +89,12 @@ void grade_test_sizes(const struct grader_config *cfg, const struct grader_exerc
                       const char *kernel, char *dead, size_t dead_size, int *passed_out,
                       int *sizes_out, int *untouched_out, struct grader_exercise_result *r) {
     int passed = 0, sizes = 0, untouched_all = 1, passed_only_16 = 1, failed_not_16 = 1;
+    int right_at = 0;
     for (; sizes < GRADER_MAX_SIZES && ex->sizes[sizes]; sizes++) {
         int n = ex->sizes[sizes], untouched = 0;
-        int ok = test_size(cfg, ex, kernel, n, dead, dead_size, &untouched, r);
+        int ok = test_size(cfg, ex, kernel, n, right_at, dead, dead_size, &untouched, r);
+        if (ok && n > right_at)
+            right_at = n;
         passed += ok;
         untouched_all &= untouched;
         if (ok && n % 16 != 0)
@@ -89,7 +102,9 @@ void grade_test_sizes(const struct grader_config *cfg, const struct grader_exerc
         if (!ok && n % 16 == 0)
             failed_not_16 = 0;
     }
-    if (passed > 0 && passed < sizes && passed_only_16 && failed_not_16) {
+    /* (not when a run stopped the later ones: a kernel that timed out at N = 100 says nothing
+     * about the multiples of 16) */
+    if (passed > 0 && passed < sizes && passed_only_16 && failed_not_16 && !dead[0]) {
         struct grader_test *last = &r->tests[r->test_count - 1];
         char *more = malloc(strlen(last->output) + 200);
         if (more) {

@@ -92,6 +92,34 @@ void grade_traffic_rows(const struct grader_config *cfg, const struct grader_exe
                          rows[w]->local_loads, rows[w]->local_stores);
 }
 
+/* What the missed bounds say, one line each: the figure measured, the bound, and (the row's
+ * words) which operand is in the wrong place and what to do. A local load that is missing is
+ * about one global load more, so when the local bound is missed the global figure is judged
+ * only on what that shortfall leaves: a column of B read from global memory in step 04 is one
+ * miss (B), not two. */
+static void missed_bounds(const struct grader_technique *t, const struct grader_traffic *got,
+                          char *out, size_t size) {
+    double shortfall = 0.0;
+    int used = 0;
+    out[0] = '\0';
+    if (t->min_local_loads > 0 && got->local_loads < t->min_local_loads) {
+        shortfall = t->min_local_loads - got->local_loads;
+        used = snprintf(out, size, "\n  local loads per multiply-add %.3f, at least %.2f here: %s",
+                        got->local_loads, t->min_local_loads, t->local_miss);
+    }
+    if (used < 0 || (size_t)used >= size)
+        return;
+    if (t->max_global_loads > 0 && got->global_loads - shortfall > t->max_global_loads) {
+        char part[120] = "";
+        if (shortfall > 0)
+            snprintf(part, sizeof part, ", more than the %.2f the missing local loads explain",
+                     shortfall);
+        snprintf(out + used, size - (size_t)used,
+                 "\n  global loads per multiply-add %.3f, at most %.2f here%s: %s",
+                 got->global_loads, t->max_global_loads, part, t->global_miss);
+    }
+}
+
 /* The step's technique, from the memory traffic oclgrind counts in the student's kernel. */
 void grade_test_technique(const struct grader_exercise *ex, int all_right,
                           const struct grader_traffic *got, struct grader_exercise_result *r) {
@@ -110,19 +138,21 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
     }
     int global_ok = t->max_global_loads <= 0 || got->global_loads <= t->max_global_loads;
     int local_ok = t->min_local_loads <= 0 || got->local_loads >= t->min_local_loads;
-    char global_bound[64] = "", local_bound[64] = "";
+    char global_bound[64] = "", local_bound[64] = "", missed[900] = "";
     if (t->max_global_loads > 0)
         snprintf(global_bound, sizeof global_bound, " (this step: at most %.2f)",
                  t->max_global_loads);
     if (t->min_local_loads > 0)
         snprintf(local_bound, sizeof local_bound, " (this step: at least %.2f)",
                  t->min_local_loads);
+    if (!global_ok || !local_ok)
+        missed_bounds(t, got, missed, sizeof missed);
     grader_add_test(r, name, global_ok && local_ok ? pts : 0, pts,
                     "loads per multiply-add counted by oclgrind at N = %d: global %.3f%s, local "
-                    "%.3f%s%s",
+                    "%.3f%s%s%s",
                     ex->memcheck_n, got->global_loads, global_bound, got->local_loads, local_bound,
                     global_ok && local_ok
                         ? ""
-                        : "\nhint: the result is right but the step's technique does not show: "
-                          "where does each operand come from in the inner loop?");
+                        : "\nhint: the result is right but the step's technique does not show:",
+                    missed);
 }

@@ -189,6 +189,29 @@ static void end_side(const struct grader_config *cfg, struct side *s) {
     s->log_text = grader_read_capped(s->log, LOG_CAP);
 }
 
+/* What the reference took for the work at which the student's kernel was stopped (it was
+ * right at every size: it ends): its build and two untimed launches when the student's did not
+ * get ready (each timed from its own start), else one timed launch, the slowest of the
+ * reference's so far or one made now. */
+static void reference_pace(const struct grader_config *cfg, struct side *ref, int ready,
+                           const double ready_seconds[2], uint64_t seed, struct grader_pace *pace) {
+    if (!ready) {
+        pace->work = "building the kernel and its two untimed launches";
+        pace->seconds = ready_seconds[0];
+        pace->reference_seconds = ready_seconds[1];
+        return;
+    }
+    double slowest = 0.0;
+    for (int r = 0; r < TIMED_ROUNDS; r++)
+        slowest = ref->seconds[r] > slowest ? ref->seconds[r] : slowest;
+    char why[200] = "";
+    if (slowest <= 0.0 && timed_round(cfg, ref, 0, round_seed(seed, 0), 0, why, sizeof why) == 0)
+        slowest = ref->seconds[0];
+    pace->work = "one timed launch";
+    pace->seconds = cfg->timeout;
+    pace->reference_seconds = slowest;
+}
+
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const char *reference, double *gflops, double *ref_gflops,
                       char *out, size_t out_size, int *earned, int *too_busy) {
@@ -207,15 +230,24 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     grader_make_dirs(ref->dir);
     snprintf(mine->log, sizeof mine->log, "%s/%s/perf-log.txt", cfg->work, ex->id);
     snprintf(ref->log, sizeof ref->log, "%s/log.txt", ref->dir);
-    mine->child = start_server(cfg, ex, jail.self, jail.kernel, ex->perf_n, jail.dir, 1, mine->log);
-    ref->child = start_server(cfg, ex, cfg->self, reference, ex->perf_n, ref->dir, 0, ref->log);
     char why[900] = "", reply[64];
-    /* each builds its kernel and makes two untimed launches, then says it is ready */
-    for (int w = 0; w < 2 && !why[0]; w++)
+    /* each builds its kernel and makes two untimed launches, then says it is ready, within 3
+     * timeouts of its start. One after the other, the reference first: its time for that work,
+     * taken alone, is what a student's kernel stopped at it is compared with */
+    double ready_seconds[2] = {0, 0};
+    for (int w = 1; w >= 0 && !why[0]; w--) {
+        double started = now();
+        sides[w].child =
+            w == 0
+                ? start_server(cfg, ex, jail.self, jail.kernel, ex->perf_n, jail.dir, 1, mine->log)
+                : start_server(cfg, ex, cfg->self, reference, ex->perf_n, ref->dir, 0, ref->log);
         if (!sides[w].child ||
             grader_child_ask(sides[w].child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
             strcmp(reply, SERVE_READY) != 0)
             snprintf(why, sizeof why, "%s: the timing run did not start", sides[w].who);
+        ready_seconds[w] = now() - started;
+    }
+    int ready = !why[0];
     uint64_t seed = grader_seed_for(cfg->seed, ex, ex->perf_n);
     int checked = (int)(grader_derive_seed(seed, "checked round", 0) % TIMED_ROUNDS);
     if (!why[0])
@@ -241,11 +273,15 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         }
     }
     end_side(cfg, mine);
+    /* the student's kernel stopped at its limit: the reference's time for the same work */
+    struct grader_pace pace = {.ends = "it was right at every hidden size"};
+    if (mine->ended.how == RUN_TIMEOUT)
+        reference_pace(cfg, ref, ready, ready_seconds, seed, &pace);
     end_side(cfg, ref);
     if (why[0]) {
         char dead[200] = "";
-        char *failure =
-            grader_harness_failure(&mine->ended, mine->log_text, ex->perf_n, dead, sizeof dead);
+        char *failure = grader_harness_failure(&mine->ended, mine->log_text, ex->perf_n, &pace,
+                                               dead, sizeof dead);
         *too_busy = mine->ended.how == RUN_TOO_BUSY;
         if (failure && strncmp(why, "not scored", 10) != 0)
             snprintf(out, out_size, "%s", failure);

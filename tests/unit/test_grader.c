@@ -1,5 +1,6 @@
 /* test_grader.c - unit tests (cmocka) of the grader: the exercise table, the sandboxed runner, the
- * capped reader, the JSON writer and the checks with their hints.
+ * capped reader, the JSON writer and the checks with their hints (the technique's verdict, the
+ * kernel's signature, a timeout against the reference's time).
  *
  * Every test draws its inputs (sizes, seeds, strings, positions) from a seed chosen at run time
  * and printed at the start and in every failure; set TEST_GRADER_SEED=<seed> to repeat a run.
@@ -8,6 +9,7 @@
 #define _GNU_SOURCE /* prctl, kill, mkdtemp, strcasestr */
 #include "grader.h"
 #include "exercise/protocol.h"
+#include "grade/internal.h" /* grade_test_technique */
 
 #include <ctype.h>
 #include <errno.h>
@@ -192,6 +194,136 @@ static void test_table_max_points(void **state) {
         CHECK(grader_max_points(ex) == sum, "%s: grader_max_points %d, parts sum to %d", ex->id,
               grader_max_points(ex), sum);
     }
+}
+
+/* A row with a technique bound has the words that say what missing it means. */
+static void test_table_technique_misses(void **state) {
+    (void)state;
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_technique *t = &grader_exercises[e].technique;
+        if (grader_exercises[e].points.technique <= 0)
+            continue;
+        CHECK(t->max_global_loads > 0 || t->min_local_loads > 0, "%s: a technique without a bound",
+              grader_exercises[e].id);
+        CHECK(t->max_global_loads <= 0 || (t->global_miss && t->global_miss[0]),
+              "%s: a global bound without global_miss", grader_exercises[e].id);
+        CHECK(t->min_local_loads <= 0 || (t->local_miss && t->local_miss[0]),
+              "%s: a local bound without local_miss", grader_exercises[e].id);
+    }
+}
+
+/* The technique's verdict on counted loads: the figures, the bound missed and the operand it
+ * names; a column of B read from global memory in step 04 is one miss (B), not also A's. */
+static void test_technique_names_the_operand(void **state) {
+    (void)state;
+    struct rng r = rng_for("technique");
+    const struct {
+        const char *id;
+        double global, local;
+        int score;
+        const char *has, *lacks; /* in the output ("" / NULL: nothing) */
+    } cases[] = {
+        {"03", 1.0, 0.0, 1, "global 1.0", "hint"},
+        {"03", 2.0, 0.0, 0, "global loads per multiply-add 2.0", "local loads per"},
+        {"04", 0.1, 1.0, 1, "local 1.0", "hint"},
+        {"04", 1.05, 1.0, 0, "A is read from global memory", "B is not read"},
+        {"04", 1.05, 0.0, 0, "B is not read through local memory", "A is read"},
+        {"04", 2.05, 0.0, 0, "more than the 0.90 the missing local loads explain: A is read", NULL},
+        {"05", 1.1, 1.0, 0, "local loads per multiply-add 1.0", "global loads per"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct grader_exercise ex = *grader_find_exercise(cases[c].id);
+        ex.memcheck_n = (int)rng_range(&r, 16, 40);
+        /* a little off the round figure, as a kernel's 1/N terms make it */
+        double jitter = (double)rng_range(&r, 0, 40) / 1000.0;
+        struct grader_traffic got = {.global_loads = cases[c].global + jitter,
+                                     .local_loads = cases[c].local + jitter / 4,
+                                     .n = ex.memcheck_n};
+        if (cases[c].score) /* a pass stays one within its bound */
+            got.global_loads = cases[c].global;
+        struct grader_exercise_result res = {.ex = &ex};
+        grade_test_technique(&ex, 1, &got, &res);
+        const struct grader_test *t = &res.tests[0];
+        CHECK(res.test_count == 1 && t->score == cases[c].score, "%s at %.3f / %.3f: score %d",
+              ex.id, got.global_loads, got.local_loads, t->score);
+        CHECK(strstr(t->output, cases[c].has), "%s at %.3f / %.3f: no \"%s\" in\n%s", ex.id,
+              got.global_loads, got.local_loads, cases[c].has, t->output);
+        CHECK(!cases[c].lacks || !strstr(t->output, cases[c].lacks),
+              "%s at %.3f / %.3f: \"%s\" in\n%s", ex.id, got.global_loads, got.local_loads,
+              cases[c].lacks, t->output);
+        grader_free_result(&res);
+    }
+}
+
+/* The signature a parameter mismatch shows is the skeleton's own (whitespace aside): what the
+ * student is told to write is what exercises/ID/kernel.cl declares. */
+static void test_signature_is_the_skeletons(void **state) {
+    (void)state;
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        char path[128], want[600] = "", got[600];
+        snprintf(path, sizeof path, "exercises/%s/kernel.cl", ex->id);
+        if (!ex->kernel)
+            continue;
+        char *text = grader_read_capped(path, 1 << 20);
+        const char *start = text ? strstr(text, "__kernel void") : NULL;
+        CHECK(start != NULL, "%s: no __kernel void", path);
+        size_t used = 0;
+        for (const char *c = start; *c && *c != ')' && used + 2 < sizeof want; c++)
+            if (!isspace((unsigned char)*c))
+                want[used++] = *c;
+            else if (used && want[used - 1] != ' ' && want[used - 1] != '(')
+                want[used++] = ' ';
+        want[used++] = ')';
+        want[used] = '\0';
+        grader_signature(ex, got, sizeof got);
+        CHECK(strcmp(got, want) == 0, "%s: the grader shows\n  %s\nthe skeleton declares\n  %s",
+              ex->id, got, want);
+        free(text);
+    }
+}
+
+/* A kernel stopped at its limit: without the reference's time, or near it, the jail's words;
+ * far slower, known to end: too slow for this step, by how much; not known to end: both. */
+static void test_timeout_against_the_reference(void **state) {
+    (void)state;
+    struct rng r = rng_for("timeout pace");
+    double limit = (double)rng_range(&r, 5, 60), reference = limit / (double)rng_range(&r, 4, 90);
+    int n = (int)rng_range(&r, 17, 999), smaller = (int)rng_range(&r, 1, 16);
+    char ends[64], want[64], dead[200];
+    snprintf(ends, sizeof ends, "it was right at N = %d", smaller);
+    snprintf(want, sizeof want, "at least %.0fx slower", limit / reference);
+    struct grader_run_result run = {.how = RUN_TIMEOUT, .seconds = limit};
+    const struct {
+        double reference;
+        const char *ends, *has, *lacks, *dead_has;
+    } cases[] = {
+        {0, ends, "a loop that never ends", "too slow", "timed out at N ="},
+        {limit / 1.5, ends, "a loop that never ends", "too slow", "timed out at N ="},
+        {reference, ends, "too slow for this step", "never ends", "too slow for this step"},
+        {reference, ends, want, NULL, NULL},
+        {reference, ends, ends, NULL, NULL},
+        {reference, NULL, "a loop that never ends", "too slow", "timed out at N ="},
+        {reference, NULL, want, NULL, NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct grader_pace pace = {.seconds = limit,
+                                   .reference_seconds = cases[c].reference,
+                                   .work = "the same run",
+                                   .ends = cases[c].ends};
+        dead[0] = '\0';
+        char *text = grader_harness_failure(&run, "", n, &pace, dead, sizeof dead);
+        CHECK(text && strstr(text, cases[c].has), "case %zu: no \"%s\" in \"%s\"", c, cases[c].has,
+              text ? text : "(null)");
+        CHECK(!cases[c].lacks || !strstr(text, cases[c].lacks), "case %zu: \"%s\" in \"%s\"", c,
+              cases[c].lacks, text);
+        CHECK(!cases[c].dead_has || strstr(dead, cases[c].dead_has),
+              "case %zu: no \"%s\" in the later tests' \"%s\"", c, cases[c].dead_has, dead);
+        free(text);
+    }
+    char *text = grader_harness_failure(&run, "", n, NULL, dead, sizeof dead);
+    CHECK(text && strstr(text, "a loop that never ends"), "without a pace: \"%s\"", text);
+    free(text);
 }
 
 static void test_table_ids(void **state) {
@@ -1222,6 +1354,10 @@ int main(void) {
         cmocka_unit_test(test_table_size_valid_rule),
         cmocka_unit_test(test_table_max_points),
         cmocka_unit_test(test_table_ids),
+        cmocka_unit_test(test_table_technique_misses),
+        cmocka_unit_test(test_technique_names_the_operand),
+        cmocka_unit_test(test_signature_is_the_skeletons),
+        cmocka_unit_test(test_timeout_against_the_reference),
         cmocka_unit_test(test_find_exercise),
         cmocka_unit_test(test_output_count_and_flops),
         cmocka_unit_test(test_run_exit_status),
