@@ -11,6 +11,40 @@ static int close_to(float got, double want, double tol) {
     return fabs((double)got - want) <= tol;
 }
 
+/* Where the wrong elements lie, in C's grid of block x block tiles and along its edges. */
+struct wrong_places {
+    size_t zero;                             /* elements exactly 0, wrong or not */
+    size_t on_diagonal, off_diagonal;        /* wrong elements in the diagonal tiles, elsewhere */
+    size_t off_diagonal_all;                 /* elements outside the diagonal tiles */
+    size_t in_first_block, past_first_block; /* wrong elements in tile (0,0), elsewhere */
+    int lowest_row, lowest_col;              /* smallest row and column of a wrong element */
+};
+
+static struct wrong_places find_wrong(int n, int block, const float *got, const double *expected,
+                                      const double *tol) {
+    struct wrong_places w = {.lowest_row = n, .lowest_col = n};
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            size_t k = (size_t)i * n + j;
+            int diagonal = i / block == j / block;
+            w.zero += got[k] == 0.0f;
+            w.off_diagonal_all += !diagonal;
+            if (close_to(got[k], expected[k], tol[k]))
+                continue;
+            w.on_diagonal += diagonal;
+            w.off_diagonal += !diagonal;
+            if (i < block && j < block)
+                w.in_first_block++;
+            else
+                w.past_first_block++;
+            if (i < w.lowest_row)
+                w.lowest_row = i;
+            if (j < w.lowest_col)
+                w.lowest_col = j;
+        }
+    return w;
+}
+
 /* Fraction of elements where got(i,j) matches the reference at (j,i). */
 static double transposed_share(int n, const float *got, const double *expected, const double *tol) {
     size_t hits = 0;
@@ -21,92 +55,113 @@ static double transposed_share(int n, const float *got, const double *expected, 
     return (double)hits / ((double)n * n);
 }
 
-/* Fraction of elements where got matches B*A (the operands swapped). */
-static double swapped_share(int n, uint64_t seed, const float *got) {
+/* Fraction of elements where got matches x*y, rounded as the reference's tolerance allows. */
+static double product_share(int n, const float *x, const float *y, const float *got) {
     size_t nn = (size_t)n * n;
-    float *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b);
-    double *ba = malloc(nn * sizeof *ba), *abs_ba = malloc(nn * sizeof *abs_ba);
-    double share = 0.0;
-    if (a && b && ba && abs_ba) {
-        clu_random_fill(a, nn, seed, 0);
-        clu_random_fill(b, nn, seed, 1);
-        clu_ref_matmul(n, b, a, ba, abs_ba);
+    double *xy = malloc(nn * sizeof *xy), *abs_xy = malloc(nn * sizeof *abs_xy);
+    double share = 0.0; /* no memory: no hint */
+    if (xy && abs_xy) {
+        clu_ref_matmul(n, x, y, xy, abs_xy);
         size_t hits = 0;
-        for (size_t i = 0; i < nn; i++)
-            hits += close_to(got[i], ba[i], clu_dot_tolerance(n, abs_ba[i]));
+        for (size_t k = 0; k < nn; k++)
+            hits += close_to(got[k], xy[k], clu_dot_tolerance(n, abs_xy[k]));
         share = (double)hits / (double)nn;
     }
-    free(a);
-    free(b);
-    free(ba);
-    free(abs_ba);
+    free(xy);
+    free(abs_xy);
     return share;
 }
 
-/* Matrix hints, from the positions of the wrong elements. */
-static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
-                        const double *expected, const double *tol, struct grader_diagnosis *d) {
+/* Hints from the tiles: which tiles are right. */
+static int block_hint(int n, int block, const struct wrong_places *w, char *hint, size_t size) {
     size_t nn = (size_t)n * n;
-    int block = ex->block > 0 ? ex->block : 16;
-    size_t zero = 0, wrong_in_first_block = 0, wrong_outside_first_block = 0;
-    size_t wrong_on_diagonal = 0, wrong_off_diagonal = 0, off_diagonal = 0;
-    int lowest_wrong_row = n, lowest_wrong_col = n;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            size_t k = (size_t)i * n + j;
-            float g = got[k];
-            zero += g == 0.0f;
-            int diagonal = i / block == j / block;
-            off_diagonal += !diagonal;
-            if (close_to(g, expected[k], tol[k]))
-                continue;
-            wrong_on_diagonal += diagonal;
-            wrong_off_diagonal += !diagonal;
-            if (i < block && j < block)
-                wrong_in_first_block++;
-            else
-                wrong_outside_first_block++;
-            if (i < lowest_wrong_row)
-                lowest_wrong_row = i;
-            if (j < lowest_wrong_col)
-                lowest_wrong_col = j;
-        }
-    /* the wrong elements lie in the last rows or the last columns only: a bound problem */
-    int wrong_rows_tail = n - lowest_wrong_row, wrong_cols_tail = n - lowest_wrong_col;
-    int tail = n % 16;
-    if (zero == nn) {
-        snprintf(d->hint, sizeof d->hint, "C is all zero: is the sum ever stored in C?");
-    } else if (n > 1 && transposed_share(n, got, expected, tol) > 0.9) {
-        snprintf(d->hint, sizeof d->hint,
-                 "C is transposed: C(i,j) holds the value of C(j,i). Row i is get_global_id(0) "
-                 "and C(i,j) is C[i*N + j]");
-    } else if (n > 1 && swapped_share(n, seed, got) > 0.9) {
-        snprintf(d->hint, sizeof d->hint,
-                 "C holds B*A, not A*B: A's index walks a row (A[i*N + k]), B's a column "
-                 "(B[k*N + j])");
-    } else if (n > block && wrong_on_diagonal == 0 && wrong_off_diagonal > off_diagonal / 2) {
-        snprintf(d->hint, sizeof d->hint,
+    if (n <= block)
+        return 0;
+    if (w->on_diagonal == 0 && w->off_diagonal > w->off_diagonal_all / 2) {
+        snprintf(hint, size,
                  "only the diagonal %dx%d blocks are right: A's block row and C's row come from "
                  "different group ids (the lecture's printed kernel has this bug: C's row is "
                  "dimension 0, so A's block must be too)",
                  block, block);
-    } else if (n > block && wrong_in_first_block == 0 && wrong_outside_first_block > nn / 2) {
-        snprintf(d->hint, sizeof d->hint,
+    } else if (w->in_first_block == 0 && w->past_first_block > nn / 2) {
+        snprintf(hint, size,
                  "only the first %dx%d block is right: the tiles of A or B are taken from the "
                  "wrong block (which group id picks A's block row, which B's block column?)",
                  block, block);
-    } else if (wrong_cols_tail == 1 || wrong_rows_tail == 1) {
-        snprintf(d->hint, sizeof d->hint,
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Hints from the edges: only the last rows or columns are wrong. */
+static int bound_hint(int n, const struct wrong_places *w, char *hint, size_t size) {
+    int rows_tail = n - w->lowest_row, cols_tail = n - w->lowest_col, tail = n % 16;
+    if (cols_tail == 1 || rows_tail == 1) {
+        snprintf(hint, size,
                  "only the last %s is wrong: look at a loop bound or an index off by one",
-                 wrong_rows_tail == 1 && wrong_cols_tail == 1 ? "element"
-                 : wrong_rows_tail == 1                       ? "row"
-                                                              : "column");
-    } else if (tail != 0 && (wrong_rows_tail <= tail || wrong_cols_tail <= tail)) {
-        snprintf(d->hint, sizeof d->hint,
+                 rows_tail == 1 && cols_tail == 1 ? "element"
+                 : rows_tail == 1                 ? "row"
+                                                  : "column");
+    } else if (tail != 0 && (rows_tail <= tail || cols_tail <= tail)) {
+        snprintf(hint, size,
                  "only the last %d rows or columns are wrong, and N = %d is not a multiple of 16: "
                  "does the kernel assume it is?",
                  tail, n);
+    } else {
+        return 0;
     }
+    return 1;
+}
+
+/* Hints from the inputs, A and B drawn again from the seed: C is another product of them. The
+ * O(N^3) products run only here, once each, when every cheaper pattern failed to match. */
+static int product_hint(int n, uint64_t seed, const float *got, char *hint, size_t size) {
+    size_t nn = (size_t)n * n;
+    float *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b);
+    int found = 0;
+    if (a && b) {
+        clu_random_fill(a, nn, seed, 0);
+        clu_random_fill(b, nn, seed, 1);
+        if (product_share(n, b, a, got) > 0.9) {
+            snprintf(hint, size,
+                     "C holds B*A, not A*B: A's index walks a row (A[i*N + k]), B's a column "
+                     "(B[k*N + j])");
+            found = 1;
+        } else {
+            for (int i = 0; i < n; i++) /* b becomes B^T, in place: B is not needed after this */
+                for (int j = i + 1; j < n; j++) {
+                    float t = b[(size_t)i * n + j];
+                    b[(size_t)i * n + j] = b[(size_t)j * n + i];
+                    b[(size_t)j * n + i] = t;
+                }
+            if (product_share(n, a, b, got) > 0.9) {
+                snprintf(hint, size,
+                         "C holds A*B^T, not A*B: B's index walks a row of B (B[j*N + k]) where "
+                         "it must walk a column (B[k*N + j])");
+                found = 1;
+            }
+        }
+    }
+    free(a);
+    free(b);
+    return found;
+}
+
+/* Matrix hints, cheapest first: from the positions of the wrong elements, then from the inputs. */
+static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
+                        const double *expected, const double *tol, struct grader_diagnosis *d) {
+    int block = ex->block > 0 ? ex->block : 16;
+    struct wrong_places w = find_wrong(n, block, got, expected, tol);
+    if (w.zero == (size_t)n * n)
+        snprintf(d->hint, sizeof d->hint, "C is all zero: is the sum ever stored in C?");
+    else if (n > 1 && transposed_share(n, got, expected, tol) > 0.9)
+        snprintf(d->hint, sizeof d->hint,
+                 "C is transposed: C(i,j) holds the value of C(j,i). Row i is get_global_id(0) "
+                 "and C(i,j) is C[i*N + j]");
+    else if (!block_hint(n, block, &w, d->hint, sizeof d->hint) &&
+             !bound_hint(n, &w, d->hint, sizeof d->hint) && n > 1)
+        product_hint(n, seed, got, d->hint, sizeof d->hint);
 }
 
 void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
