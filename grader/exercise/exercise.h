@@ -154,7 +154,8 @@ int grader_reference(const struct grader_exercise *ex, int n, uint64_t seed, dou
 
 /* Compare got (grader_output_count elements) with the reference and recognise common bug
  * patterns (hint.c): never written, all zero, transposed, only the first block right, last row or
- * column wrong, right only where N is a multiple of 16, B*A, A*B^T. */
+ * column wrong, right only where N is a multiple of 16, the first or the last term of each sum
+ * missing, B*A, A*B^T. */
 void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
                      const double *expected, const double *tol, struct grader_diagnosis *d);
 

@@ -72,6 +72,22 @@ static double product_share(int n, const float *x, const float *y, const float *
     return share;
 }
 
+/* Fraction of elements where got matches the reference less term k of each sum, A(i,k)*B(k,j):
+ * a loop over k that starts one late (k = 0) or stops one short (k = n-1). O(N^2), from the
+ * reference, not a new product. */
+static double missing_term_share(int n, int k, const float *a, const float *b, const float *got,
+                                 const double *expected, const double *tol) {
+    size_t hits = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            size_t at = (size_t)i * n + j;
+            double term = (double)a[(size_t)i * n + k] * (double)b[(size_t)k * n + j];
+            /* the full sum's tolerance bounds the shorter sum's rounding too */
+            hits += close_to(got[at], expected[at] - term, tol[at]);
+        }
+    return (double)hits / ((double)n * n);
+}
+
 /* Hints from the tiles: which tiles are right. */
 static int block_hint(int n, int block, const struct wrong_places *w, char *hint, size_t size) {
     size_t nn = (size_t)n * n;
@@ -114,16 +130,28 @@ static int bound_hint(int n, const struct wrong_places *w, char *hint, size_t si
     return 1;
 }
 
-/* Hints from the inputs, A and B drawn again from the seed: C is another product of them. The
- * O(N^3) products run only here, once each, when every cheaper pattern failed to match. */
-static int product_hint(int n, uint64_t seed, const float *got, char *hint, size_t size) {
+/* Hints from the inputs, A and B drawn again from the seed: C is the product less one term of
+ * each sum, or another product of them. The O(N^3) products run only here, once each, when every
+ * cheaper pattern failed to match. */
+static int product_hint(int n, uint64_t seed, const float *got, const double *expected,
+                        const double *tol, char *hint, size_t size) {
     size_t nn = (size_t)n * n;
     float *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b);
     int found = 0;
     if (a && b) {
         clu_random_fill(a, nn, seed, 0);
         clu_random_fill(b, nn, seed, 1);
-        if (product_share(n, b, a, got) > 0.9) {
+        if (missing_term_share(n, n - 1, a, b, got, expected, tol) > 0.9) {
+            snprintf(hint, size,
+                     "C(i,j) lacks the last term of its sum, A(i,N-1)*B(N-1,j): a loop over k "
+                     "stops one short (it must run while k < N)");
+            found = 1;
+        } else if (missing_term_share(n, 0, a, b, got, expected, tol) > 0.9) {
+            snprintf(hint, size,
+                     "C(i,j) lacks the first term of its sum, A(i,0)*B(0,j): a loop over k starts "
+                     "one late (it must start at k = 0)");
+            found = 1;
+        } else if (product_share(n, b, a, got) > 0.9) {
             snprintf(hint, size,
                      "C holds B*A, not A*B: A's index walks a row (A[i*N + k]), B's a column "
                      "(B[k*N + j])");
@@ -161,7 +189,7 @@ static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, 
                  "and C(i,j) is C[i*N + j]");
     else if (!block_hint(n, block, &w, d->hint, sizeof d->hint) &&
              !bound_hint(n, &w, d->hint, sizeof d->hint) && n > 1)
-        product_hint(n, seed, got, d->hint, sizeof d->hint);
+        product_hint(n, seed, got, expected, tol, d->hint, sizeof d->hint);
 }
 
 void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
