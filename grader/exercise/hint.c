@@ -88,16 +88,62 @@ static double missing_term_share(int n, int k, const float *a, const float *b, c
     return (double)hits / ((double)n * n);
 }
 
-/* Hints from the tiles: which tiles are right. */
-static int block_hint(int n, int block, const struct wrong_places *w, char *hint, size_t size) {
+/* Where the tiles of C's block at block row I, block column J come from when a kernel mixes up
+ * its group ids: A's block row and B's block column each follow C's block row or column. The
+ * right kernel takes A's block row I and B's block column J; these are the three other ways. */
+struct tile_source {
+    int a_from_column; /* A's block row is J, C's block column (else I) */
+    int b_from_row;    /* B's block column is I, C's block row (else J) */
+    const char *says;  /* what C's block (I,J) then holds, and why */
+};
+
+static const struct tile_source tile_sources[] = {
+    {1, 1,
+     "A's block row J times B's block column I, the block that belongs at (J,I): A's tiles "
+     "follow the group id that gives C's column, and B's tiles the one that gives C's row"},
+    {1, 0,
+     "A's block row J times B's block column J: A's tiles follow the group id that gives C's "
+     "column, where they must follow the one that gives C's row"},
+    {0, 1,
+     "A's block row I times B's block column I: B's tiles follow the group id that gives C's row, "
+     "where they must follow the one that gives C's column"},
+};
+
+/* Fraction of elements where got's block (I,J) matches, element for element, the product's block
+ * that s names (n a multiple of block). Those blocks are blocks of the reference: O(N^2). */
+static double tile_source_share(int n, int block, const struct tile_source *s, const float *got,
+                                const double *expected, const double *tol) {
+    size_t hits = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            int a_block = s->a_from_column ? j / block : i / block;
+            int b_block = s->b_from_row ? i / block : j / block;
+            size_t from = (size_t)(a_block * block + i % block) * n + b_block * block + j % block;
+            hits += close_to(got[(size_t)i * n + j], expected[from], tol[from]);
+        }
+    return (double)hits / ((double)n * n);
+}
+
+/* Hints from the tiles: which tiles are right, and where the others come from. The mix-ups are
+ * named by what they give, not by which dimension is the row: kernels differ in that (the
+ * lecture's printed one takes C's row from dimension 1). */
+static int block_hint(int n, int block, const float *got, const double *expected, const double *tol,
+                      const struct wrong_places *w, char *hint, size_t size) {
     size_t nn = (size_t)n * n;
     if (n <= block)
         return 0;
+    for (size_t s = 0; n % block == 0 && s < sizeof tile_sources / sizeof *tile_sources; s++)
+        if (tile_source_share(n, block, &tile_sources[s], got, expected, tol) > 0.9) {
+            snprintf(hint, size, "%sC's %dx%d block at block row I, block column J holds %s",
+                     w->on_diagonal == 0 ? "only the diagonal blocks are right: " : "", block,
+                     block, tile_sources[s].says);
+            return 1;
+        }
     if (w->on_diagonal == 0 && w->off_diagonal > w->off_diagonal_all / 2) {
         snprintf(hint, size,
-                 "only the diagonal %dx%d blocks are right: A's block row and C's row come from "
-                 "different group ids (the lecture's printed kernel has this bug: C's row is "
-                 "dimension 0, so A's block must be too)",
+                 "only the diagonal %dx%d blocks are right: the tiles of A or B are taken from the "
+                 "wrong block (A's block row must follow the group id that gives C's row, B's "
+                 "block column the one that gives C's column)",
                  block, block);
     } else if (w->in_first_block == 0 && w->past_first_block > nn / 2) {
         snprintf(hint, size,
@@ -187,7 +233,7 @@ static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, 
         snprintf(d->hint, sizeof d->hint,
                  "C is transposed: C(i,j) holds the value of C(j,i). Row i is get_global_id(0) "
                  "and C(i,j) is C[i*N + j]");
-    else if (!block_hint(n, block, &w, d->hint, sizeof d->hint) &&
+    else if (!block_hint(n, block, got, expected, tol, &w, d->hint, sizeof d->hint) &&
              !bound_hint(n, &w, d->hint, sizeof d->hint) && n > 1)
         product_hint(n, seed, got, expected, tol, d->hint, sizeof d->hint);
 }
