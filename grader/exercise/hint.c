@@ -156,7 +156,8 @@ static int block_hint(int n, int block, const float *got, const double *expected
     return 1;
 }
 
-/* Hints from the edges: only the last rows or columns are wrong. */
+/* Hints from the edges: only the last rows or columns are wrong. Below N = 16 the last N % 16
+ * rows are all of them, which is no pattern. */
 static int bound_hint(int n, const struct wrong_places *w, char *hint, size_t size) {
     int rows_tail = n - w->lowest_row, cols_tail = n - w->lowest_col, tail = n % 16;
     if (cols_tail == 1 || rows_tail == 1) {
@@ -165,7 +166,7 @@ static int bound_hint(int n, const struct wrong_places *w, char *hint, size_t si
                  rows_tail == 1 && cols_tail == 1 ? "element"
                  : rows_tail == 1                 ? "row"
                                                   : "column");
-    } else if (tail != 0 && (rows_tail <= tail || cols_tail <= tail)) {
+    } else if (tail != 0 && n > 16 && (rows_tail <= tail || cols_tail <= tail)) {
         snprintf(hint, size,
                  "only the last %d rows or columns are wrong, and N = %d is not a multiple of 16: "
                  "does the kernel assume it is?",
