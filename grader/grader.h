@@ -19,10 +19,11 @@
  *                    binding (cuda_driver.c), their command lines (flags.c)
  *   exercise/        what an exercise is and what "right" means (exercise.h): the exercise table
  *                    (table.c), the instructor's config as a plan (config.h), the launch geometry
- *                    of a row (launch.c), the reference and the checks (check.c), the seeds
- *                    (seed.c), the memory traffic count (traffic.h), and protocol.h, what the
- *                    grader and its children agree on (flags, file names, exit statuses, the
- *                    guard zone after C, the CUDA timing file's one writer and reader)
+ *                    of a row (launch.c), the reference and the checks (check.c), what a wrong
+ *                    output says (hint.c), the seeds (seed.c), the memory traffic count
+ *                    (traffic.h), and protocol.h, what the grader and its children agree on
+ *                    (flags, file names, exit statuses, the guard zone after C, the CUDA timing
+ *                    file's one writer and reader)
  *   jail/            everything that runs a student's code (jail.h, settings in a struct): the
  *                    runner (run.c, spawn.c) and its watch (watch.c), sessions and seccomp
  *                    (session.c), control groups (cgroup.h), the bubblewrap sandbox policy

@@ -164,8 +164,10 @@ int grader_reference(const struct grader_exercise *ex, int n, uint64_t seed, dou
                      double **tol);
 
 /* Compare got (grader_output_count elements) with the reference and recognise common bug
- * patterns: never written, all zero, transposed, B*A, only the first block right, last row or
- * column wrong, right only where N is a multiple of 16. */
+ * patterns (hint.c): never written, all zero, transposed, the tiles of A or B taken from the
+ * block row or column of C's other dimension, only the diagonal or the first block right, last row
+ * or column wrong, right only where N is a multiple of 16, the first or the last term of each sum
+ * missing, B*A, A*B^T. */
 void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
                      const double *expected, const double *tol, struct grader_diagnosis *d);
 

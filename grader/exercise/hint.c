@@ -1,0 +1,292 @@
+/* hint.c - what a wrong output says: the comparison with the reference, and hints that name the
+ * bug when the wrong elements form a pattern students make. */
+#include "exercise/exercise.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int close_to(float got, double want, double tol) {
+    return fabs((double)got - want) <= tol;
+}
+
+/* Where the wrong elements lie, in C's grid of block x block tiles and along its edges. */
+struct wrong_places {
+    size_t zero;                             /* elements exactly 0, wrong or not */
+    size_t on_diagonal, off_diagonal;        /* wrong elements in the diagonal tiles, elsewhere */
+    size_t off_diagonal_all;                 /* elements outside the diagonal tiles */
+    size_t in_first_block, past_first_block; /* wrong elements in tile (0,0), elsewhere */
+    int lowest_row, lowest_col;              /* smallest row and column of a wrong element */
+};
+
+static struct wrong_places find_wrong(int n, int block, const float *got, const double *expected,
+                                      const double *tol) {
+    struct wrong_places w = {.lowest_row = n, .lowest_col = n};
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            size_t k = (size_t)i * n + j;
+            int diagonal = i / block == j / block;
+            w.zero += got[k] == 0.0f;
+            w.off_diagonal_all += !diagonal;
+            if (close_to(got[k], expected[k], tol[k]))
+                continue;
+            w.on_diagonal += diagonal;
+            w.off_diagonal += !diagonal;
+            if (i < block && j < block)
+                w.in_first_block++;
+            else
+                w.past_first_block++;
+            if (i < w.lowest_row)
+                w.lowest_row = i;
+            if (j < w.lowest_col)
+                w.lowest_col = j;
+        }
+    return w;
+}
+
+/* Fraction of elements where got(i,j) matches the reference at (j,i). */
+static double transposed_share(int n, const float *got, const double *expected, const double *tol) {
+    size_t hits = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            hits += close_to(got[(size_t)i * n + j], expected[(size_t)j * n + i],
+                             tol[(size_t)j * n + i]);
+    return (double)hits / ((double)n * n);
+}
+
+/* Whether got matches x*y in more than 9 elements of 10, within the reference's tolerance. Row by
+ * row, so that a product that does not match stops once a tenth of C has missed: only the one
+ * that matches costs a whole O(N^3) product. */
+static int holds_product(int n, const float *x, const float *y, const float *got) {
+    size_t nn = (size_t)n * n, misses = 0;
+    double *row = malloc(2 * (size_t)n * sizeof *row); /* a row of x*y, then of |x|*|y| */
+    if (!row)
+        return 0; /* no memory: no hint */
+    double *abs_row = row + n;
+    for (int i = 0; i < n && misses * 10 < nn; i++) {
+        for (int j = 0; j < n; j++)
+            row[j] = abs_row[j] = 0.0;
+        for (int k = 0; k < n; k++) {
+            double xik = x[(size_t)i * n + k];
+            const float *yk = y + (size_t)k * n;
+            for (int j = 0; j < n; j++) {
+                row[j] += xik * yk[j];
+                abs_row[j] += fabs(xik) * fabs((double)yk[j]);
+            }
+        }
+        for (int j = 0; j < n; j++)
+            misses += !close_to(got[(size_t)i * n + j], row[j], clu_dot_tolerance(n, abs_row[j]));
+    }
+    free(row);
+    return misses * 10 < nn;
+}
+
+/* Fraction of elements where got matches the reference less term k of each sum, A(i,k)*B(k,j):
+ * a loop over k that starts one late (k = 0) or stops one short (k = n-1). O(N^2), from the
+ * reference, not a new product. */
+static double missing_term_share(int n, int k, const float *a, const float *b, const float *got,
+                                 const double *expected, const double *tol) {
+    size_t hits = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            size_t at = (size_t)i * n + j;
+            double term = (double)a[(size_t)i * n + k] * (double)b[(size_t)k * n + j];
+            /* the full sum's tolerance bounds the shorter sum's rounding too */
+            hits += close_to(got[at], expected[at] - term, tol[at]);
+        }
+    return (double)hits / ((double)n * n);
+}
+
+/* Where the tiles of C's block at block row I, block column J come from when a kernel mixes up
+ * its group ids: A's block row and B's block column each follow C's block row or column. The
+ * right kernel takes A's block row I and B's block column J; these are the three other ways. */
+struct tile_source {
+    int a_from_column; /* A's block row is J, C's block column (else I) */
+    int b_from_row;    /* B's block column is I, C's block row (else J) */
+    const char *says;  /* what C's block (I,J) then holds, and why */
+};
+
+static const struct tile_source tile_sources[] = {
+    {1, 1,
+     "A's block row J times B's block column I, the block that belongs at (J,I): A's tiles "
+     "follow the group id that gives C's column, and B's tiles the one that gives C's row"},
+    {1, 0,
+     "A's block row J times B's block column J: A's tiles follow the group id that gives C's "
+     "column, where they must follow the one that gives C's row"},
+    {0, 1,
+     "A's block row I times B's block column I: B's tiles follow the group id that gives C's row, "
+     "where they must follow the one that gives C's column"},
+};
+
+/* Fraction of elements where got's block (I,J) matches, element for element, the product's block
+ * that s names (n a multiple of block). Those blocks are blocks of the reference: O(N^2). */
+static double tile_source_share(int n, int block, const struct tile_source *s, const float *got,
+                                const double *expected, const double *tol) {
+    size_t hits = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            int a_block = s->a_from_column ? j / block : i / block;
+            int b_block = s->b_from_row ? i / block : j / block;
+            size_t from = (size_t)(a_block * block + i % block) * n + b_block * block + j % block;
+            hits += close_to(got[(size_t)i * n + j], expected[from], tol[from]);
+        }
+    return (double)hits / ((double)n * n);
+}
+
+/* Hints from the tiles: which tiles are right, and where the others come from. The mix-ups are
+ * named by what they give, not by which dimension is the row: kernels differ in that (the
+ * lecture's printed one takes C's row from dimension 1). */
+static int block_hint(int n, int block, const float *got, const double *expected, const double *tol,
+                      const struct wrong_places *w, char *hint, size_t size) {
+    size_t nn = (size_t)n * n;
+    if (n <= block)
+        return 0;
+    for (size_t s = 0; n % block == 0 && s < sizeof tile_sources / sizeof *tile_sources; s++)
+        if (tile_source_share(n, block, &tile_sources[s], got, expected, tol) > 0.9) {
+            snprintf(hint, size, "%sC's %dx%d block at block row I, block column J holds %s",
+                     w->on_diagonal == 0 ? "only the diagonal blocks are right: " : "", block,
+                     block, tile_sources[s].says);
+            return 1;
+        }
+    if (w->on_diagonal == 0 && w->off_diagonal > w->off_diagonal_all / 2) {
+        snprintf(hint, size,
+                 "only the diagonal %dx%d blocks are right: the tiles of A or B are taken from the "
+                 "wrong block (A's block row must follow the group id that gives C's row, B's "
+                 "block column the one that gives C's column)",
+                 block, block);
+    } else if (w->in_first_block == 0 && w->past_first_block > nn / 2) {
+        snprintf(hint, size,
+                 "only the first %dx%d block is right: the tiles of A or B are taken from the "
+                 "wrong block (which group id picks A's block row, which B's block column?)",
+                 block, block);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Hints from the edges: only the last rows or columns are wrong. Below N = 16 the last N % 16
+ * rows are all of them, which is no pattern. */
+static int bound_hint(int n, const struct wrong_places *w, char *hint, size_t size) {
+    int rows_tail = n - w->lowest_row, cols_tail = n - w->lowest_col, tail = n % 16;
+    if (cols_tail == 1 || rows_tail == 1) {
+        snprintf(hint, size,
+                 "only the last %s is wrong: look at a loop bound or an index off by one",
+                 rows_tail == 1 && cols_tail == 1 ? "element"
+                 : rows_tail == 1                 ? "row"
+                                                  : "column");
+    } else if (tail != 0 && n > 16 && (rows_tail <= tail || cols_tail <= tail)) {
+        snprintf(hint, size,
+                 "only the last %d rows or columns are wrong, and N = %d is not a multiple of 16: "
+                 "does the kernel assume it is?",
+                 tail, n);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Hints from the inputs, A and B drawn again from the seed: C is the product less one term of
+ * each sum, or another product of them. The O(N^3) products run only here, when every cheaper
+ * pattern failed to match. */
+static int product_hint(int n, uint64_t seed, const float *got, const double *expected,
+                        const double *tol, char *hint, size_t size) {
+    size_t nn = (size_t)n * n;
+    float *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b);
+    int found = 0;
+    if (a && b) {
+        clu_random_fill(a, nn, seed, 0);
+        clu_random_fill(b, nn, seed, 1);
+        if (missing_term_share(n, n - 1, a, b, got, expected, tol) > 0.9) {
+            snprintf(hint, size,
+                     "C(i,j) lacks the last term of its sum, A(i,N-1)*B(N-1,j): a loop over k "
+                     "stops one short (it must run while k < N)");
+            found = 1;
+        } else if (missing_term_share(n, 0, a, b, got, expected, tol) > 0.9) {
+            snprintf(hint, size,
+                     "C(i,j) lacks the first term of its sum, A(i,0)*B(0,j): a loop over k starts "
+                     "one late (it must start at k = 0)");
+            found = 1;
+        } else if (holds_product(n, b, a, got)) {
+            snprintf(hint, size,
+                     "C holds B*A, not A*B: A's index walks a row (A[i*N + k]), B's a column "
+                     "(B[k*N + j])");
+            found = 1;
+        } else {
+            for (int i = 0; i < n; i++) /* b becomes B^T, in place: B is not needed after this */
+                for (int j = i + 1; j < n; j++) {
+                    float t = b[(size_t)i * n + j];
+                    b[(size_t)i * n + j] = b[(size_t)j * n + i];
+                    b[(size_t)j * n + i] = t;
+                }
+            if (holds_product(n, a, b, got)) {
+                snprintf(hint, size,
+                         "C holds A*B^T, not A*B: B's index walks a row of B (B[j*N + k]) where "
+                         "it must walk a column (B[k*N + j])");
+                found = 1;
+            }
+        }
+    }
+    free(a);
+    free(b);
+    return found;
+}
+
+/* Matrix hints, cheapest first: from the positions of the wrong elements, then from the inputs. */
+static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
+                        const double *expected, const double *tol, struct grader_diagnosis *d) {
+    int block = ex->block > 0 ? ex->block : 16;
+    struct wrong_places w = find_wrong(n, block, got, expected, tol);
+    if (w.zero == (size_t)n * n)
+        snprintf(d->hint, sizeof d->hint, "C is all zero: is the sum ever stored in C?");
+    else if (n > 1 && transposed_share(n, got, expected, tol) > 0.9)
+        snprintf(d->hint, sizeof d->hint,
+                 "C is transposed: C(i,j) holds the value of C(j,i). Row i is get_global_id(0) "
+                 "and C(i,j) is C[i*N + j]");
+    else if (!block_hint(n, block, got, expected, tol, &w, d->hint, sizeof d->hint) &&
+             !bound_hint(n, &w, d->hint, sizeof d->hint) && n > 1)
+        product_hint(n, seed, got, expected, tol, d->hint, sizeof d->hint);
+}
+
+void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
+                     const double *expected, const double *tol, struct grader_diagnosis *d) {
+    size_t count = grader_output_count(ex, n);
+    memset(d, 0, sizeof *d);
+    d->m = clu_compare(got, expected, tol, 0.0, count);
+    for (size_t i = 0; i < count; i++)
+        d->unwritten += isnan(got[i]) != 0;
+    if (d->m.wrong == 0)
+        return;
+    if (d->unwritten == count) {
+        snprintf(d->hint, sizeof d->hint,
+                 "nothing was written: every element is still the NaN the grader put there "
+                 "(not implemented yet?)");
+    } else if (d->unwritten > 0) {
+        snprintf(d->hint, sizeof d->hint,
+                 "%zu elements were never written (still NaN): some work-items do not store "
+                 "their result, or store it at the wrong index",
+                 d->unwritten);
+    } else if (!ex->is_vector) {
+        matrix_hint(ex, n, seed, got, expected, tol, d);
+    }
+}
+
+/* Describe a wrong output: first wrong element, how many, the hint. */
+void grader_describe_wrong(const struct grader_exercise *ex, int n,
+                           const struct grader_diagnosis *d, char *buf, size_t size) {
+    size_t count = grader_output_count(ex, n);
+    int used;
+    if (ex->is_vector)
+        used = snprintf(buf, size,
+                        "%zu of %zu elements wrong; first c[%zu]: expected %.7g, got "
+                        "%.7g",
+                        d->m.wrong, count, d->m.first, d->m.expected, (double)d->m.got);
+    else
+        used = snprintf(buf, size,
+                        "%zu of %zu elements wrong; first C(%zu,%zu): expected %.7g, got %.7g",
+                        d->m.wrong, count, d->m.first / (size_t)n, d->m.first % (size_t)n,
+                        d->m.expected, (double)d->m.got);
+    if (d->hint[0] && used > 0 && (size_t)used < size)
+        snprintf(buf + used, size - (size_t)used, "\nhint: %s", d->hint);
+}

@@ -1,0 +1,217 @@
+/* test_hint.c - unit tests (cmocka) of the hints that need the inputs or the tiles: C = A*B^T,
+ * the first or the last term of each sum missing, and the three ways a blocked kernel mixes up
+ * the group ids of its tiles. Each wrong C is built here from A and B drawn from the run's seed,
+ * with loops of this file's own (not the grader's products), and must get its hint and no other.
+ * The older hints are tested in test_grader.c.
+ *
+ * Sizes and seeds are drawn from a seed chosen at run time and printed at the start and in every
+ * failure; set TEST_HINT_SEED=<seed> to repeat a run.
+ */
+#define _GNU_SOURCE /* mkdtemp */
+#include "grader.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "testkit.h"
+
+static char g_tmp[64];
+
+static int group_setup(void **state) {
+    (void)state;
+    return testkit_start("test_hint", "TEST_HINT_SEED", g_tmp, sizeof g_tmp);
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    grader_remove_tree(g_tmp);
+    return 0;
+}
+
+/* One diagnosis: the exercise, the inputs, the reference and the output under test. */
+struct run {
+    const struct grader_exercise *ex;
+    int n;
+    uint64_t seed;
+    float *a, *b, *got;
+    double *expected, *tol;
+    struct grader_diagnosis d;
+};
+
+static void run_open(struct run *r, const char *id, int n, uint64_t seed) {
+    size_t nn = (size_t)n * n;
+    memset(r, 0, sizeof *r);
+    r->ex = grader_find_exercise(id);
+    CHECK(r->ex != NULL, "no exercise %s", id);
+    r->n = n;
+    r->seed = seed;
+    r->a = malloc(nn * sizeof *r->a);
+    r->b = malloc(nn * sizeof *r->b);
+    r->got = malloc(nn * sizeof *r->got);
+    CHECK(r->a && r->b && r->got, "out of memory");
+    clu_random_fill(r->a, nn, seed, 0); /* the inputs the harness gives the kernel */
+    clu_random_fill(r->b, nn, seed, 1);
+    CHECK(grader_reference(r->ex, n, seed, &r->expected, &r->tol) == 0, "no reference");
+}
+
+static void run_close(struct run *r) {
+    free(r->a);
+    free(r->b);
+    free(r->got);
+    free(r->expected);
+    free(r->tol);
+}
+
+static float A(const struct run *r, int i, int k) {
+    return r->a[(size_t)i * r->n + k];
+}
+
+static float B(const struct run *r, int k, int j) {
+    return r->b[(size_t)k * r->n + j];
+}
+
+/* The sum over k in [from, to) of A(i,k) * B(k,j), or of A(i,k) * B(j,k) when b_transposed. */
+static double dot(const struct run *r, int i, int j, int from, int to, int b_transposed) {
+    double sum = 0.0;
+    for (int k = from; k < to; k++)
+        sum += (double)A(r, i, k) * (b_transposed ? B(r, j, k) : B(r, k, j));
+    return sum;
+}
+
+/* The hint names want, and none of the other patterns' names. */
+static void expect_hint(const struct run *r, const char *pattern, const char *want) {
+    static const char *const names[] = {
+        "A*B^T",
+        "lacks the last term",
+        "lacks the first term",
+        "B*A",
+        "transposed",
+        "A's block row J times B's block column I",
+        "A's block row J times B's block column J",
+        "A's block row I times B's block column I",
+        "only the first",
+        "only the last",
+    };
+    CHECK(r->d.m.wrong > 0, "%s at N=%d: nothing wrong", pattern, r->n);
+    CHECK(strstr(r->d.hint, want) != NULL, "%s at N=%d, seed %" PRIu64 ": hint \"%s\" lacks \"%s\"",
+          pattern, r->n, r->seed, r->d.hint, want);
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        CHECK(strstr(want, names[k]) != NULL || strstr(r->d.hint, names[k]) == NULL,
+              "%s at N=%d, seed %" PRIu64 ": hint \"%s\" names \"%s\" too", pattern, r->n, r->seed,
+              r->d.hint, names[k]);
+}
+
+static void diagnose(struct run *r) {
+    grader_diagnose(r->ex, r->n, r->seed, r->got, r->expected, r->tol, &r->d);
+}
+
+/* An odd size, so no pattern lines up with the tiles by chance; one round at a graded size. */
+static int draw_size(struct rng *g, int round) {
+    return round == 0 ? 257 : (int)rng_range(g, 8, 60) | 1;
+}
+
+static void test_b_transposed(void **state) {
+    (void)state;
+    struct rng g = rng_for("b_transposed");
+    for (int round = 0; round < 3; round++) {
+        struct run r;
+        run_open(&r, round == 2 ? "02_per_row" : "01_per_element", draw_size(&g, round),
+                 rng_next(&g));
+        for (int i = 0; i < r.n; i++)
+            for (int j = 0; j < r.n; j++)
+                r.got[(size_t)i * r.n + j] = (float)dot(&r, i, j, 0, r.n, 1);
+        diagnose(&r);
+        expect_hint(&r, "A*B^T", "C holds A*B^T, not A*B: B's index walks a row of B");
+        run_close(&r);
+    }
+}
+
+/* A loop over k that stops one short (last) or starts one late (first). */
+static void test_missing_term(void **state) {
+    (void)state;
+    struct rng g = rng_for("missing_term");
+    for (int round = 0; round < 6; round++) {
+        struct run r;
+        int last = round % 2;
+        run_open(&r, round < 4 ? "02_per_row" : "03_private_A", draw_size(&g, round / 2),
+                 rng_next(&g));
+        for (int i = 0; i < r.n; i++)
+            for (int j = 0; j < r.n; j++)
+                r.got[(size_t)i * r.n + j] =
+                    (float)(last ? dot(&r, i, j, 0, r.n - 1, 0) : dot(&r, i, j, 1, r.n, 0));
+        diagnose(&r);
+        if (last)
+            expect_hint(&r, "k < N-1", "lacks the last term of its sum, A(i,N-1)*B(N-1,j)");
+        else
+            expect_hint(&r, "k = 1", "lacks the first term of its sum, A(i,0)*B(0,j)");
+        run_close(&r);
+    }
+}
+
+/* 05 with A's block row taken from C's block column (a_from_column) and B's block column from
+ * C's block row (b_from_row): C's block (I,J) is A's block row (J or I) times B's block column
+ * (I or J), element for element. */
+static void test_tile_sources(void **state) {
+    (void)state;
+    static const struct {
+        int a_from_column, b_from_row;
+        const char *holds;
+    } sources[] = {
+        {1, 1, "A's block row J times B's block column I, the block that belongs at (J,I)"},
+        {1, 0, "A's block row J times B's block column J"},
+        {0, 1, "A's block row I times B's block column I"},
+    };
+    struct rng g = rng_for("tile_sources");
+    for (size_t s = 0; s < sizeof sources / sizeof *sources; s++)
+        for (int round = 0; round < 2; round++) {
+            struct run r;
+            run_open(&r, "05_blocked_16x16", round == 0 ? 48 : 16 * (int)rng_range(&g, 2, 13),
+                     rng_next(&g));
+            int n = r.n, bl = r.ex->block;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    int row = (sources[s].a_from_column ? j : i) / bl * bl + i % bl;
+                    int col = (sources[s].b_from_row ? i : j) / bl * bl + j % bl;
+                    r.got[(size_t)i * n + j] = (float)dot(&r, row, col, 0, n, 0);
+                }
+            diagnose(&r);
+            expect_hint(&r, "mixed-up group ids", sources[s].holds);
+            CHECK(strncmp(r.d.hint, "only the diagonal blocks are right: ", 36) == 0,
+                  "N=%d: hint \"%s\" does not start with the diagonal", n, r.d.hint);
+            run_close(&r);
+        }
+}
+
+/* Only the diagonal blocks right, the others from no source the hints know: the bare hint. */
+static void test_diagonal_only(void **state) {
+    (void)state;
+    struct rng g = rng_for("diagonal_only");
+    struct run r;
+    run_open(&r, "05_blocked_16x16", 16 * (int)rng_range(&g, 2, 6), rng_next(&g));
+    int n = r.n, bl = r.ex->block;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            size_t k = (size_t)i * n + j;
+            r.got[k] = (float)(i / bl == j / bl ? r.expected[k] : r.expected[k] + 1.0);
+        }
+    diagnose(&r);
+    expect_hint(&r, "diagonal only", "only the diagonal 16x16 blocks are right");
+    run_close(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_b_transposed),
+        cmocka_unit_test(test_missing_term),
+        cmocka_unit_test(test_tile_sources),
+        cmocka_unit_test(test_diagonal_only),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
