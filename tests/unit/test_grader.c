@@ -1192,7 +1192,7 @@ static void test_diagnose_last_column_or_row(void **state) {
     }
 }
 
-/* 05 with the lecture's printed bug: A's block row taken from C's block column. */
+/* 05 with A's block row taken from C's block column (one operand of the lecture's bug). */
 static void test_diagnose_diagonal_blocks(void **state) {
     (void)state;
     struct rng r = rng_for("diagonal");

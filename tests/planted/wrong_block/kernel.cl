@@ -1,6 +1,7 @@
-/* Planted bug: the lecture's printed blocked kernel takes A's block row from the group id of
- * dimension 1 while C's row comes from dimension 0. Only the diagonal blocks come out right;
- * with constant input matrices every block looks right. */
+/* Planted bug: A's block row taken from the group id of dimension 1 (C's column) while C's row
+ * comes from dimension 0, and B's block column from dimension 1 as it should be. Only the
+ * diagonal blocks come out right; with constant input matrices every block looks right. (The
+ * lecture's printed kernel mixes up both operands' blocks: lecture_blocked_kernel.) */
 #ifndef BLOCK
 #define BLOCK 16
 #endif
