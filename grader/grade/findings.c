@@ -264,7 +264,7 @@ void grade_describe_findings(const struct grade_findings *f, int kernel_hints, c
         if (f->counts[k])
             put(&t, " %zu %s;", f->counts[k], kinds[k].what);
     if (f->capped)
-        put(&t, " (it stops reporting at its limit, so there are more)");
+        put(&t, " and more (oclgrind stops reporting at its limit)");
     const char *last_hint = NULL;
     for (int k = 0; kernel_hints && k < FINDING_KINDS; k++)
         if (f->counts[k] && kinds[k].hint && kinds[k].hint != last_hint) {
@@ -281,10 +281,7 @@ void grade_describe_findings(const struct grade_findings *f, int kernel_hints, c
         const struct grade_finding_place *p = &places[i];
         put(&t, "\n  %zu x %s%s%s", p->count, p->title, p->detail[0] ? ": " : "", p->detail);
         if (p->lines)
-            put(&t,
-                p->lines == 2 && (p->kind == FINDING_RACE_LOCAL || p->kind == FINDING_RACE_GLOBAL)
-                    ? ", between"
-                    : ", at");
+            put(&t, p->lines == 2 ? ", between" : ", at");
         for (int l = 0; l < p->lines; l++)
             put(&t, "\n      kernel.cl:%d:%d  %s", p->line[l], p->column[l], p->source[l]);
     }
