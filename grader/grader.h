@@ -5,7 +5,9 @@
  *   grade/           one exercise, test by test (grade.h; internal.h within the wing): grade.c
  *                    holds the order of the tests; harness_run.c runs the harness child;
  *                    kernel_tests.c the hidden sizes; host_test.c the student's main.c;
- *                    memcheck.c oclgrind's check; technique.c the traffic and the technique;
+ *                    host_oclgrind.c main.c once more under oclgrind; memcheck.c oclgrind's
+ *                    check; findings.c oclgrind's log read and summarised; technique.c the
+ *                    traffic and the technique;
  *                    timing.c the timing protocol against the reference; cuda.c the CUDA twin;
  *                    quiz.c the quiz; canon.c the one canonical kernel text; report.c the report
  *                    and results.json

@@ -4,6 +4,7 @@
  * saved. */
 #define _GNU_SOURCE /* strdup */
 #include "grade/internal.h"
+#include "grade/findings.h"
 #include "exercise/protocol.h"
 
 #include <errno.h>
@@ -44,9 +45,10 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
     if (memcheck) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
-        grader_argv_push_all(
-            &argv, (const char *const[]){oclgrind, "--data-races", "--uninitialized", "--check-api",
-                                         "--max-errors", "500", "--log", wrapper_log, NULL});
+        grader_argv_push_all(&argv, (const char *const[]){oclgrind, "--data-races",
+                                                          "--uninitialized", "--check-api",
+                                                          "--max-errors", FINDINGS_MAX_ERRORS,
+                                                          "--log", wrapper_log, NULL});
     }
     grader_argv_push_all(&argv, (const char *const[]){h->jail.self, HARNESS_COMMAND, FLAG_EX,
                                                       ex->id, FLAG_KERNEL, h->jail.kernel, FLAG_OUT,

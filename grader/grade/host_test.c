@@ -1,5 +1,6 @@
 /* host_test.c - the student's host program: main.c built against the pristine common/ library,
- * run jailed at host_n, and the result it saved checked against the reference. */
+ * run jailed at host_n, and the result it saved checked against the reference; a right result
+ * is then run once more under oclgrind (host_oclgrind.c), whose findings can take the points. */
 #include "grade/internal.h"
 
 #include <errno.h>
@@ -7,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BUILD_TIMEOUT 120 /* seconds for compiling a student's main.c */
+#define BUILD_TIMEOUT 120  /* seconds for compiling a student's main.c */
+#define NOTE_SIZE     8000 /* bytes of the run under oclgrind's part of the report */
 
 /* Build the student's main.c against the pristine library, run it, check what it saved. */
 static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
@@ -92,6 +94,11 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
         return;
     }
+    /* main.c's text (the grader's copy, before any of the student's code ran) for the hints, and
+     * oclgrind's folder readied while nothing of the student's has run yet */
+    char *main_text = clu_read_file(main_copy, NULL);
+    struct host_oclgrind og;
+    grade_host_oclgrind_prepare(cfg, ex, prog, kernel, &og);
     char n_text[16], seed_text[32];
     uint64_t seed = grader_derive_seed(grader_seed_for(cfg->seed, ex, ex->host_n), "host", 0);
     snprintf(n_text, sizeof n_text, "%d", ex->host_n);
@@ -135,15 +142,23 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         struct grader_diagnosis d;
         grader_diagnose(ex, ex->host_n, seed, c, expected, tol, &d);
         char wrong[800];
-        if (d.m.wrong == 0) {
-            grader_add_test(r, name, pts, pts, "`%s --n %d` saved a right result", ex->id,
-                            ex->host_n);
+        char *note = malloc(NOTE_SIZE);
+        if (d.m.wrong == 0 && !note) {
+            grader_add_test(r, name, 0, pts, "grader out of memory");
+        } else if (d.m.wrong == 0) {
+            int lost = grade_host_oclgrind(cfg, ex, &og, main_text ? main_text : "", note,
+                                           NOTE_SIZE, &r->too_busy);
+            grader_add_test(r, name, lost ? 0 : pts, pts, "`%s --n %d` saved a right result%s",
+                            ex->id, ex->host_n, note);
         } else {
             grader_describe_wrong(ex, ex->host_n, &d, wrong, sizeof wrong);
             grader_add_test(r, name, 0, pts, "`%s --n %d` saved a wrong result: %s", ex->id,
                             ex->host_n, wrong);
         }
+        free(note);
     }
+    grade_host_oclgrind_done(&og);
+    free(main_text);
     free(expected);
     free(tol);
     free(c);

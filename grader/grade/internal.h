@@ -47,6 +47,22 @@ void grade_test_sizes(const struct grader_config *cfg, const struct grader_exerc
 void grade_test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
                      const char *kernel, const char *dead, struct grader_exercise_result *r);
 
+/* The host program once more under oclgrind's API and memory checks (host_oclgrind.c): its own
+ * folder, readied before the program's first run; `skip` says why not where it cannot run. */
+struct host_oclgrind {
+    char dir[PATH_MAX]; /* "" when it does not run */
+    char skip[120];     /* why not */
+    const char *kernel; /* the grader's copy of kernel.cl */
+};
+void grade_host_oclgrind_prepare(const struct grader_config *cfg, const struct grader_exercise *ex,
+                                 const char *prog, const char *kernel, struct host_oclgrind *o);
+/* Run it at memcheck_n: 1 when oclgrind's findings take the host test's points, the findings and
+ * hints (quoting main_text, the student's main.c) in out; 0 with a note in out otherwise. */
+int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        struct host_oclgrind *o, const char *main_text, char *out, size_t size,
+                        int *too_busy);
+void grade_host_oclgrind_done(struct host_oclgrind *o);
+
 /* The kernel under oclgrind at memcheck_n (memcheck.c). */
 void grade_test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,
                          const char *kernel, const char *dead, struct grader_exercise_result *r);

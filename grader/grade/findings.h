@@ -1,0 +1,65 @@
+/* findings.h - oclgrind's --log file read and summarised for a student: what it found, counted by
+ * kind, and each place once (a data race with both of its accesses), named by kernel.cl's line
+ * numbers. The memory check (memcheck.c) and the host program's run under oclgrind
+ * (host_oclgrind.c) read their logs with it. */
+#ifndef GRADER_GRADE_FINDINGS_H
+#define GRADER_GRADE_FINDINGS_H
+
+#include <stddef.h>
+
+/* oclgrind's --max-errors: high enough that the hundreds of uninitialised stores of C that a
+ * missing barrier causes (one per element) leave room for the races that cause them, which
+ * oclgrind reports only at the barrier or the end of the work-group; at about 450 bytes an entry
+ * the log stays near 2 MB */
+#define FINDINGS_MAX_ERRORS "5000"
+#define FINDINGS_MAX_BYTES  (8u << 20) /* of a log read: --max-errors keeps a true one smaller */
+#define FINDINGS_MAX_PLACES 12         /* places kept; the others are counted */
+
+enum grade_finding_kind {
+    FINDING_READ_OUT,    /* Invalid read ... at <space> memory address */
+    FINDING_WRITE_OUT,   /* Invalid write ... */
+    FINDING_RACE_LOCAL,  /* ... data race at local memory address */
+    FINDING_RACE_GLOBAL, /* ... data race at global memory address */
+    FINDING_UNINIT,      /* Uninitialized value ... */
+    FINDING_DIVERGENCE,  /* Work-group divergence detected ... */
+    FINDING_API,         /* Oclgrind - OpenCL runtime error detected (--check-api) */
+    FINDING_OTHER,       /* anything else oclgrind said */
+    FINDING_KINDS
+};
+
+/* One place: the entries of one kind at the same lines of kernel.cl (or, for an API error, the
+ * same function, error and explanation). */
+struct grade_finding_place {
+    enum grade_finding_kind kind;
+    size_t count;
+    char title[100];  /* oclgrind's first line less its address: "Invalid write of size 4 at
+                         local memory" */
+    char detail[200]; /* an API error: "clEnqueueNDRangeKernel: CL_INVALID_WORK_GROUP_SIZE:
+                         local_work_size[0]=7 does not divide global_work_size[0]=24" */
+    int lines;        /* source lines below: 0, 1, or 2 (a race's two accesses, a divergence's
+                         two barriers) */
+    int line[2], column[2];
+    char source[2][90]; /* the text of each line, as oclgrind quotes it */
+};
+
+struct grade_findings {
+    size_t counts[FINDING_KINDS]; /* entries by kind */
+    size_t total;                 /* entries (oclgrind's own "Oclgrind: ..." notes left out) */
+    int capped;                   /* oclgrind stopped reporting at --max-errors */
+    int blank;                    /* the log holds only white space (or is missing) */
+    size_t place_count;
+    size_t left_out; /* entries whose place did not fit in places */
+    struct grade_finding_place places[FINDINGS_MAX_PLACES];
+};
+
+/* Read oclgrind's log at path: a plain file with one link, opened without following a link or
+ * blocking, at most FINDINGS_MAX_BYTES of it. A missing file reads as blank. 0, or -1 with why
+ * set when it is there but is not such a file. */
+int grade_read_findings(const char *path, struct grade_findings *f, char *why, size_t why_size);
+
+/* The student's summary: "oclgrind found: 3 out-of-bounds writes; ..." with a hint for each kind
+ * (kernel_hints: the hints about kernel code), then each place with its lines of kernel.cl. */
+void grade_describe_findings(const struct grade_findings *f, int kernel_hints, char *out,
+                             size_t size);
+
+#endif

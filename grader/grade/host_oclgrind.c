@@ -1,0 +1,249 @@
+/* host_oclgrind.c - the student's host program run once more, under oclgrind's API and memory
+ * checks, at the small memcheck_n: a host program whose result is right on the device can still
+ * misuse OpenCL there (a __local argument too small for the kernel, a launch outside the contract)
+ * in ways that POCL forgives. Its findings take the host test's points; where oclgrind is missing
+ * or the memory check is off, nothing is lost and one line says so.
+ *
+ * What the verdict can rely on. The host program runs inside oclgrind's process (oclgrind loads
+ * its runtime into the program), so the student's code can write anything oclgrind's --log file
+ * holds: delete it, empty it, or fill it with forged findings, wherever it lies. So:
+ *   - the check only ever removes points: the host test's points are earned by the first run's
+ *     result, which the grader itself checks against its reference; a clean log (true or forged)
+ *     or a run that breaks under oclgrind leaves that verdict as it was, never grants anything a
+ *     correct program would not get;
+ *   - findings are believed only against the student: a forged one costs its forger the points;
+ *   - findings in the kernel's memory are the host program's fault only where the grader's own
+ *     harness, launching the same kernel at the same N under oclgrind, finds none (that run is
+ *     the grader's: the student's code is interpreted by oclgrind there); otherwise they belong
+ *     to the memory check and cost nothing here. An API error is always the host program's;
+ *   - the log is read as a plain file of one link, never followed or blocked on (findings.c), in
+ *     a folder of its own that the grader filled (copies of the program, built moments before,
+ *     and of the grader's kernel.cl) before any of the student's code ran.
+ * The program's own output is never read, and how it ended only words a note that grants nothing.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "grade/internal.h"
+#include "grade/findings.h"
+#include "exercise/protocol.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SUMMARY_SIZE 4000 /* bytes of oclgrind's findings in the report */
+#define MAIN_LINES   3    /* lines of main.c quoted for one call */
+
+static void add(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(char *out, size_t size, const char *fmt, ...) {
+    size_t used = strlen(out);
+    if (used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+void grade_host_oclgrind_prepare(const struct grader_config *cfg, const struct grader_exercise *ex,
+                                 const char *prog, const char *kernel, struct host_oclgrind *o) {
+    memset(o, 0, sizeof *o);
+    o->kernel = kernel;
+    char oclgrind[PATH_MAX], to[PATH_MAX + 32];
+    if (!cfg->memcheck) {
+        snprintf(o->skip, sizeof o->skip, "the memory check is switched off (--no-memcheck)");
+        return;
+    }
+    if (grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
+        snprintf(o->skip, sizeof o->skip,
+                 "oclgrind is not installed (apt-get install oclgrind), so nothing is lost");
+        return;
+    }
+    if (grader_jail_dir_make(o->dir, sizeof o->dir) != 0) {
+        o->dir[0] = '\0';
+        snprintf(o->skip, sizeof o->skip, "the grader cannot create its folder in /tmp");
+        return;
+    }
+    /* a copy, the grader's own file: the program as the compiler left it, before the first run
+     * (whose folder the student's uid holds) could touch it */
+    snprintf(to, sizeof to, "%s/%s", o->dir, ex->id);
+    int ready = grader_copy_trusted(prog, to) == 0 && chmod(to, 0755) == 0;
+    snprintf(to, sizeof to, "%s/kernel.cl", o->dir);
+    if (!ready || grader_copy_trusted(kernel, to) != 0) {
+        grade_host_oclgrind_done(o);
+        snprintf(o->skip, sizeof o->skip, "the grader cannot copy the program for it");
+    }
+}
+
+void grade_host_oclgrind_done(struct host_oclgrind *o) {
+    if (o->dir[0])
+        grader_jail_dir_remove(o->dir);
+    o->dir[0] = '\0';
+}
+
+/* The lines of main.c that call `function`; with index >= 0, only calls whose second argument is
+ * that number (clSetKernelArg(kernel, 4, ...)). A hint for the student: the text is theirs. */
+static void quote_calls(const char *main_text, const char *function, int index, char *out,
+                        size_t size) {
+    size_t name = strlen(function);
+    int shown = 0, number = 1;
+    for (const char *line = main_text; line && *line && shown < MAIN_LINES; number++) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *call = memmem(line, len, function, name); /* within the line: linear */
+        int hit = call && call + name < line + len && call[name] == '(';
+        if (hit && index >= 0) {
+            const char *comma = memchr(call, ',', len - (size_t)(call - line));
+            char *after = NULL;
+            long arg = comma ? strtol(comma + 1, &after, 10) : -1;
+            hit = comma && after != comma + 1 && arg == index;
+        }
+        if (hit) {
+            size_t indent = strspn(line, " \t");
+            add(out, size, "\n      main.c:%d: %.*s", number,
+                (int)(len > indent ? len - indent : 0), line + indent);
+            shown++;
+        }
+        line = end ? end + 1 : NULL;
+    }
+}
+
+/* How many bytes a __local argument needs, for the hint. */
+static void local_size_text(const struct grader_exercise *ex, enum grader_arg arg, int n, char *out,
+                            size_t size) {
+    if (arg == ARG_LOCAL_ROW)
+        snprintf(out, size, "sizeof(float) * N = %zu bytes at N = %d", sizeof(float) * (size_t)n,
+                 n);
+    else
+        snprintf(out, size, "sizeof(float) * BLOCK * BLOCK = %zu bytes (BLOCK = %d)",
+                 sizeof(float) * (size_t)ex->block * (size_t)ex->block, ex->block);
+}
+
+/* Hints that point into main.c: the calls that set what oclgrind found wrong. */
+static void host_hints(const struct grader_exercise *ex, const struct grade_findings *f, int n,
+                       int memory_counts, const char *main_text, char *out, size_t size) {
+    int local_out = 0, global_out = 0;
+    for (size_t i = 0; i < f->place_count; i++) {
+        const struct grade_finding_place *p = &f->places[i];
+        int outside = p->kind == FINDING_READ_OUT || p->kind == FINDING_WRITE_OUT;
+        local_out |= outside && strstr(p->title, "local memory") != NULL;
+        global_out |= outside && strstr(p->title, "global memory") != NULL;
+        if (p->kind == FINDING_API) {
+            char function[64];
+            snprintf(function, sizeof function, "%.*s", (int)strcspn(p->detail, ": "), p->detail);
+            if (!function[0])
+                continue;
+            add(out, size, "\nhint: oclgrind refused a call of %s; main.c calls it at:", function);
+            quote_calls(main_text, function, -1, out, size);
+        }
+    }
+    if (!memory_counts)
+        return;
+    if (local_out) {
+        add(out, size,
+            "\nhint: the kernel went past the end of its local memory, whose size is what main.c "
+            "passes to clSetKernelArg for each __local argument (with a NULL value):");
+        for (int a = 0; a < GRADER_MAX_ARGS && ex->args[a] != ARG_END; a++)
+            if (ex->args[a] == ARG_LOCAL_ROW || ex->args[a] == ARG_LOCAL_TILE) {
+                char need[100];
+                local_size_text(ex, ex->args[a], n, need, sizeof need);
+                add(out, size, "\n    argument %d needs %s", a, need);
+                quote_calls(main_text, "clSetKernelArg", a, out, size);
+            }
+    }
+    if (global_out || !local_out) {
+        add(out, size,
+            "\nhint: the kernel, launched by main.c, touches memory that the grader's own launch "
+            "of it does not: check the NDRange and the local size against the contract in "
+            "main.c's comments, and the kernel's arguments:");
+        quote_calls(main_text, "clEnqueueNDRangeKernel", -1, out, size);
+    }
+}
+
+int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        struct host_oclgrind *o, const char *main_text, char *out, size_t size,
+                        int *too_busy) {
+    out[0] = '\0';
+    int n = ex->memcheck_n;
+    if (!o->dir[0]) {
+        add(out, size, "\nnot run under oclgrind: %s", o->skip);
+        return 0;
+    }
+    char prog[PATH_MAX + 32], log[PATH_MAX + 32], result[PATH_MAX + 32], run_log[PATH_MAX];
+    snprintf(prog, sizeof prog, "%s/%s", o->dir, ex->id);
+    snprintf(log, sizeof log, "%s/oclgrind.txt", o->dir);
+    snprintf(result, sizeof result, "%s/result.bin", o->dir);
+    snprintf(run_log, sizeof run_log, "%s/%s/host/oclgrind-run.txt", cfg->work, ex->id);
+    char oclgrind[PATH_MAX], n_text[16], seed_text[32];
+    grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
+    snprintf(n_text, sizeof n_text, "%d", n);
+    snprintf(seed_text, sizeof seed_text, "%llu",
+             (unsigned long long)grader_derive_seed(grader_seed_for(cfg->seed, ex, n),
+                                                    "host-oclgrind", 0));
+    /* jailed like the host test's first run (its settings, the sandbox, a folder of its own);
+     * no --device: under oclgrind its simulator is the only one */
+    struct grader_argv argv = GRADER_ARGV_INIT;
+    grader_sandbox_push(&cfg->jail, &cfg->sandbox, o->dir, &argv);
+    grader_argv_push_all(&argv, (const char *const[]){oclgrind, "--check-api", "--data-races",
+                                                      "--uninitialized", "--max-errors",
+                                                      FINDINGS_MAX_ERRORS, "--log", log, prog,
+                                                      "--n", n_text, "--seed", seed_text,
+                                                      "--repeats", "1", "--output", result, NULL});
+    struct grader_run_result run;
+    grader_run_jailed(&cfg->jail, argv.argv, o->dir, run_log, 3 * cfg->timeout, &run);
+    grader_argv_clear(&argv);
+    *too_busy |= run.how == RUN_TOO_BUSY;
+    struct grade_findings f;
+    char why[100], what[300];
+    grader_describe_run(&run, what, sizeof what);
+    if (grade_read_findings(log, &f, why, sizeof why) != 0) {
+        add(out, size, "\nnot judged under oclgrind at N = %d: %s", n, why);
+        return 0;
+    }
+    /* only what oclgrind is known to report counts: not text of other kinds in its log */
+    size_t api = f.counts[FINDING_API], memory = f.total - api - f.counts[FINDING_OTHER];
+    if (api + memory == 0) {
+        if (run.how == RUN_EXITED)
+            add(out, size, "; run again under oclgrind at N = %d, it made no API or memory errors",
+                n);
+        else
+            add(out, size, "\nnot judged under oclgrind at N = %d: the run %s", n, what);
+        return 0;
+    }
+    int memory_counts = 0;
+    if (memory) {
+        /* the same kernel at the same N under oclgrind, launched by the grader's harness */
+        struct harness_run h;
+        struct grade_findings mine;
+        char harness_log[PATH_MAX + 32];
+        grade_run_harness(cfg, ex, o->kernel, n, "host-oclgrind-harness", 1, &h);
+        *too_busy |= h.run.how == RUN_TOO_BUSY;
+        snprintf(harness_log, sizeof harness_log, "%s/oclgrind.txt", h.dir);
+        memory_counts = h.run.how == RUN_EXITED && h.run.code == HARNESS_OK &&
+                        grade_read_findings(harness_log, &mine, why, sizeof why) == 0 && mine.blank;
+        grade_harness_done(&h);
+    }
+    char *summary = malloc(SUMMARY_SIZE);
+    if (summary)
+        grade_describe_findings(&f, 0, summary, SUMMARY_SIZE);
+    if (!api && !memory_counts) {
+        add(out, size,
+            "\noclgrind also found %zu memory errors when it ran the program at N = %d, but the "
+            "grader's own launch of your kernel there finds errors too: they are the memory "
+            "check's, not this test's",
+            memory, n);
+        free(summary);
+        return 0;
+    }
+    add(out, size, ", but run again under oclgrind at N = %d it went wrong", n);
+    if (memory_counts)
+        add(out, size,
+            " (the grader's own launch of your kernel at N = %d is clean, so main.c is the cause)",
+            n);
+    add(out, size, ":\n%s", summary ? summary : "oclgrind found errors");
+    host_hints(ex, &f, n, memory_counts, main_text, out, size);
+    free(summary);
+    return 1;
+}
