@@ -142,7 +142,7 @@ bench_small() {
 # host program, wrong and out-of-bounds kernels, oclgrind's race check, the timed runs), for time:
 # ASAN_PLANTED=all runs every one, ASAN_PLANTED="NAME..." those.
 asan_planted="does_not_compile host_crashes host_escapes transposed_index past_end_of_C
-    missing_barrier wrong_block lecture_blocked_kernel perf_cache_cheat"
+    missing_barrier wrong_block lecture_blocked_kernel host_local_too_small perf_cache_cheat"
 sanitizers() {
     make -s asan || return 1
     ok=0
