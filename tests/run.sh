@@ -9,6 +9,12 @@ grader=$root/build/grader/grader
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=""
+# The skeletons as committed, for every step that needs them unfilled (tests/check_skeletons.sh
+# and tests/corpus.sh read $SKELETONS too): in a checkout where a student works, exercises/ holds
+# the student's work. One line says where they came from.
+SKELETONS=$tmp/skeletons
+export SKELETONS
+sh tests/skeletons.sh "$SKELETONS" || { echo "cannot export the skeletons"; exit 1; }
 step() { # step NAME COMMAND...: run one step, remember its failure
     step_name=$1
     shift
@@ -47,7 +53,7 @@ solutions_full_marks() {
 
 # the skeletons as given: zero everywhere, "not implemented yet" for each, no grader failure
 skeletons_zero() {
-    "$grader" --submission exercises --json "$tmp/skeletons.json" --work "$tmp/work-sk" \
+    "$grader" --submission "$SKELETONS" --json "$tmp/skeletons.json" --work "$tmp/work-sk" \
         --results "$tmp/results-sk" >"$tmp/skeletons.txt" 2>&1
     status=$?
     tail -n 12 "$tmp/skeletons.txt"
@@ -59,10 +65,11 @@ skeletons_zero() {
     [ "$said" -eq "$exercises" ] || { echo "'not implemented yet' said $said times for $exercises exercises"; return 1; }
 }
 
-# what a student sees in a fresh exercise folder: `make grade` there grades that exercise only,
-# and exits 0 having lost points
+# what a student sees in a fresh exercise folder (the committed skeleton; ROOT: where this
+# workbook is): `make grade` there grades that exercise only, and exits 0 having lost points
 make_grade_in_folder() {
-    make -s -C exercises/04_local_B RESULTS="$tmp/results-one" grade >"$tmp/one.txt" 2>&1
+    make -s -C "$SKELETONS/04_local_B" ROOT="$root" RESULTS="$tmp/results-one" grade \
+        >"$tmp/one.txt" 2>&1
     status=$?
     cat "$tmp/one.txt" | tail -n 5
     [ $status -eq 0 ] || { echo "make grade exit $status, expected 0 (graded, points lost)"; return 1; }
@@ -99,7 +106,8 @@ make_grade_status() {
     return $ok
 }
 
-# host programs: solutions verify at odd sizes, skeletons say "not implemented yet" and exit 1
+# host programs: solutions verify at odd sizes, the committed skeletons say "not implemented yet"
+# and exit 1
 host_programs() {
     ok=0
     for d in solutions/[0-9][0-9]_*; do
@@ -109,7 +117,11 @@ host_programs() {
         out=$("$d/$name" --n $n --seed $$ --repeats 2 2>&1)
         echo "$out" | grep -q "verification: PASS" && echo "$out" | grep -q "GFLOP/s" ||
             { echo "$name --n $n did not verify:"; echo "$out"; ok=1; }
-        out=$("exercises/$name/$name" --n $n 2>&1)
+        # the committed skeleton, built as a student builds it (ROOT: this workbook)
+        mkdir -p "$tmp/programs" && cp -R "$SKELETONS/$name" "$tmp/programs/" &&
+            make -s -C "$tmp/programs/$name" ROOT="$root" >/dev/null 2>&1 ||
+            { echo "skeleton $name does not build"; ok=1; continue; }
+        out=$("$tmp/programs/$name/$name" --n $n 2>&1)
         status=$?
         [ $status -eq 1 ] && echo "$out" | grep -q "not implemented yet" ||
             { echo "skeleton $name: exit $status, output: $out"; ok=1; }
