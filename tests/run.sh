@@ -106,6 +106,13 @@ make_grade_status() {
     return $ok
 }
 
+# README.md's examples (tests/readme_examples.sh) are what the grader prints now, timings aside:
+# from the runs above, not graded again
+readme_examples() {
+    sh tests/readme_examples.sh check "$tmp/solutions.txt" "$tmp/skeletons.txt" \
+        "$tmp/results-sk/04_local_B.log"
+}
+
 # host programs: solutions verify at odd sizes, the committed skeletons say "not implemented yet"
 # and exit 1
 host_programs() {
@@ -237,6 +244,7 @@ step "grading the skeletons: zero, no crash" skeletons_zero
 step "a check that cannot run costs no point" missing_tool
 step "make grade inside an exercise folder" make_grade_in_folder
 step "make grade's exit status: 0 graded, 2 not graded" make_grade_status
+step "README.md's examples are what the grader prints" readme_examples
 step "planted bugs lose the right points" sh tests/planted.sh
 step "ASan and UBSan: unit tests and planted bugs" sanitizers
 step "make bench at a small N" bench_small
