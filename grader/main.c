@@ -252,18 +252,18 @@ static int parse_grade_flags(int argc, char **argv, struct grader_config *cfg,
                              struct grader_plan *plan, struct grade_request *req) {
     opterr = 0; /* the messages below, in the grader's words */
     optind = 1;
-    int opt, index = -1;
+    int opt, option = -1; /* the row of grade_options getopt_long matched */
     /* '+': stop at the first word that is no flag (reported below); ':': a missing value */
-    while ((opt = getopt_long(argc, argv, "+:h", grade_options, &index)) != -1) {
+    while ((opt = getopt_long(argc, argv, "+:h", grade_options, &option)) != -1) {
         const char *flag = argv[optind - 1], *value = optarg;
         /* by the table's name: `--conf=x` and `--config x` read the same */
         if (opt >= OPT_SUBMISSION && opt != OPT_EX && opt != OPT_SEED && opt != OPT_SEED_FILE &&
-            index >= 0) {
-            grader_argv_pushf(&req->repeat, "--%s", grade_options[index].name);
-            if (grade_options[index].has_arg == required_argument)
+            option >= 0) {
+            grader_argv_pushf(&req->repeat, "--%s", grade_options[option].name);
+            if (grade_options[option].has_arg == required_argument)
                 grader_argv_push(&req->repeat, value);
         }
-        index = -1;
+        option = -1;
         switch (opt) {
         case 'h':
             usage(stdout);
