@@ -1,5 +1,6 @@
 # The workbook's top-level Makefile. Quick start: `make grade` (grade exercises/), `make test`.
-#   make grade [EX=04_local_B] [SUBMISSION=dir]  grade one or every exercise of a submission folder
+#   make grade [EX=04_local_B] [SUBMISSION=dir] [CONFIG=file] [RESULTS=dir]  grade one or every
+#                                                 exercise of a submission folder (exit: 0 graded, 2 not)
 #   make test                                     the whole test suite (what CI runs)
 #   make bench [N=1024] [SWEEP=1] [DEVICE=...]     the lecture's GFLOP/s table, measured here
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [SANDBOX=none]  grade a class
@@ -25,6 +26,7 @@ DEPFLAGS   := -MMD -MP
 UNPACK     := $(BUILD)/grader/unpack
 EXERCISES  := $(notdir $(wildcard solutions/[0-9][0-9]_*))
 SUBMISSION ?= $(ROOT)/exercises
+RESULTS    ?= $(ROOT)/results
 EX         ?=
 
 .PHONY: all grader libclu asan unit grade bench batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
@@ -95,9 +97,16 @@ programs: $(LIBCLU) | deps-build
 	@for d in exercises/*/ solutions/*/; do \
 	    $(MAKE) --no-print-directory -s -C $$d CFLAGS="$(STRICT)" || exit 1; done
 
+# make grade exits 0 when the grader gave a grade, full marks or not (the score is its last line
+# and in RESULTS/grade.json), and 2 when it gave none: it could not grade, or the machine was too
+# busy (the grader's 2 and 3; no RESULTS/grade.json then, not even an old one). Make turns any
+# failed recipe into its own 2, so the grader's 1 (points lost) would read as "could not grade";
+# build/grader/grader itself exits 0, 1, 2 or 3. RESULTS (default results/) gets the logs too.
 grade: deps-grade $(GRADER)
-	@$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) $(if $(CONFIG),--config $(CONFIG)) \
-	    --json results/grade.json
+	@rm -f $(RESULTS)/grade.json; \
+	$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) $(if $(CONFIG),--config $(CONFIG)) \
+	    --results $(RESULTS) --json $(RESULTS)/grade.json; \
+	status=$$?; [ $$status -le 1 ] || { echo "make grade: no grade given (the grader exited $$status)" >&2; exit 2; }
 
 bench: deps-bench $(GRADER)
 	@$(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \

@@ -9,8 +9,9 @@
  *                    check; findings.c oclgrind's log read and summarised; technique.c the
  *                    traffic and the technique;
  *                    timing.c the timing protocol against the reference; cuda.c the CUDA twin;
- *                    quiz.c the quiz; canon.c the one canonical kernel text; report.c the report
- *                    and results.json
+ *                    quiz.c the quiz; canon.c the one canonical kernel text; report.c the report,
+ *                    the logs' head and results.json; provenance.c what the logs' head says of
+ *                    the run (the grader's version, the date, the command that repeats it)
  *   bench/           `make bench` (bench.h): the rows and the table (bench.c), measuring
  *                    (measure.c), the device's peaks (peak.c, its kernels in peak.cl), the vendor
  *                    libraries (vendor.c, cublas.c), bench.csv's one reader and writer (csv.c),

@@ -44,7 +44,10 @@ static void usage(FILE *out) {
         "--json writes Gradescope's results.json. --config reads an instructor's settings\n"
         "(exercises, sizes, points, limits: see grader/exercise/config.c); flags after it win.\n"
         "--timeout must be a number of seconds (0: the default, 30) and --seed a whole number.\n"
-        "Exit: 0 full marks, 1 points lost, 2 error.\n"
+        "Each ID.log begins with the date, device, grader version, seed and the command that\n"
+        "repeats the run (a --seed-file seed: only its fingerprint).\n"
+        "Exit: 0 full marks, 1 points lost, 2 could not grade, 3 the machine was too busy to\n"
+        "grade fairly (`make grade` exits 0 for 0 and 1: see the README).\n"
         "Exercises:");
     for (int i = 0; i < grader_exercise_count; i++)
         fprintf(out, " %s", grader_exercises[i].id);
@@ -148,12 +151,14 @@ static int sandbox_works(const struct grader_config *cfg) {
     return 0;
 }
 
-static void save_log(const char *dir, const struct grader_exercise_result *r) {
+static void save_log(const char *dir, const struct grader_run_info *run,
+                     const struct grader_exercise_result *r) {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s.log", dir, r->ex->id);
     FILE *f = fopen(path, "w");
     if (!f)
         return;
+    grader_print_log_header(f, run, r->ex);
     grader_print_exercise(f, r);
     fclose(f);
 }
@@ -236,6 +241,9 @@ struct grade_request {
     int chosen[GRADER_MAX_EXERCISES]; /* rows of the plan, from --ex */
     int chosen_count;
     int seed_secret; /* the seed came from --seed-file: never print it */
+    /* every flag as parsed, by its full name, less --ex, --seed and --seed-file: the logs' command
+     * that repeats the run appends one exercise and the seed */
+    struct grader_argv repeat;
 };
 
 /* Parse the grade command line into cfg, plan and req, in order (a --config is read where it
@@ -244,10 +252,18 @@ static int parse_grade_flags(int argc, char **argv, struct grader_config *cfg,
                              struct grader_plan *plan, struct grade_request *req) {
     opterr = 0; /* the messages below, in the grader's words */
     optind = 1;
-    int opt;
+    int opt, option = -1; /* the row of grade_options getopt_long matched */
     /* '+': stop at the first word that is no flag (reported below); ':': a missing value */
-    while ((opt = getopt_long(argc, argv, "+:h", grade_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "+:h", grade_options, &option)) != -1) {
         const char *flag = argv[optind - 1], *value = optarg;
+        /* by the table's name: `--conf=x` and `--config x` read the same */
+        if (opt >= OPT_SUBMISSION && opt != OPT_EX && opt != OPT_SEED && opt != OPT_SEED_FILE &&
+            option >= 0) {
+            grader_argv_pushf(&req->repeat, "--%s", grade_options[option].name);
+            if (grade_options[option].has_arg == required_argument)
+                grader_argv_push(&req->repeat, value);
+        }
+        option = -1;
         switch (opt) {
         case 'h':
             usage(stdout);
@@ -430,6 +446,30 @@ static int grade_main(int argc, char **argv, const char *self) {
     snprintf(device, sizeof device, "%s (%s)", env.device_name, env.platform_name);
     clu_env_close(&env);
 
+    /* the head of every log: this run, and the one command that repeats it */
+    struct grader_run_info run = {.device = device,
+                                  .seed = cfg.seed,
+                                  .seed_secret = seed_secret,
+                                  .fingerprint = seed_fingerprint(cfg.seed)};
+    grader_utc_date(time(NULL), run.date, sizeof run.date);
+    grader_version(cfg.root, run.version, sizeof run.version);
+    struct grader_argv repeat = GRADER_ARGV_INIT;
+    grader_argv_push(&repeat, self);
+    if (getenv("DEVICE") && *getenv("DEVICE")) { /* as the grader read it: a --device wins */
+        grader_argv_push(&repeat, "--device");
+        grader_argv_push(&repeat, getenv("DEVICE"));
+    }
+    for (size_t i = 0; i < req.repeat.count; i++)
+        grader_argv_push(&repeat, req.repeat.argv[i]);
+    char cwd[PATH_MAX];
+    char *repeat_line = grader_shell_command(getcwd(cwd, sizeof cwd) ? cwd : NULL,
+                                             (const char *const *)repeat.argv);
+    if (repeat_line)
+        grader_sanitize_text(repeat_line);
+    run.repeat = repeat_line;
+    grader_argv_clear(&repeat);
+    grader_argv_clear(&req.repeat);
+
     if (seed_secret) /* the log is the student's to read: never the seed itself */
         printf("Grading %s on %s; hidden seed fingerprint %08lx (the batch's secret seed)\n",
                cfg.submission, device, seed_fingerprint(cfg.seed));
@@ -459,7 +499,7 @@ static int grade_main(int argc, char **argv, const char *self) {
     for (int i = 0; i < chosen_count; i++) {
         grader_grade_exercise(&cfg, &plan.rows[chosen[i]], &results[i]);
         grader_print_exercise(stdout, &results[i]);
-        save_log(cfg.results, &results[i]);
+        save_log(cfg.results, &run, &results[i]);
         fflush(stdout);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -489,6 +529,7 @@ static int grade_main(int argc, char **argv, const char *self) {
     for (int i = 0; i < chosen_count; i++)
         grader_free_result(&results[i]);
     free(results);
+    free(repeat_line);
     if (grouped) {
         cfg.jail.cgroups = NULL;
         grader_cgroup_student_close(&groups);

@@ -1,10 +1,17 @@
 #!/bin/sh
 # tests/check_skeletons.sh - every exercise folder holds the same files as its solution, and the
 # two differ only inside TODO(student) blocks; each exercise has at least one such block.
+# The exercises are the skeletons as committed ($SKELETONS, as tests/run.sh exports them, or
+# tests/skeletons.sh's own export): a student's work in exercises/ is no skeleton.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+skeletons=${SKELETONS:-}
+if [ -z "$skeletons" ]; then
+    skeletons=$tmp/skeletons
+    sh "$root/tests/skeletons.sh" "$skeletons" || exit 1
+fi
 # the file with the contents of every TODO(student) block removed (marker lines kept)
 strip_blocks() {
     awk '/TODO\(student\) end/ { inside = 0 } !inside { print } /TODO\(student\) begin/ { inside = 1 }' "$1"
@@ -12,16 +19,19 @@ strip_blocks() {
 files_of() { # the files of a folder that git would take, one line
     git -C "$root" ls-files --cached --others --exclude-standard -- "$1" | sed "s|^$1/||" | sort | tr '\n' ' '
 }
+skeleton_files_of() { # the files of a skeleton folder (an export: what was committed), one line
+    (cd "$skeletons/$1" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
+}
 status=0
 for sol in "$root"/solutions/[0-9][0-9]_*; do
     name=$(basename "$sol")
-    ex=$root/exercises/$name
+    ex=$skeletons/$name
     bad=0
     if [ ! -d "$ex" ]; then
         echo "FAIL exercises/$name is missing"; status=1; continue
     fi
-    if [ "$(files_of "solutions/$name")" != "$(files_of "exercises/$name")" ]; then
-        echo "FAIL $name: solution files [$(files_of "solutions/$name")], exercise files [$(files_of "exercises/$name")]"
+    if [ "$(files_of "solutions/$name")" != "$(skeleton_files_of "$name")" ]; then
+        echo "FAIL $name: solution files [$(files_of "solutions/$name")], exercise files [$(skeleton_files_of "$name")]"
         bad=1
     fi
     for f in README.md Makefile; do

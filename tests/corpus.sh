@@ -9,7 +9,8 @@
 #                                      make batch SUBMISSIONS=DIR CONFIG=tests/corpus.conf)
 #
 # An entry is the reference solution of 04_local_B with one change, described by its `expect`:
-#   kernel skeleton | main skeleton   take that file from exercises/ (the unfilled skeleton)
+#   kernel skeleton | main skeleton   take that file from the committed exercises/ (the unfilled
+#                                     skeleton: $SKELETONS, or tests/skeletons.sh's export)
 #   kernel_sed EXPR | main_sed EXPR   a GNU sed expression applied to the solution's file
 #   kernel.cl (a file)                replaces the kernel; @WORKBOOK_ROOT@ becomes the real path
 #   attack.c (a file)                 static int attack(int argc, char **argv), called first in
@@ -65,6 +66,9 @@ assemble() { # assemble CLASS OUT PORT
     class=$1 out=$2 port=$3
     stage=$(mktemp -d)
     mkdir -p "$class"
+    # the skeletons as committed: exercises/ may hold a student's work
+    skeletons=${SKELETONS:-$stage/skeletons}
+    [ -n "${SKELETONS:-}" ] || sh "$root/tests/skeletons.sh" "$skeletons" || return 1
     for dir in "$corpus"/*/; do
         id=$(basename -- "$dir")
         files=$stage/$id/$ex
@@ -73,7 +77,7 @@ assemble() { # assemble CLASS OUT PORT
         for f in kernel main; do
             file=$files/$f.c
             [ $f = kernel ] && file=$files/kernel.cl
-            [ "$(value "$id" "$f")" = skeleton ] && cp "$root/exercises/$ex/${file##*/}" "$file"
+            [ "$(value "$id" "$f")" = skeleton ] && cp "$skeletons/$ex/${file##*/}" "$file"
             expr=$(value "$id" "${f}_sed")
             [ -n "$expr" ] && sed -i "$expr" "$file"
         done

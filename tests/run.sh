@@ -9,6 +9,12 @@ grader=$root/build/grader/grader
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=""
+# The skeletons as committed, for every step that needs them unfilled (tests/check_skeletons.sh
+# and tests/corpus.sh read $SKELETONS too): in a checkout where a student works, exercises/ holds
+# the student's work. One line says where they came from.
+SKELETONS=$tmp/skeletons
+export SKELETONS
+sh tests/skeletons.sh "$SKELETONS" || { echo "cannot export the skeletons"; exit 1; }
 step() { # step NAME COMMAND...: run one step, remember its failure
     step_name=$1
     shift
@@ -47,7 +53,7 @@ solutions_full_marks() {
 
 # the skeletons as given: zero everywhere, "not implemented yet" for each, no grader failure
 skeletons_zero() {
-    "$grader" --submission exercises --json "$tmp/skeletons.json" --work "$tmp/work-sk" \
+    "$grader" --submission "$SKELETONS" --json "$tmp/skeletons.json" --work "$tmp/work-sk" \
         --results "$tmp/results-sk" >"$tmp/skeletons.txt" 2>&1
     status=$?
     tail -n 12 "$tmp/skeletons.txt"
@@ -59,16 +65,56 @@ skeletons_zero() {
     [ "$said" -eq "$exercises" ] || { echo "'not implemented yet' said $said times for $exercises exercises"; return 1; }
 }
 
-# what a student sees in a fresh exercise folder: `make grade` there grades that exercise only
+# what a student sees in a fresh exercise folder (the committed skeleton; ROOT: where this
+# workbook is): `make grade` there grades that exercise only, and exits 0 having lost points
 make_grade_in_folder() {
-    make -s -C exercises/04_local_B grade >"$tmp/one.txt" 2>&1
+    make -s -C "$SKELETONS/04_local_B" ROOT="$root" RESULTS="$tmp/results-one" grade \
+        >"$tmp/one.txt" 2>&1
     status=$?
     cat "$tmp/one.txt" | tail -n 5
-    [ $status -ne 0 ] && grep -q "04_local_B" "$tmp/one.txt" && ! grep -q "^== 03" "$tmp/one.txt" &&
-        grep -q "not implemented yet" "$tmp/one.txt" && [ -s results/grade.json ]
+    [ $status -eq 0 ] || { echo "make grade exit $status, expected 0 (graded, points lost)"; return 1; }
+    grep -q "04_local_B" "$tmp/one.txt" && ! grep -q "^== 03" "$tmp/one.txt" &&
+        grep -q "not implemented yet" "$tmp/one.txt" &&
+        jq -e '.score == 0 and .extra_data.max_score > 0' "$tmp/results-one/grade.json" >/dev/null
 }
 
-# host programs: solutions verify at odd sizes, skeletons say "not implemented yet" and exit 1
+# make grade's exit status (README: 0 graded, with full marks or not; 2 not graded, and no
+# grade.json left from before): full marks in a folder (06's solution: the quiz, no timing),
+# points lost (make_grade_in_folder above), an exercise that does not exist, a missing folder, no
+# such device (in a folder)
+make_grade_status() {
+    ok=0
+    r=$tmp/results-status
+    mkdir -p "$r"
+    make -s -C solutions/06_cuda_memory_model RESULTS="$r" grade >"$tmp/status-full.txt" 2>&1
+    status=$?
+    [ $status -eq 0 ] && jq -e '.score == .extra_data.max_score and .score > 0' "$r/grade.json" >/dev/null ||
+        { tail -n 5 "$tmp/status-full.txt"; echo "full marks: make grade exit $status, expected 0"; ok=1; }
+    for args in "EX=99_none" "SUBMISSION=$tmp/no-such-folder"; do
+        echo '{"score": 1}' >"$r/grade.json"
+        # shellcheck disable=SC2086 # (one NAME=value)
+        make -s grade RESULTS="$r" $args >"$tmp/status-none.txt" 2>&1
+        status=$?
+        [ $status -eq 2 ] && [ ! -e "$r/grade.json" ] && grep -q "^make grade: no grade given" "$tmp/status-none.txt" ||
+            { tail -n 5 "$tmp/status-none.txt"; echo "$args: make grade exit $status, expected 2 and no grade.json"; ok=1; }
+    done
+    DEVICE=no-such-device make -s -C solutions/06_cuda_memory_model RESULTS="$r" grade \
+        >"$tmp/status-none.txt" 2>&1
+    status=$?
+    [ $status -eq 2 ] && [ ! -e "$r/grade.json" ] ||
+        { tail -n 5 "$tmp/status-none.txt"; echo "in a folder, no such device: make grade exit $status, expected 2"; ok=1; }
+    return $ok
+}
+
+# README.md's examples (tests/readme_examples.sh) are what the grader prints now, timings aside:
+# from the runs above, not graded again
+readme_examples() {
+    sh tests/readme_examples.sh check "$tmp/solutions.txt" "$tmp/skeletons.txt" \
+        "$tmp/results-sk/04_local_B.log"
+}
+
+# host programs: solutions verify at odd sizes, the committed skeletons say "not implemented yet"
+# and exit 1
 host_programs() {
     ok=0
     for d in solutions/[0-9][0-9]_*; do
@@ -78,7 +124,11 @@ host_programs() {
         out=$("$d/$name" --n $n --seed $$ --repeats 2 2>&1)
         echo "$out" | grep -q "verification: PASS" && echo "$out" | grep -q "GFLOP/s" ||
             { echo "$name --n $n did not verify:"; echo "$out"; ok=1; }
-        out=$("exercises/$name/$name" --n $n 2>&1)
+        # the committed skeleton, built as a student builds it (ROOT: this workbook)
+        mkdir -p "$tmp/programs" && cp -R "$SKELETONS/$name" "$tmp/programs/" &&
+            make -s -C "$tmp/programs/$name" ROOT="$root" >/dev/null 2>&1 ||
+            { echo "skeleton $name does not build"; ok=1; continue; }
+        out=$("$tmp/programs/$name/$name" --n $n 2>&1)
         status=$?
         [ $status -eq 1 ] && echo "$out" | grep -q "not implemented yet" ||
             { echo "skeleton $name: exit $status, output: $out"; ok=1; }
@@ -193,6 +243,8 @@ step "grading the solutions: full marks" solutions_full_marks
 step "grading the skeletons: zero, no crash" skeletons_zero
 step "a check that cannot run costs no point" missing_tool
 step "make grade inside an exercise folder" make_grade_in_folder
+step "make grade's exit status: 0 graded, 2 not graded" make_grade_status
+step "README.md's examples are what the grader prints" readme_examples
 step "planted bugs lose the right points" sh tests/planted.sh
 step "ASan and UBSan: unit tests and planted bugs" sanitizers
 step "make bench at a small N" bench_small

@@ -33,7 +33,9 @@ for ex in $(cd "$source/solutions" && ls -d [0-9][0-9]_*); do
 done
 chmod -R a+rX "$stage"
 rm -f "$source/results/grade.json"
-# exit 1 means points lost, which is a grade; only the missing grade.json is an error
+# make grade exits 0 with a grade (full marks or not) and 2 without one (then no grade.json);
+# its seed is drawn afresh for this submission: it shows in this output and the logs under
+# $source/results/, which stay the instructor's, never in the results.json students see
 make -s -C "$source" grade SUBMISSION="$stage" EX="${EX:-}"
 [ -s "$source/results/grade.json" ] || { echo "gradescope: the grader wrote no grade.json" >&2; exit 2; }
 mkdir -p "$(dirname "$results")" && cp "$source/results/grade.json" "$results"

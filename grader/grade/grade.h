@@ -2,9 +2,9 @@
  * its own: the harness child runs and the loading of what they saved (harness_run.c), the kernel
  * at the hidden sizes (kernel_tests.c), the host program (host_test.c), the memory check
  * (memcheck.c), the technique and the traffic rows (technique.c), the timing against the reference
- * (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), and the report and results.json
- * (report.c). The instructor's config is exercise/config.h. What those files share among themselves
- * is internal.h.
+ * (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), the report, the logs' head and
+ * results.json (report.c), and what that head says of the run (provenance.c). The instructor's
+ * config is exercise/config.h. What those files share among themselves is internal.h.
  */
 #ifndef GRADER_GRADE_H
 #define GRADER_GRADE_H
@@ -13,6 +13,7 @@
 #include "jail/jail.h"
 
 #include <stdio.h>
+#include <time.h>
 
 /* ---------------------------------------------------------------- results and reports (report.c)
  */
@@ -68,6 +69,41 @@ int grader_result_max(const struct grader_exercise_result *r);
 
 /* The per-exercise report (tests, scores, outputs). */
 void grader_print_exercise(FILE *out, const struct grader_exercise_result *r);
+
+/* What an exercise's log says about the run that wrote it, above its report: enough to repeat the
+ * run, and nothing a student must not read. */
+struct grader_run_info {
+    const char *device;           /* as the summary names it */
+    char date[32];                /* the run's start: UTC, ISO 8601 */
+    char version[PATH_MAX + 160]; /* the grader's version, and where it came from */
+    uint64_t seed;                /* the hidden seed */
+    int seed_secret;              /* it came from --seed-file (a batch's secret): never written */
+    unsigned long fingerprint; /* all a log says of a secret seed (the same seed, the same one) */
+    const char *repeat;        /* the command line of this run less --ex and --seed (NULL: none) */
+};
+
+/* The head of an exercise's log: date, device, grader version, the seed and the command that
+ * repeats the run for this exercise (a secret seed: its fingerprint, and who can repeat it). */
+void grader_print_log_header(FILE *out, const struct grader_run_info *run,
+                             const struct grader_exercise *ex);
+
+/* ---------------------------------------------------------------- where a run came from
+ * (provenance.c) */
+
+/* The version compiled in, for a workbook that is no git checkout (a tarball, Gradescope's). */
+#define GRADER_VERSION "1.0"
+
+/* The grader's version into out: `git describe --always --tags` of the workbook at root (its own
+ * .git), noting uncommitted changes to what grades (grader/, common/, solutions/, Makefile); else
+ * GRADER_VERSION. Either way it says which. */
+void grader_version(const char *root, char *out, size_t size);
+
+/* when as UTC in ISO 8601 (2026-11-23T14:05:09Z). */
+void grader_utc_date(time_t when, char *out, size_t size);
+
+/* argv as one line a POSIX shell runs (words quoted where needed), after `cd CWD && ` when cwd is
+ * not NULL; malloc'd, or NULL. */
+char *grader_shell_command(const char *cwd, const char *const *argv);
 
 /* The lecture-style summary table and the score line. */
 void grader_print_summary(FILE *out, const struct grader_exercise_result *results, int count,

@@ -1,5 +1,5 @@
-/* report.c - what the grader tells people: the per-exercise report, the lecture-style summary
- * table, and results.json in Gradescope's format. */
+/* report.c - what the grader tells people: the per-exercise report and its log's head (the run
+ * that wrote it), the lecture-style summary table, and results.json in Gradescope's format. */
 #include "grade/grade.h"
 
 #include <errno.h>
@@ -167,6 +167,39 @@ void grader_print_exercise(FILE *out, const struct grader_exercise_result *r) {
             line += len + (end != NULL);
         }
     }
+}
+
+void grader_print_log_header(FILE *out, const struct grader_run_info *run,
+                             const struct grader_exercise *ex) {
+    /* the device comes from the driver, through a child */
+    char device[512];
+    snprintf(device, sizeof device, "%s",
+             run->device && *run->device ? run->device : "the first OpenCL device");
+    grader_sanitize_text(device);
+    fprintf(out, "Log of %s: %s\n", ex->id, ex->title);
+    fprintf(out, "  date:    %s (UTC, the run's start)\n", run->date);
+    fprintf(out, "  device:  %s\n", device);
+    fprintf(out, "  grader:  %s\n", run->version);
+    if (run->seed_secret) {
+        /* a batch's seed comes from the instructor's secret and the student id, the same at every
+         * regrade: whoever knew it could compute the hidden inputs beforehand. Logs go back to
+         * students, so they get a fingerprint; the instructor holds the secret */
+        fprintf(out,
+                "  seed:    the batch's secret (fingerprint %08lx; a regrade with the same "
+                "secret shows the same)\n",
+                run->fingerprint);
+        fprintf(out, "  repeat:  the instructor's `make batch` with the same secret (FORCE=1 "
+                     "regrades)\n");
+    } else {
+        fprintf(out,
+                "  seed:    %llu (hidden: it draws the data, the memory check's size and the "
+                "seed of every run)\n",
+                (unsigned long long)run->seed);
+        if (run->repeat)
+            fprintf(out, "  repeat:  %s --ex %s --seed %llu\n", run->repeat, ex->id,
+                    (unsigned long long)run->seed);
+    }
+    fputc('\n', out);
 }
 
 void grader_print_summary(FILE *out, const struct grader_exercise_result *results, int count,

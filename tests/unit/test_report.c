@@ -1,6 +1,8 @@
 /* test_report.c - unit tests (cmocka) of grader_sanitize_text and of the places that apply it:
  * grader_add_test (test names and outputs), the summary's device name and grader_json_escape;
- * and the verdict each test carries into the report and results.json.
+ * the verdict each test carries into the report and results.json; and the head of each log (the
+ * seed shown or, a batch's secret, not; the repeating command line a shell reads back word for
+ * word; the date and the version).
  *
  * The strings are drawn from a seed chosen at run time and printed at the start and in every
  * failure; set TEST_REPORT_SEED=<seed> to repeat a run. The checks use their own UTF-8 decoder,
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "testkit.h"
@@ -404,6 +407,131 @@ static void test_json_escape_input_sanitized(void **state) {
     }
 }
 
+/* ---------------------------------------------------------------- the logs' head */
+
+static char *log_header(const struct grader_run_info *run) {
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    CHECK(f != NULL, "open_memstream failed");
+    grader_print_log_header(f, run, &grader_exercises[0]);
+    fclose(f);
+    CHECK(text != NULL, "no text");
+    return text;
+}
+
+/* text for a failure message: GCC's sanitizer builds see a NULL path after strstr(text, ...) */
+static const char *shown(const char *text) {
+    return text ? text : "(null)";
+}
+
+/* A local run's log names its seed and the command that repeats it for this exercise; a batch's
+ * secret seed never appears, only its fingerprint. The device is shown safe. */
+static void test_log_header(void **state) {
+    (void)state;
+    struct rng r = rng_for("log_header");
+    for (int round = 0; round < 50; round++) {
+        struct grader_run_info run = {.device = "GPU\x1b[2J (POCL)",
+                                      .seed = rng_next(&r) & 0x7fffffffffffffffull,
+                                      .fingerprint = (unsigned long)rng_range(&r, 0, 0xffffffffL),
+                                      .repeat = "cd /w && /w/build/grader/grader --timeout 7"};
+        grader_utc_date((time_t)rng_range(&r, 0, 4000000000L), run.date, sizeof run.date);
+        snprintf(run.version, sizeof run.version, "abc1234 (git describe of the workbook /w)");
+        char seed[32], fingerprint[16], repeat[200];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)run.seed);
+        snprintf(fingerprint, sizeof fingerprint, "%08lx", run.fingerprint);
+        snprintf(repeat, sizeof repeat, "  repeat:  %s --ex %s --seed %s\n", run.repeat,
+                 grader_exercises[0].id, seed);
+        char *text = log_header(&run);
+        CHECK(first_unsafe(text) == NULL, "the head shows \"%s\"", shown(text));
+        CHECK(strstr(text, "device:  GPU?[2J (POCL)\n") != NULL, "the device shown as:\n%s",
+              shown(text));
+        CHECK(strstr(text, run.date) != NULL && strstr(text, "(UTC") != NULL &&
+                  strstr(text, run.version) != NULL,
+              "no date or version:\n%s", shown(text));
+        CHECK(strstr(text, repeat) != NULL, "no \"%s\" in:\n%s", repeat, shown(text));
+        CHECK(strstr(text, "\n\n") != NULL && strstr(text, "\n\n\n") == NULL,
+              "not one blank line before the report:\n%s", shown(text));
+        free(text);
+
+        run.seed_secret = 1;
+        text = log_header(&run);
+        int secret_kept = strstr(text, seed) == NULL && strstr(text, "--seed") == NULL;
+        CHECK(secret_kept, "a secret seed %s written:\n%s", seed, shown(text));
+        CHECK(strstr(text, fingerprint) != NULL, "no fingerprint %s in:\n%s", fingerprint,
+              shown(text));
+        free(text);
+    }
+}
+
+/* The command line runs as the words it was given, whatever they hold: a shell gets them back
+ * byte for byte, in the folder named. */
+static void test_shell_command(void **state) {
+    (void)state;
+    struct rng r = rng_for("shell_command");
+    static const char tricky[] = " '\"\\$`!*?[]{}()<>|&;#~%=\t\n";
+    char folder[256];
+    snprintf(folder, sizeof folder, "%s/it's a $folder", g_tmp);
+    CHECK(mkdir(folder, 0755) == 0, "cannot make %s", folder);
+    for (int round = 0; round < 100; round++) {
+        const char *argv[13] = {"printf", "[%s]"}; /* 10 words at most, then NULL */
+        char words[10][40], want[10 * 42 + 1] = "";
+        int count = (int)rng_range(&r, 0, 10);
+        for (int w = 0; w < count; w++) {
+            size_t length = (size_t)rng_range(&r, 0, 30);
+            for (size_t i = 0; i < length; i++)
+                words[w][i] = rng_range(&r, 0, 1) ? tricky[rng_range(&r, 0, sizeof tricky - 2)]
+                                                  : (char)rng_range(&r, 0x21, 0x7e);
+            words[w][length] = '\0';
+            argv[2 + w] = words[w];
+            snprintf(want + strlen(want), sizeof want - strlen(want), "[%s]", words[w]);
+        }
+        argv[2 + count] = NULL;
+        if (count == 0) /* printf with a format alone prints it once, with %s empty */
+            snprintf(want, sizeof want, "[]");
+        char *line = grader_shell_command(round % 2 ? folder : NULL, argv);
+        CHECK(line != NULL, "no command line");
+        FILE *p = popen(line, "r");
+        CHECK(p != NULL, "popen failed");
+        char got[sizeof want + 64];
+        size_t n = fread(got, 1, sizeof got - 1, p);
+        got[n] = '\0';
+        CHECK(pclose(p) == 0 && strcmp(got, want) == 0,
+              "round %d: `%s` printed \"%s\", expected "
+              "\"%s\"",
+              round, line, got, want);
+        free(line);
+    }
+    /* the folder is the one named, however its name is spelt */
+    char marker[300];
+    snprintf(marker, sizeof marker, "%s/marker", folder);
+    FILE *f = fopen(marker, "w");
+    CHECK(f != NULL, "cannot write %s", marker);
+    fputs("here", f);
+    fclose(f);
+    const char *cat[] = {"cat", "marker", NULL};
+    char *line = grader_shell_command(folder, cat);
+    FILE *p = popen(line, "r");
+    char got[16] = "";
+    CHECK(p && fgets(got, sizeof got, p) && pclose(p) == 0 && strcmp(got, "here") == 0,
+          "`%s` printed \"%s\"", line, got);
+    free(line);
+}
+
+/* UTC in ISO 8601; outside a git checkout the version compiled in, saying so. */
+static void test_date_and_version(void **state) {
+    (void)state;
+    char date[32], version[PATH_MAX + 160];
+    grader_utc_date(0, date, sizeof date);
+    CHECK(strcmp(date, "1970-01-01T00:00:00Z") == 0, "the epoch as %s", date);
+    grader_utc_date(1700000000, date, sizeof date);
+    CHECK(strcmp(date, "2023-11-14T22:13:20Z") == 0, "1700000000 as %s", date);
+    grader_version(g_tmp, version, sizeof version);
+    CHECK(strncmp(version, GRADER_VERSION " (", strlen(GRADER_VERSION) + 2) == 0 &&
+              strstr(version, "compiled in") && strstr(version, g_tmp),
+          "outside git the version reads \"%s\"", version);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_specific_cases),
@@ -413,6 +541,9 @@ int main(void) {
         cmocka_unit_test(test_add_test_sanitizes_name_and_output),
         cmocka_unit_test(test_json_escape_input_sanitized),
         cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_log_header),
+        cmocka_unit_test(test_shell_command),
+        cmocka_unit_test(test_date_and_version),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
