@@ -29,7 +29,7 @@ step() { # step NAME COMMAND...: run one step, remember its failure
 }
 
 format_check() {
-    make -s format-check
+    make -s format-check SKELETONS="$SKELETONS"
 }
 
 # the unit tests (make unit: each linked with the grader's library)
@@ -124,10 +124,11 @@ host_programs() {
         out=$("$d/$name" --n $n --seed $$ --repeats 2 2>&1)
         echo "$out" | grep -q "verification: PASS" && echo "$out" | grep -q "GFLOP/s" ||
             { echo "$name --n $n did not verify:"; echo "$out"; ok=1; }
-        # the committed skeleton, built as a student builds it (ROOT: this workbook)
+        # the committed skeleton, held to -Werror as our own code is (ROOT: this workbook)
         mkdir -p "$tmp/programs" && cp -R "$SKELETONS/$name" "$tmp/programs/" &&
-            make -s -C "$tmp/programs/$name" ROOT="$root" >/dev/null 2>&1 ||
-            { echo "skeleton $name does not build"; ok=1; continue; }
+            make -s -C "$tmp/programs/$name" ROOT="$root" CFLAGS="${STRICT:--Werror}" \
+                >"$tmp/programs/$name.txt" 2>&1 ||
+            { echo "skeleton $name does not build:"; cat "$tmp/programs/$name.txt"; ok=1; continue; }
         out=$("$tmp/programs/$name/$name" --n $n 2>&1)
         status=$?
         [ $status -eq 1 ] && echo "$out" | grep -q "not implemented yet" ||
