@@ -79,7 +79,13 @@ assemble() { # assemble CLASS OUT PORT
             [ $f = kernel ] && file=$files/kernel.cl
             [ "$(value "$id" "$f")" = skeleton ] && cp "$skeletons/$ex/${file##*/}" "$file"
             expr=$(value "$id" "${f}_sed")
-            [ -n "$expr" ] && sed -i "$expr" "$file"
+            if [ -n "$expr" ]; then
+                # an expression that no longer matches the solution would plant nothing
+                cp "$file" "$file.before" && sed -i "$expr" "$file" &&
+                    ! cmp -s "$file" "$file.before" ||
+                    { echo "corpus $id: ${f}_sed changes nothing in solutions/$ex/${file##*/}"; return 1; }
+                rm -f "$file.before"
+            fi
         done
         [ -f "$dir/kernel.cl" ] && sed "s|@WORKBOOK_ROOT@|$root|g" "$dir/kernel.cl" >"$files/kernel.cl"
         if [ -f "$dir/attack.c" ]; then
@@ -122,7 +128,7 @@ assemble() { # assemble CLASS OUT PORT
 
 if [ "${1:-}" = assemble ]; then
     [ -n "${2:-}" ] || { echo "usage: sh tests/corpus.sh assemble DIR"; exit 2; }
-    assemble "$2" "${OUT:-$root/results/batch}" 9
+    assemble "$2" "${OUT:-$root/results/batch}" 9 || exit 1
     exit 0
 fi
 
@@ -148,7 +154,7 @@ s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(('127.0.0.1', $port)); s.listen(16); time.sleep(3600)" &
     listener=$!
 fi
-assemble "$class" "$out" "$port"
+assemble "$class" "$out" "$port" || exit 1
 # outside load the grader does not control: two busy loops at nice 0, not under the grader, for
 # the whole batch; every good neighbour must keep full marks beside it (CORPUS_NO_LOAD=1: none)
 if [ "${CORPUS_NO_LOAD:-0}" != 1 ]; then
