@@ -28,70 +28,6 @@
 
 #define WHO "harness" /* how its messages begin */
 
-/* Print a build log with every name of the file that was compiled given as kernel.cl: POCL names
- * a temporary copy ("/tmp/.../tempfile_3XBLHn.cl:8:29"), oclgrind "input.cl", NVIDIA "<kernel>",
- * and the harness's own is a path in its jail. What it compiles is the grader's canonical text of
- * the student's kernel.cl, line for line (canon.c), so kernel.cl:8:29 is the student's line 8. A
- * name is a word (no white space, colon, quote or bracket) that ends in ".cl" or is in angle
- * brackets, followed by ":" and a line number. */
-static void print_build_log(char *log) {
-    size_t end = strlen(log);
-    while (end > 0 && (log[end - 1] == '\n' || log[end - 1] == ' ' || log[end - 1] == '\r'))
-        log[--end] = '\0';
-    const char *stops = " \t\n\r:'\"()[]";
-    for (const char *p = log; *p;) {
-        size_t word = strcspn(p, stops);
-        const char *after = p + word;
-        int file =
-            word >= 3 && (strncmp(after - 3, ".cl", 3) == 0 || (p[0] == '<' && after[-1] == '>'));
-        if (file && after[0] == ':' && after[1] >= '0' && after[1] <= '9')
-            fputs("kernel.cl", stderr);
-        else
-            fwrite(p, 1, word, stderr);
-        p = after;
-        if (*p)
-            fputc(*p++, stderr);
-    }
-    fputc('\n', stderr);
-}
-
-/* The kernel's program built as clu_build_file would, but with the build log's file names
- * rewritten (print_build_log); NULL with *err set when it does not build. */
-static cl_program build(const struct clu_env *env, const char *path, const char *options,
-                        cl_int *err) {
-    size_t length;
-    char *source = clu_read_file(path, &length);
-    if (!source) {
-        fprintf(stderr, WHO ": cannot read the kernel source %s\n", path);
-        *err = CL_INVALID_VALUE;
-        return NULL;
-    }
-    const char *sources[] = {source};
-    cl_program program = clCreateProgramWithSource(env->context, 1, sources, &length, err);
-    free(source);
-    if (*err != CL_SUCCESS) {
-        clu_report_error(*err, "clCreateProgramWithSource", __FILE__, __LINE__);
-        return NULL;
-    }
-    *err = clBuildProgram(program, 1, &env->device, options, NULL, NULL);
-    if (*err == CL_SUCCESS)
-        return program;
-    if (*err != CL_BUILD_PROGRAM_FAILURE) /* the grader says "does not build" for that one */
-        clu_report_error(*err, "clBuildProgram", __FILE__, __LINE__);
-    size_t size = 0;
-    clGetProgramBuildInfo(program, env->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
-    char *log = calloc(size + 1, 1);
-    if (log && clGetProgramBuildInfo(program, env->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) ==
-                   CL_SUCCESS) {
-        fprintf(stderr, "---- OpenCL build log of kernel.cl (%s) ----\n", env->device_name);
-        print_build_log(log);
-        fprintf(stderr, "---- end of build log ----\n");
-    }
-    free(log);
-    clReleaseProgram(program);
-    return NULL;
-}
-
 /* Build `path` and create the exercise's kernel from it; exits with a HARNESS_ status if not. */
 static cl_kernel kernel_from(const struct grader_exercise *ex, const struct clu_env *env,
                              const char *path, int block, cl_program *program) {
@@ -99,7 +35,7 @@ static cl_kernel kernel_from(const struct grader_exercise *ex, const struct clu_
     if (block)
         snprintf(options, sizeof options, "-DBLOCK=%d", block);
     cl_int err;
-    *program = build(env, path, options, &err);
+    *program = clu_build_file(env, path, options, &err);
     if (!*program)
         exit(err == CL_BUILD_PROGRAM_FAILURE ? HARNESS_BUILD : HARNESS_OPENCL);
     cl_kernel kernel = clCreateKernel(*program, ex->kernel, &err);

@@ -1736,6 +1736,12 @@ static void build_file_syntax_error_prints_log(void **state) {
     CHECK(err == CL_BUILD_PROGRAM_FAILURE, "err %d (%s)", (int)err, clu_error_name(err));
     CHECK(strstr(said, "error") && strstr(said, ident),
           "stderr lacks the build log (want \"error\" and \"%s\"): \"%s\"", ident, said);
+    /* the log names the file as the student knows it, at the line of the error, never the
+     * compiler's temporary copy */
+    char where[PATH_MAX + 8];
+    snprintf(where, sizeof where, "%s:2:", strrchr(path, '/') + 1);
+    CHECK(strstr(said, where) && !strstr(said, "tempfile_") && !strstr(said, "input.cl"),
+          "the log does not name the file as %s: \"%s\"", where, said);
     free(said);
 }
 
