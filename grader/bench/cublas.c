@@ -161,10 +161,7 @@ static int cublas_run(void *ctx, double *seconds) {
 
 int bench_cublas(int n, const float *a, const float *b, struct clu_stats *stats, char *device,
                  size_t device_size, char *why, size_t why_size) {
-    memset(stats, 0, sizeof *stats);
-    vendor_say(device, device_size, "CUDA");
-    vendor_say(why, why_size, "%s", "");
-    if (vendor_disabled("cublas")) {
+    if (vendor_start(stats, device, device_size, "CUDA", "cublas", why, why_size)) {
         vendor_say(why, why_size, "cuBLAS disabled by BENCH_NO_VENDOR");
         return 1;
     }

@@ -35,7 +35,7 @@ void vendor_say(char *buf, size_t size, const char *fmt, ...) {
     va_end(ap);
 }
 
-int vendor_disabled(const char *name) {
+static int vendor_disabled(const char *name) {
     const char *p = getenv("BENCH_NO_VENDOR");
     if (!p)
         return 0;
@@ -52,6 +52,17 @@ int vendor_disabled(const char *name) {
             return 1;
     }
     return 0;
+}
+
+int vendor_start(struct clu_stats *stats, char *name, size_t name_size, const char *shown,
+                 const char *key, char *why, size_t why_size) {
+    memset(stats, 0, sizeof *stats);
+    vendor_say(name, name_size, "%s", shown);
+    vendor_say(why, why_size, "%s", "");
+    if (!vendor_disabled(key))
+        return 0;
+    vendor_say(why, why_size, "%s disabled by BENCH_NO_VENDOR", shown);
+    return 1;
 }
 
 void vendor_words(const char *s, int words, char *out, size_t size) {
@@ -216,13 +227,8 @@ static void openblas_describe(char *library, size_t library_size) {
 
 int bench_openblas(int n, const float *a, const float *b, struct clu_stats *stats, char *library,
                    size_t library_size, char *why, size_t why_size) {
-    memset(stats, 0, sizeof *stats);
-    vendor_say(library, library_size, "OpenBLAS");
-    vendor_say(why, why_size, "%s", "");
-    if (vendor_disabled("openblas")) {
-        vendor_say(why, why_size, "OpenBLAS disabled by BENCH_NO_VENDOR");
+    if (vendor_start(stats, library, library_size, "OpenBLAS", "openblas", why, why_size))
         return 1;
-    }
     if (!vendor_open(&openblas_lib)) {
         vendor_say(why, why_size, "libopenblas.so.0 not found: apt-get install libopenblas0");
         return 1;
@@ -315,13 +321,8 @@ static int clblast_run(void *ctx, double *seconds) {
 int bench_clblast(const struct clu_env *env, int n, const float *a, const float *b,
                   struct clu_stats *stats, char *library, size_t library_size, char *why,
                   size_t why_size) {
-    memset(stats, 0, sizeof *stats);
-    vendor_say(library, library_size, "CLBlast");
-    vendor_say(why, why_size, "%s", "");
-    if (vendor_disabled("clblast")) {
-        vendor_say(why, why_size, "CLBlast disabled by BENCH_NO_VENDOR");
+    if (vendor_start(stats, library, library_size, "CLBlast", "clblast", why, why_size))
         return 1;
-    }
     if (!vendor_open(&clblast_lib)) {
         vendor_say(why, why_size, "libclblast.so.1 not found: apt-get install libclblast1");
         return 1;

@@ -10,9 +10,11 @@
 /* printf into a caller's buffer that may be NULL or empty. */
 void vendor_say(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Non-zero when BENCH_NO_VENDOR (names separated by commas or spaces, any case) names this
- * vendor or says "all". */
-int vendor_disabled(const char *name);
+/* The start of every vendor run: stats cleared, `shown` put in the name buffer, why emptied;
+ * 1 with why said when BENCH_NO_VENDOR (names separated by commas or spaces, any case) names
+ * `key` or says "all", else 0. */
+int vendor_start(struct clu_stats *stats, char *name, size_t name_size, const char *shown,
+                 const char *key, char *why, size_t why_size);
 
 /* The first `words` space-separated words of s into out (e.g. "OpenBLAS 0.3.21" from the
  * library's configuration string). */
