@@ -116,6 +116,11 @@ void clu_random_fill(float *x, size_t n, uint64_t seed, uint64_t stream);
  * |A|*|B|, the scale that bounds the rounding error of each float dot product. */
 void clu_ref_matmul(int n, const float *a, const float *b, double *ref, double *abs_ref);
 
+/* The same for rectangular matrices: A is M x K, B is K x N, ref and abs_ref M x N, row-major
+ * (C(i,j) = C[i*N + j]). clu_ref_matmul(n, ...) is clu_ref_gemm(n, n, n, ...). */
+void clu_ref_gemm(int m, int n, int k, const float *a, const float *b, double *ref,
+                  double *abs_ref);
+
 /* Error allowed for one element of a float dot product of length n whose |A|*|B| is abs_scale:
  * the classic bound gamma_n = n*u/(1-n*u) (Higham, Accuracy and Stability, 3.1) with u = 2^-24,
  * doubled to leave room for fused multiply-adds and any summation order, plus a tiny floor. */
@@ -151,19 +156,34 @@ float *clu_load_result(const char *path, size_t *count, char *why, size_t why_si
 
 /* ---------------------------------------------------------------- options (clu_options.c) */
 
+/* A tuning value of a kernel: the `#ifndef NAME` of kernel.cl, built with -DNAME=value. */
+struct clu_define {
+    const char *name;
+    int value;
+};
+#define CLU_MAX_DEFINES     8  /* tuning values of one kernel */
+#define CLU_DEFINE_NAME_MAX 32 /* bytes of a tuning value's name, with its NUL */
+
 struct clu_options {
-    int n;              /* matrix order N (or vector length for vadd) */
+    int n;              /* matrix order N (or vector length for vadd); columns of C */
+    int m, k;           /* rows of C and A, and the inner size (--m, --k; default N) */
     uint64_t seed;      /* seed of the random inputs */
     const char *device; /* device spec, see clu_env_open; default from $DEVICE */
     int repeats;        /* timed repeats after one warm-up */
     int block;          /* BLOCK passed to the kernel as -DBLOCK (blocked exercise) */
     int list;           /* --list: print devices and exit */
     const char *output; /* --output FILE: save the result (C or c) there for the grader */
+    /* --define NAME=VALUE (or -D NAME=VALUE), in the order given: tuning values that replace
+     * the exercise's defaults (clu_mm checks the names) */
+    char define_names[CLU_MAX_DEFINES][CLU_DEFINE_NAME_MAX];
+    int define_values[CLU_MAX_DEFINES];
+    int define_count;
 };
 
-/* Parse the flags every host program shares: --n N, --seed S, --device SPEC, --repeats R,
- * --block B, --output FILE, --list, --help. Defaults: n = default_n, seed 42, device $DEVICE,
- * repeats 5, block 16. Prints usage and exits on --help or a bad flag. */
+/* Parse the flags every host program shares: --n N, --m M, --k K, --seed S, --device SPEC,
+ * --repeats R, --block B, --define NAME=VALUE (-D), --output FILE, --list, --help. Defaults:
+ * n = default_n, m = k = n, seed 42, device $DEVICE, repeats 5, block 16, no defines. Prints
+ * usage and exits on --help or a bad flag. */
 void clu_parse_options(struct clu_options *opt, int argc, char **argv, int default_n,
                        const char *summary);
 
@@ -173,9 +193,10 @@ void clu_parse_options(struct clu_options *opt, int argc, char **argv, int defau
  * launch it. The student writes these two functions; the driver does everything else. */
 struct clu_mm {
     struct clu_env env;     /* device, context, queue */
-    struct clu_options opt; /* parsed flags (opt.n is N) */
+    struct clu_options opt; /* parsed flags (opt.n is N; opt.m and opt.k M and K) */
     cl_kernel kernel;       /* the exercise's kernel, built from kernel.cl */
-    cl_mem a, b, c;         /* device buffers of N*N floats: inputs A, B and output C */
+    cl_mem a, b, c;         /* device buffers: A (M x K), B (K x N), C (M x N); N x N if square */
+    struct clu_define tuning[CLU_MAX_DEFINES + 1]; /* the values built with, {NULL, 0} ends */
 };
 
 struct clu_mm_exercise {
@@ -184,6 +205,12 @@ struct clu_mm_exercise {
     int default_n;           /* N when --n is not given */
     int max_n;               /* largest N the exercise supports (0: no limit) */
     int n_multiple_of_block; /* non-zero: N must be a multiple of --block */
+    /* Tuning values with their defaults, {NULL, 0}-ended, built as -DNAME=VALUE and changed by
+     * --define; NULL: the kernel is built with -DBLOCK=<--block>, as in 05. */
+    const struct clu_define *tuning;
+    /* Names among the tuning values that M, N and K must be multiples of (NULL-ended, or NULL). */
+    const char *const *multiple_of;
+    int rectangular; /* non-zero: A is M x K, B K x N (--m, --k); else M = K = N */
     cl_int (*set_args)(struct clu_mm *mm);
     cl_int (*launch)(struct clu_mm *mm, cl_event *done);
 };
@@ -192,6 +219,13 @@ struct clu_mm_exercise {
  * warm-up and timed launches, read back, verification against the double reference, result
  * line. Returns the process exit status: 0 verified, 1 wrong result, 2 usage, 3 OpenCL error. */
 int clu_mm_main(int argc, char **argv, const struct clu_mm_exercise *ex);
+
+/* The tuning value NAME the kernel was built with (its default, or --define's). A name the
+ * exercise does not have is a bug of the host program: it says so and exits with status 2. */
+int clu_mm_define(const struct clu_mm *mm, const char *name);
+
+/* Round x up to a multiple of step (step >= 1): a global size that covers x in whole groups. */
+size_t clu_round_up(size_t x, size_t step);
 
 /* ---------------------------------------------------------------- result lines (clu_report.c) */
 
@@ -202,6 +236,9 @@ int clu_mm_main(int argc, char **argv, const struct clu_mm_exercise *ex);
  * flops is the work of one launch. */
 void clu_print_timing(const struct clu_env *env, int n, const struct clu_stats *stats,
                       double flops);
+/* The same for C = A*B with A M x K and B K x N: "M x N x K: 17 x 33 x 65" in the first line. */
+void clu_print_timing_gemm(const struct clu_env *env, int m, int n, int k,
+                           const struct clu_stats *stats, double flops);
 /* Prints the verification line and returns 0 on PASS, 1 on FAIL. width is the row length used
  * to print the first wrong element as C(i,j) (0 for vectors). */
 int clu_print_verification(const struct clu_mismatch *m, size_t count, int width);

@@ -24,20 +24,21 @@ void clu_random_fill(float *x, size_t n, uint64_t seed, uint64_t stream) {
     }
 }
 
-void clu_ref_matmul(int n, const float *a, const float *b, double *ref, double *abs_ref) {
-    size_t nn = (size_t)n * (size_t)n;
-    for (size_t i = 0; i < nn; i++) {
+void clu_ref_gemm(int m, int n, int k, const float *a, const float *b, double *ref,
+                  double *abs_ref) {
+    size_t mn = (size_t)m * (size_t)n;
+    for (size_t i = 0; i < mn; i++) {
         ref[i] = 0.0;
         if (abs_ref)
             abs_ref[i] = 0.0;
     }
     /* i-k-j order walks B and C by rows, which keeps the reference fast enough for N = 1024 */
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < m; i++) {
         double *crow = ref + (size_t)i * n;
         double *arow = abs_ref ? abs_ref + (size_t)i * n : NULL;
-        for (int k = 0; k < n; k++) {
-            double aik = a[(size_t)i * n + k];
-            const float *brow = b + (size_t)k * n;
+        for (int kk = 0; kk < k; kk++) {
+            double aik = a[(size_t)i * k + kk];
+            const float *brow = b + (size_t)kk * n;
             for (int j = 0; j < n; j++)
                 crow[j] += aik * brow[j];
             if (arow) {
@@ -47,6 +48,10 @@ void clu_ref_matmul(int n, const float *a, const float *b, double *ref, double *
             }
         }
     }
+}
+
+void clu_ref_matmul(int n, const float *a, const float *b, double *ref, double *abs_ref) {
+    clu_ref_gemm(n, n, n, a, b, ref, abs_ref);
 }
 
 double clu_dot_tolerance(int n, double abs_scale) {
