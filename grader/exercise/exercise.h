@@ -77,6 +77,9 @@ struct grader_exercise {
     enum grader_arg args[GRADER_MAX_ARGS]; /* kernel arguments, ARG_END-terminated */
     enum grader_shape shape;               /* NDRange and local size */
     int block;                             /* BLOCK passed as -DBLOCK (tiles, and the hints) */
+    /* the advanced track (07 on): the kernel's tuning values and their defaults, each built as
+     * -DNAME=VALUE instead of -DBLOCK ({NULL, 0} ends them; none: the row uses block) */
+    struct clu_define tuning[CLU_MAX_DEFINES + 1];
     int sizes[GRADER_MAX_SIZES];           /* hidden correctness sizes, 0-terminated */
     int host_n;                            /* size of the host program's run */
     int memcheck_n; /* size of the oclgrind run (it interprets: keep small) */
@@ -116,6 +119,9 @@ int grader_size_valid(const struct grader_exercise *ex, int n);
  * from 3/4 to 3/2 of the row's memcheck_n, other than memcheck_n itself (which the table and
  * the documentation show). */
 int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed);
+
+/* The row's tuning values as "TS=32 WPT=8" ("BLOCK=16" for a row without any: its block). */
+void grader_tuning_text(const struct grader_exercise *ex, char *buf, size_t size);
 
 /* Sum of an exercise's points. */
 int grader_max_points(const struct grader_exercise *ex);

@@ -16,6 +16,8 @@
  */
 #include "exercise/exercise.h"
 
+#include <stdio.h>
+
 #define MM_ARGS ARG_N, ARG_A, ARG_B, ARG_C
 
 const struct grader_exercise grader_exercises[] = {
@@ -185,6 +187,18 @@ int grader_size_valid(const struct grader_exercise *ex, int n) {
     if (n < 1 || (ex->max_n > 0 && n > ex->max_n))
         return 0;
     return ex->multiple <= 1 || n % ex->multiple == 0;
+}
+
+void grader_tuning_text(const struct grader_exercise *ex, char *buf, size_t size) {
+    if (!ex->tuning[0].name) {
+        snprintf(buf, size, "BLOCK=%d", ex->block);
+        return;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int t = 0; ex->tuning[t].name && used < size; t++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s=%d", t ? " " : "",
+                                 ex->tuning[t].name, ex->tuning[t].value);
 }
 
 int grader_max_points(const struct grader_exercise *ex) {
