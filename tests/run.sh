@@ -166,10 +166,10 @@ bench_small() {
     grep -F "C(i,j) per work-item" "$out/bench.md" | grep -q "| 2.000 / " || { echo "01 traffic"; ok=1; }
     grep -F "using local, 16x16" "$out/bench.md" | grep -q "| 0.125 / " || { echo "05 traffic"; ok=1; }
     # the CSV: its header, and every row with as many fields, positive figures, min <= median <= max
-    [ "$(head -n 1 "$out/bench.csv")" = "kind,case,device,driver,n,options,repeats,min_s,median_s,max_s,value,unit,pct_peak,flops_per_byte,key" ] ||
+    [ "$(head -n 1 "$out/bench.csv")" = "kind,case,device,driver,n,options,repeats,min_s,median_s,max_s,value,unit,pct_peak,flops_per_byte,key,timed_n,tuning,step" ] ||
         { echo "bench.csv header"; ok=1; }
     # (quoted text fields may hold commas: drop them before splitting)
-    sed 's/"[^"]*"/text/g' "$out/bench.csv" | awk -F, 'NR > 1 && (NF != 15 || $11 <= 0 || ($1 != "peak" && $1 != "bandwidth" &&
+    sed 's/"[^"]*"/text/g' "$out/bench.csv" | awk -F, 'NR > 1 && (NF != 18 || $11 <= 0 || ($1 != "peak" && $1 != "bandwidth" &&
         ($8 > $9 || $9 > $10 || $7 < 3))) { bad++; print "bad row: " $0 }
         END { exit bad > 0 || NR < 14 }' || { echo "bench.csv rows"; ok=1; }
     for svg in bench-bars.svg bench-roofline-0.svg; do

@@ -1,10 +1,10 @@
 /* bench.c - `grader --bench` (`make bench`): the lecture's table, measured here.
  *
  * For each N and each OpenCL device (or the one $DEVICE / --device names) it times the reference
- * solutions of solutions/, the blocked kernel at BLOCK 8/16/32/64 where the device takes the
- * work-group, the vendor SGEMMs and the sequential C loop on the host (measure.c), then writes
- * the table and the CSV and draws the plots. This file holds the command line, the rows, and
- * the writing of the results.
+ * solution of every exercise of the table (grader/exercise/table.c) at its tuning values, the
+ * blocked kernel at BLOCK 8/16/32/64 where the device takes the work-group, the vendor SGEMMs and
+ * the sequential C loop on the host (measure.c), then writes the table and the CSV and draws the
+ * plots. This file holds the command line, the rows, and the writing of the results.
  */
 #define _DEFAULT_SOURCE /* realpath */
 #include "bench/csv.h"
@@ -23,42 +23,83 @@
 
 /* ---------------------------------------------------------------- the rows */
 
-static const char *const lecture_ids[] = {"01_per_element", "02_per_row", "03_private_A",
-                                          "04_local_B"};
 static const int blocked_sizes[] = {8, 16, 32, 64};
 
-static void add_rows(struct bench *b) {
+/* A new row, or NULL (said once) when the table has more than BENCH_MAX_ROWS of them. */
+static struct bench_row *new_row(struct bench *b, const char *kind) {
+    if (b->row_count == BENCH_MAX_ROWS) {
+        if (b->row_count++ == BENCH_MAX_ROWS)
+            fprintf(stderr, "bench: more than %d rows; raise BENCH_MAX_ROWS (measure.h)\n",
+                    BENCH_MAX_ROWS);
+        return NULL;
+    }
+    if (b->row_count > BENCH_MAX_ROWS)
+        return NULL;
     struct bench_row *r = &b->rows[b->row_count++];
-    r->kind = "baseline";
+    r->kind = kind;
+    return r;
+}
+
+/* One row per exercise of the table with a matrix kernel, in the table's order: a tiled kernel
+ * without tuning values (05) at each BLOCK of blocked_sizes, one with them (07 on) at its
+ * values, named with them ("... (TS=32 WPT=8)") since a figure means little without them. */
+static void add_kernel_rows(struct bench *b, const struct grader_exercise *ex) {
+    int sweep = ex->shape == SHAPE_TILES && !ex->tuning[0].name;
+    int rows = sweep ? (int)(sizeof blocked_sizes / sizeof blocked_sizes[0]) : 1;
+    for (int i = 0; i < rows; i++) {
+        struct bench_row *r = new_row(b, "kernel");
+        if (!r)
+            return;
+        r->ex = ex;
+        r->block = sweep ? blocked_sizes[i] : ex->block;
+        if (sweep)
+            snprintf(r->key, sizeof r->key, "ex:%s@b%d", ex->id, r->block);
+        else
+            snprintf(r->key, sizeof r->key, "ex:%s", ex->id);
+        r->step = !sweep || r->block == ex->block ? ex->id : NULL;
+        if (sweep) {
+            snprintf(r->name, sizeof r->name, "%s, %dx%d", ex->title, r->block, r->block);
+            snprintf(r->tuning, sizeof r->tuning, "BLOCK=%d", r->block);
+        } else if (ex->tuning[0].name) {
+            char tuning[sizeof r->tuning];
+            grader_tuning_text(ex, tuning, sizeof tuning);
+            snprintf(r->tuning, sizeof r->tuning, "%s", tuning);
+            snprintf(r->name, sizeof r->name, "%s (%s)", ex->title, tuning);
+        } else {
+            snprintf(r->name, sizeof r->name, "%s", ex->title);
+        }
+        /* built as the grader builds it: -DNAME=VALUE for each tuning value, else -DBLOCK */
+        if (ex->tuning[0].name) {
+            size_t used = 0;
+            for (int t = 0; ex->tuning[t].name && used < sizeof r->options; t++)
+                used += (size_t)snprintf(r->options + used, sizeof r->options - used, "%s-D%s=%d",
+                                         t ? " " : "", ex->tuning[t].name, ex->tuning[t].value);
+        } else {
+            snprintf(r->options, sizeof r->options, "-DBLOCK=%d", r->block);
+        }
+    }
+}
+
+static void add_rows(struct bench *b) {
+    struct bench_row *r = new_row(b, "baseline");
     snprintf(r->name, sizeof r->name, "Sequential C (not OpenCL)");
     snprintf(r->key, sizeof r->key, "baseline:sequential");
-    for (size_t i = 0; i < sizeof lecture_ids / sizeof lecture_ids[0]; i++) {
-        r = &b->rows[b->row_count++];
-        r->kind = "kernel";
-        r->ex = grader_find_exercise(lecture_ids[i]);
-        r->block = r->ex->block;
-        snprintf(r->name, sizeof r->name, "%s", r->ex->title);
-        snprintf(r->key, sizeof r->key, "ex:%s", r->ex->id);
-    }
-    for (size_t i = 0; i < sizeof blocked_sizes / sizeof blocked_sizes[0]; i++) {
-        r = &b->rows[b->row_count++];
-        r->kind = "kernel";
-        r->ex = grader_find_exercise("05_blocked_16x16");
-        r->block = blocked_sizes[i];
-        snprintf(r->name, sizeof r->name, "%s, %dx%d", r->ex->title, r->block, r->block);
-        snprintf(r->key, sizeof r->key, "ex:%s@b%d", r->ex->id, r->block);
-    }
+    for (int i = 0; i < grader_exercise_count; i++)
+        if (grader_exercises[i].kernel && !grader_exercises[i].is_vector)
+            add_kernel_rows(b, &grader_exercises[i]);
     static const struct {
         const char *key, *name;
     } vendors[] = {{"vendor:openblas", "OpenBLAS sgemm (CPU)"},
                    {"vendor:clblast", "CLBlast SGEMM"},
                    {"vendor:cublas", "cuBLAS SGEMM (FP32, no TF32)"}};
     for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++) {
-        r = &b->rows[b->row_count++];
-        r->kind = "vendor";
+        if (!(r = new_row(b, "vendor")))
+            break;
         snprintf(r->name, sizeof r->name, "%s", vendors[i].name);
         snprintf(r->key, sizeof r->key, "%s", vendors[i].key);
     }
+    if (b->row_count > BENCH_MAX_ROWS)
+        b->row_count = BENCH_MAX_ROWS;
 }
 
 /* ---------------------------------------------------------------- writing the results */
@@ -121,6 +162,9 @@ static int write_csv(const struct bench *b, const char *path) {
                     one.pct_peak = 100.0 * one.value / dev->peak.gflops;
                 if (r->traffic_done && grader_intensity(&r->traffic) > 0)
                     one.flops_per_byte = grader_intensity(&r->traffic);
+                one.timed_n = fig->timed_n ? fig->timed_n : n;
+                one.tuning = r->tuning;
+                one.step = r->step;
                 bench_csv_write_row(f, &one);
             }
         }
@@ -140,9 +184,15 @@ static void write_table(const struct bench *b, FILE *f) {
             "Measured %s on %s (%s %s). Median of repeats (warm-up excluded, at least %d "
             "runs and %.0f ms of timed work; see bench.csv for min, max and repeats). In "
             "brackets: percent of the device's FP32 peak as our own OpenCL kernel measures it; a "
-            "library outside OpenCL (OpenBLAS) can go beyond what OpenCL reaches on a CPU.\n\n",
+            "library outside OpenCL (OpenBLAS) can go beyond what OpenCL reaches on a CPU.",
             date, host.nodename, host.sysname, host.machine, BENCH_MIN_REPEATS,
             BENCH_MIN_TIMED * 1e3);
+    if (b->budget > 0)
+        fprintf(f,
+                " A row whose timing at N would take over %.0f s is timed at the largest N "
+                "that fits (marked †).",
+                b->budget);
+    fprintf(f, "\n\n");
     for (int d = 0; d < b->device_count; d++)
         fprintf(f, "- Device %d: %s, %s\n", d + 1, b->devices[d].name, b->devices[d].driver);
     for (int si = 0; si < b->size_count; si++) {
@@ -160,11 +210,13 @@ static void write_table(const struct bench *b, FILE *f) {
             for (int d = 0; d < b->device_count; d++) {
                 const struct bench_figure *fig = &r->at[si][d];
                 double peak = b->devices[d].peak.gflops;
+                /* a figure timed at a smaller N is marked, and said under the table */
+                const char *mark = fig->timed_n && fig->timed_n != n ? " †" : "";
                 if (fig->done && peak > 0)
-                    fprintf(f, " %.2f (%.1f%%) |", gflops_of(n, fig),
-                            100.0 * gflops_of(n, fig) / peak);
+                    fprintf(f, " %.2f (%.1f%%)%s |", gflops_of(n, fig),
+                            100.0 * gflops_of(n, fig) / peak, mark);
                 else if (fig->done)
-                    fprintf(f, " %.2f |", gflops_of(n, fig));
+                    fprintf(f, " %.2f%s |", gflops_of(n, fig), mark);
                 else
                     fprintf(f, " n/a |");
             }
@@ -187,6 +239,23 @@ static void write_table(const struct bench *b, FILE *f) {
             else
                 fprintf(f, " n/a |");
         fprintf(f, " | |\n");
+        /* which figures were timed at a smaller N, and what the whole timing would have taken */
+        int scaled = 0;
+        for (int ri = 0; ri < b->row_count; ri++)
+            for (int d = 0; d < b->device_count; d++) {
+                const struct bench_figure *fig = &b->rows[ri].at[si][d];
+                if (!fig->done || !fig->timed_n || fig->timed_n == n)
+                    continue;
+                if (!scaled++)
+                    fprintf(f, "\n† timed at a smaller N and scaled: GFLOP/s as measured there, "
+                               "times (in bench.csv) multiplied by (N / that N)^3:\n");
+                char duration[48];
+                bench_duration_text(duration, sizeof duration, fig->full_s);
+                fprintf(f,
+                        "- %s on device %d: timed at N=%d, scaled (at N = %d the timing would "
+                        "have taken about %s)\n",
+                        b->rows[ri].name, d + 1, fig->timed_n, n, duration);
+            }
         /* why the empty cells are empty, once per distinct reason */
         int notes = 0;
         for (int ri = 0; ri < b->row_count; ri++)
@@ -208,15 +277,17 @@ static void write_table(const struct bench *b, FILE *f) {
 /* ---------------------------------------------------------------- command line */
 
 static void usage(FILE *out) {
-    fprintf(
-        out,
-        "usage: grader --bench [--n N] [--sweep] [--device SPEC] [--out DIR] [--root DIR]\n"
-        "                      [--no-vendor] [--no-traffic] [--no-plots] [--replot CSV]\n"
-        "Times the sequential loop, every reference solution, the blocked kernel at "
-        "BLOCK 8/16/32/64\nand the vendor SGEMMs on every OpenCL device (or --device), "
-        "and writes DIR/bench.md,\nDIR/bench.csv and SVG plots (default DIR: results/). --replot "
-        "CSV only plots a bench.csv\n(made elsewhere, say on a machine without "
-        "gnuplot) into DIR.\n");
+    fprintf(out,
+            "usage: grader --bench [--n N] [--sweep] [--device SPEC] [--out DIR] [--root DIR]\n"
+            "                      [--budget SECONDS] [--no-vendor] [--no-traffic] [--no-plots]\n"
+            "                      [--replot CSV]\n"
+            "Times the sequential loop, every reference solution, the blocked kernel at "
+            "BLOCK 8/16/32/64\nand the vendor SGEMMs on every OpenCL device (or --device), "
+            "and writes DIR/bench.md,\nDIR/bench.csv and SVG plots (default DIR: results/). A row "
+            "whose timing at N would\ntake over --budget seconds (default %.0f; 0: no limit) is "
+            "timed at a smaller N and\nscaled, and says so. --replot CSV only plots a bench.csv "
+            "(made elsewhere, say on a\nmachine without gnuplot) into DIR.\n",
+            BENCH_BUDGET);
 }
 
 int bench_main(int argc, char **argv, const char *self) {
@@ -224,21 +295,18 @@ int bench_main(int argc, char **argv, const char *self) {
     memset(&b, 0, sizeof b);
     b.self = self;
     b.vendor = b.traffic = b.plots = 1;
+    b.budget = BENCH_BUDGET;
     const char *device = getenv("DEVICE"), *root = NULL, *out = NULL;
     const char *replot = NULL; /* a bench.csv to plot again, measuring nothing */
     long n = 1024;
     int sweep = 0;
-    static const struct option options[] = {{"n", required_argument, NULL, 'n'},
-                                            {"sweep", no_argument, NULL, 's'},
-                                            {"device", required_argument, NULL, 'd'},
-                                            {"out", required_argument, NULL, 'o'},
-                                            {"root", required_argument, NULL, 'r'},
-                                            {"replot", required_argument, NULL, 'p'},
-                                            {"no-vendor", no_argument, NULL, 'V'},
-                                            {"no-traffic", no_argument, NULL, 'T'},
-                                            {"no-plots", no_argument, NULL, 'P'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
+    static const struct option options[] = {
+        {"n", required_argument, NULL, 'n'},      {"sweep", no_argument, NULL, 's'},
+        {"device", required_argument, NULL, 'd'}, {"out", required_argument, NULL, 'o'},
+        {"root", required_argument, NULL, 'r'},   {"replot", required_argument, NULL, 'p'},
+        {"budget", required_argument, NULL, 'b'}, {"no-vendor", no_argument, NULL, 'V'},
+        {"no-traffic", no_argument, NULL, 'T'},   {"no-plots", no_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     /* argv[0] is "--bench"; getopt_long starts after it. optind 0 reinitialises getopt in glibc
      * should it have run before in this process (the unit tests); our own messages, not its. */
     optind = 0;
@@ -257,6 +325,15 @@ int bench_main(int argc, char **argv, const char *self) {
             break;
         case 's':
             sweep = 1;
+            break;
+        case 'b':
+            errno = 0;
+            b.budget = strtod(optarg, &end);
+            if (errno != 0 || end == optarg || *end != '\0' || !(b.budget >= 0) || b.budget > 1e6) {
+                fprintf(stderr, "bench: --budget %s: seconds from 0 (no limit) to 1000000\n",
+                        optarg);
+                return 2;
+            }
             break;
         case 'd':
             device = optarg;
@@ -342,8 +419,16 @@ int bench_main(int argc, char **argv, const char *self) {
     printf(" on %d device%s\n", b.device_count, b.device_count > 1 ? "s" : "");
     if (b.traffic)
         bench_count_traffic(&b);
+    int steps = bench_steps(&b, NULL);
+    int *step_n = malloc(((size_t)steps + 1) * sizeof *step_n);
+    if (step_n) {
+        bench_steps(&b, step_n);
+        bench_progress_start(&b, step_n, steps);
+        free(step_n);
+    }
     for (int s = 0; s < b.size_count; s++)
         bench_measure_size(&b, s);
+    bench_progress_end(&b);
 
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/bench.csv", b.out);

@@ -1,7 +1,9 @@
 /* bench.h - `grader --bench` (`make bench`): the lecture's GFLOP/s table measured on this
  * machine, for every OpenCL device: the sequential C baseline, each reference solution, the
  * blocked kernel at several block sizes, vendor SGEMMs, each device's measured peak and
- * bandwidth, and the memory traffic of each kernel counted by oclgrind.
+ * bandwidth, and the memory traffic of each kernel counted by oclgrind. A row too slow to time at
+ * N within a budget is timed at a smaller N and scaled (measure.h); a progress line on stderr
+ * says which row runs and about how long the rest will take.
  *
  * Outputs (in the results folder): bench.md (the table), bench.csv (one row per case x device x N)
  * and SVG plots made with gnuplot.
@@ -83,14 +85,16 @@ int bench_measure_peak(const struct clu_env *env, const char *source_path, struc
 /* From results/bench.csv (its columns in csv.h) make, with gnuplot, in out_dir:
  * bench-bars.svg (GFLOP/s of each case, one bar group per device, at the largest N measured, log
  * scale, like the lecture's slide), bench-sizes.svg (GFLOP/s against N per case and device, when
- * more than one N was measured; otherwise not written), and bench-roofline-<k>.svg for each device
+ * more than one N was measured; otherwise not written), bench-steps.svg (GFLOP/s of each step of
+ * the workbook, 01 on, one line per device, CLBlast and the vendor BLAS as horizontal lines; not
+ * written when no step was measured), and bench-roofline-<k>.svg for each device
  * k (0, 1, ...) that has peak and bandwidth rows: the roofline min(peak, bandwidth * intensity)
  * with each kernel that has a flops_per_byte value placed at (intensity, GFLOP/s). Returns the
  * number of plots written, or -1 with a one-line reason in why (gnuplot missing, bad CSV). */
 int bench_plot(const char *csv_path, const char *out_dir, char *why, size_t why_size);
 
-/* `grader --bench [--n N] [--sweep] [--device SPEC] [--out DIR] [--root DIR] [--no-vendor]
- * [--no-traffic] [--no-plots]`. Returns the exit status. */
+/* `grader --bench [--n N] [--sweep] [--device SPEC] [--out DIR] [--root DIR] [--budget SECONDS]
+ * [--no-vendor] [--no-traffic] [--no-plots] [--replot CSV]`. Returns the exit status. */
 int bench_main(int argc, char **argv, const char *self);
 
 #endif

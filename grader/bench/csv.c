@@ -63,6 +63,13 @@ void bench_csv_write_row(FILE *f, const struct bench_csv_row *r) {
     csv_number(f, "%.4f", r->flops_per_byte);
     fputc(',', f);
     csv_text(f, r->key);
+    fputc(',', f);
+    if (r->timed_n > 0)
+        fprintf(f, "%d", r->timed_n);
+    fputc(',', f);
+    csv_text(f, r->tuning);
+    fputc(',', f);
+    csv_text(f, r->step);
     fputc('\n', f);
 }
 

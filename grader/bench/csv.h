@@ -7,14 +7,22 @@
  *   device, driver  the OpenCL device (platform) and its driver and platform versions
  *   n               the matrix order (0 for peak and bandwidth)
  *   options         what the figure was measured with (build options, the library's version)
- *   repeats, min_s, median_s, max_s    the timed runs (empty for peak and bandwidth)
+ *   repeats, min_s, median_s, max_s    the timed runs (empty for peak and bandwidth), in seconds
+ *                   at n: scaled by (n / timed_n)^3 when the row was timed at a smaller N
  *   value, unit     GFLOP/s, or GB/s for bandwidth
  *   pct_peak        percent of the device's measured FP32 peak (may be empty)
  *   flops_per_byte  the kernel's arithmetic intensity counted under oclgrind (may be empty)
  *   key             the case for programs, stable where the case's words may change:
  *                   baseline:sequential, ex:<exercise id>[@b<BLOCK>], vendor:<library>, peak,
- *                   bandwidth. Last, so that every column before it keeps its number from
- *                   earlier versions of this file (readers by position keep working).
+ *                   bandwidth.
+ *   timed_n         the N actually timed: n, or a smaller N for a row whose timing at n would
+ *                   have taken too long (its GFLOP/s is the one measured there; measure.h)
+ *   tuning          a kernel's tuning values as built, "TS=32 WPT=8" (from 07 on), "BLOCK=8"
+ *                   (a tiled kernel without them), else empty
+ *   step            the exercise's id ("05_blocked_16x16") on the row that is the exercise at
+ *                   its table's values (the GFLOP/s per step plot's points), else empty
+ * New columns go last, so that every column keeps its number from earlier versions of this file
+ * (readers by position keep working); readers by name take a file without the newer ones.
  * A text field that holds a comma, a quote or a line break is quoted as RFC 4180 says ("a, b" and
  * "" for a quote; a line break written as a space).
  */
@@ -25,7 +33,7 @@
 
 #define BENCH_CSV_HEADER                                                                           \
     "kind,case,device,driver,n,options,repeats,min_s,median_s,max_s,value,unit,pct_peak,"          \
-    "flops_per_byte,key"
+    "flops_per_byte,key,timed_n,tuning,step"
 
 /* ---------------------------------------------------------------- writing */
 
@@ -40,6 +48,8 @@ struct bench_csv_row {
     const char *unit;                /* GFLOP/s or GB/s */
     double pct_peak, flops_per_byte; /* %.2f and %.4f */
     const char *key;                 /* see above */
+    int timed_n;                     /* 0: empty */
+    const char *tuning, *step;       /* NULL: empty */
 };
 
 /* The header line, then each row; ferror(f) tells whether a write failed. */
