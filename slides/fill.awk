@@ -275,6 +275,7 @@ function bench(args,    a, na, i, kv, rows, cols, want, pct, nr, r, nc, c, spec,
 function caption(file) {
     if (file ~ /^bench-bars/) return "GFLOP/s by case and device"
     if (file ~ /^bench-sizes/) return "GFLOP/s against N"
+    if (file ~ /^bench-steps/) return "GFLOP/s per step, the vendor SGEMMs across"
     if (file ~ /^bench-roofline-[0-9]+/) {
         s = file; sub(/^bench-roofline-/, "", s); sub(/[^0-9].*/, "", s)
         return "Roofline, device " (s + 1)

@@ -172,7 +172,7 @@ bench_small() {
     sed 's/"[^"]*"/text/g' "$out/bench.csv" | awk -F, 'NR > 1 && (NF != 18 || $11 <= 0 || ($1 != "peak" && $1 != "bandwidth" &&
         ($8 > $9 || $9 > $10 || $7 < 3))) { bad++; print "bad row: " $0 }
         END { exit bad > 0 || NR < 14 }' || { echo "bench.csv rows"; ok=1; }
-    for svg in bench-bars.svg bench-roofline-0.svg; do
+    for svg in bench-bars.svg bench-steps.svg bench-roofline-0.svg; do
         [ -s "$out/$svg" ] && grep -q "<svg" "$out/$svg" && tail -c 200 "$out/$svg" | grep -q "</svg>" ||
             { echo "plot $svg missing or cut"; ok=1; }
     done

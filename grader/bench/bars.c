@@ -60,7 +60,8 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
     fprintf(f,
             "# bench-bars.dat - GFLOP/s (median) of each case at N = %d, from bench.csv.\n"
             "# One block per device (gnuplot's index 0, 1, ...), one line per bar:\n"
-            "# x  GFLOP/s  x_left  x_right  y_bottom  case\n"
+            "# x  GFLOP/s  x_left  x_right  y_bottom  case  N timed (N, or the smaller N it was\n"
+            "# timed at: its label says so)\n"
             "# Cases (x = case):",
             n);
     for (int c = 0; c < cases; c++)
@@ -83,8 +84,9 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
                     here++;
                 }
             double x = group[c] + (slot - (here - 1) / 2.0) * width;
-            fprintf(f, "%g %.6g %g %g %.6g %d\n", x, value[c * devices + k], x - width / 2,
-                    x + width / 2, bottom, group[c]);
+            const struct plot_row *r = plot_row_at(d, c, k, n);
+            fprintf(f, "%g %.6g %g %g %.6g %d %d\n", x, value[c * devices + k], x - width / 2,
+                    x + width / 2, bottom, group[c], r && r->timed_n ? r->timed_n : n);
         }
     }
     if ((status = plot_close(f, out_dir, "bench-bars.dat", why, why_size)) != 0)
@@ -157,9 +159,10 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
                 block ? ", \\\n     " : "", block, colour);
         plot_gp_string(f, d->devices.names[k]);
         fprintf(f,
-                ", \\\n     'bench-bars.dat' index %d using 1:2:(figure($2)) with labels "
-                "rotate by 90 left offset 0,0.3 font ',9' notitle",
-                block);
+                ", \\\n     'bench-bars.dat' index %d using 1:2:(figure($2) . ($7 != %d ? "
+                "sprintf(', timed at N=%%d', $7) : '')) with labels rotate by 90 left offset "
+                "0,0.3 font ',9' notitle",
+                block, n);
         block++;
     }
     fprintf(f, "\n");
@@ -214,7 +217,8 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
         goto done;
     }
     fprintf(f, "# bench-sizes.dat - GFLOP/s (median) against N, from bench.csv.\n"
-               "# One block per case and device (gnuplot's index 0, 1, ...): N  GFLOP/s\n");
+               "# One block per case and device (gnuplot's index 0, 1, ...): N  GFLOP/s  N timed\n"
+               "# (N, or the smaller N it was timed at: its label says so)\n");
     int block = 0;
     size_t longest = 0; /* of the names in the key */
     double low = INFINITY, high = 0;
@@ -240,9 +244,10 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
                     d->devices.names[k]);
             block++;
             for (int s = 0; s < size_count; s++) {
-                double v = plot_gflops_at(d, c, k, sizes[s]);
-                if (v > 0)
-                    fprintf(f, "%d %.6g\n", sizes[s], v);
+                const struct plot_row *r = plot_row_at(d, c, k, sizes[s]);
+                if (r)
+                    fprintf(f, "%d %.6g %d\n", sizes[s], r->value,
+                            r->timed_n ? r->timed_n : sizes[s]);
             }
         }
     if ((status = plot_close(f, out_dir, "bench-sizes.dat", why, why_size)) != 0)
@@ -294,6 +299,11 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
                     "dt %d pt %d ps 0.8 notitle",
                     block ? ", \\\n     " : "", block, case_colours[c % COUNT_OF(case_colours)],
                     k % 5 + 1, device_points[k % COUNT_OF(device_points)]);
+            fprintf(
+                f,
+                ", \\\n     'bench-sizes.dat' index %d using 1:($3 != $1 ? $2 : 1/0):(sprintf("
+                "'timed at N=%%d', $3)) with labels offset 0,-0.8 font ',8' tc rgb '%s' notitle",
+                block, case_colours[c % COUNT_OF(case_colours)]);
             block++;
         }
     for (int k = 0; k < devices; k++) {

@@ -1,8 +1,9 @@
 /* plot.c - the benchmark's figures, drawn by gnuplot from bench.csv: the GFLOP/s of every case as
  * bars grouped by case with one colour per device (like the lecture's slide), GFLOP/s against N
- * when several N were measured, and a roofline for each device whose peak and bandwidth were
- * measured. Each figure's data (.dat) and script (.gp) stay next to its SVG, so anyone can edit a
- * script and plot again with `gnuplot bench-bars.gp` in that folder. */
+ * when several N were measured, GFLOP/s step by step with the vendor SGEMMs for scale, and a
+ * roofline for each device whose peak and bandwidth were measured. Each figure's data (.dat) and
+ * script (.gp) stay next to its SVG, so anyone can edit a script and plot again with `gnuplot
+ * bench-bars.gp` in that folder. */
 #define _DEFAULT_SOURCE /* strdup */
 #include "bench/csv.h"
 #include "bench/plot.h"
@@ -89,8 +90,12 @@ static int parse_row(struct plot_data *d, const struct bench_csv *t, int i, cons
     const char *device = bench_csv_cell(t, i, bench_csv_column(t, "device"));
     const char *name = bench_csv_cell(t, i, bench_csv_column(t, "case"));
     const char *key = bench_csv_cell(t, i, bench_csv_column(t, "key"));
+    /* columns newer than some bench.csv files: "" where the file has none */
+    const char *timed_text = bench_csv_cell(t, i, bench_csv_column(t, "timed_n"));
+    int step_column = bench_csv_column(t, "step");
+    const char *step = bench_csv_cell(t, i, step_column);
     int line_no = t->lines[i];
-    struct plot_row r = {.case_index = -1};
+    struct plot_row r = {.case_index = -1, .step_index = -1};
     int kind = -1;
     for (int k = 0; k < COUNT_OF(kind_names); k++)
         if (strcmp(kind_text, kind_names[k]) == 0)
@@ -106,6 +111,12 @@ static int parse_row(struct plot_data *d, const struct bench_csv *t, int i, cons
         return csv_fail(why, why_size, "%s line %d: n '%.40s' is not a matrix order", path, line_no,
                         n_text);
     r.n = isnan(n) ? 0 : (int)n;
+    double timed;
+    if (!parse_number(timed_text, &timed) ||
+        (!isnan(timed) && (timed < 0 || timed > INT_MAX || timed != floor(timed))))
+        return csv_fail(why, why_size, "%s line %d: timed_n '%.40s' is not a matrix order", path,
+                        line_no, timed_text);
+    r.timed_n = !isnan(timed) && (int)timed != r.n ? (int)timed : 0;
     if (plot_is_case(r.kind) && r.n <= 0)
         return csv_fail(why, why_size, "%s line %d: a %s row without its N", path, line_no,
                         kind_names[kind]);
@@ -125,6 +136,16 @@ static int parse_row(struct plot_data *d, const struct bench_csv *t, int i, cons
     if (plot_is_case(r.kind))
         r.case_index = names_index(&d->cases, key, *name ? name : key);
     if (r.device_index < 0 || (plot_is_case(r.kind) && r.case_index < 0))
+        return csv_fail(why, why_size, "out of memory reading %s", path);
+    /* a file from before the step column: its steps were 01-04 by key and 05 at BLOCK 16 */
+    char old_step[64] = "";
+    if (step_column < 0 && r.kind == KIND_KERNEL && strncmp(key, "ex:", 3) == 0) {
+        size_t id = strcspn(key + 3, "@");
+        if ((!key[3 + id] || strcmp(key + 3 + id, "@b16") == 0) && id < sizeof old_step)
+            snprintf(old_step, sizeof old_step, "%.*s", (int)id, key + 3);
+        step = old_step;
+    }
+    if (r.kind == KIND_KERNEL && *step && (r.step_index = names_index(&d->steps, step, step)) < 0)
         return csv_fail(why, why_size, "out of memory reading %s", path);
     struct plot_row *more = realloc(d->rows, (size_t)(d->row_count + 1) * sizeof *more);
     if (!more)
@@ -201,7 +222,16 @@ static int order_cases(struct plot_data *d) {
     return 0;
 }
 
-static int read_csv(const char *path, struct plot_data *d, char *why, size_t why_size) {
+void plot_free(struct plot_data *d) {
+    free(d->rows);
+    names_free(&d->cases);
+    names_free(&d->devices);
+    names_free(&d->steps);
+    memset(d, 0, sizeof *d);
+}
+
+int plot_read(const char *path, struct plot_data *d, char *why, size_t why_size) {
+    memset(d, 0, sizeof *d);
     struct bench_csv t;
     if (bench_csv_read(path, PLOT_COLUMNS, &t, why, why_size) != 0)
         return -1;
@@ -211,6 +241,8 @@ static int read_csv(const char *path, struct plot_data *d, char *why, size_t why
     if (status == 0 && order_cases(d) != 0)
         status = csv_fail(why, why_size, "out of memory reading %s", path);
     bench_csv_free(&t);
+    if (status != 0)
+        plot_free(d);
     return status;
 }
 
@@ -351,6 +383,7 @@ static void remove_stale(const char *out_dir) {
         const char *name = e->d_name, *dot = strrchr(name, '.');
         int ours = strncmp(name, "bench-roofline-", 15) == 0 ||
                    strncmp(name, "bench-sizes.", 12) == 0 ||
+                   strncmp(name, "bench-steps.", 12) == 0 ||
                    strncmp(name, "bench-bars.", 11) == 0 || strcmp(name, PLOT_LOG) == 0;
         if (ours && dot &&
             (strcmp(dot, ".svg") == 0 || strcmp(dot, ".gp") == 0 || strcmp(dot, ".dat") == 0 ||
@@ -363,15 +396,20 @@ static void remove_stale(const char *out_dir) {
     closedir(dir);
 }
 
-double plot_gflops_at(const struct plot_data *d, int c, int k, int n) {
-    double v = NAN;
+const struct plot_row *plot_row_at(const struct plot_data *d, int c, int k, int n) {
+    const struct plot_row *found = NULL;
     for (int i = 0; i < d->row_count; i++) {
         const struct plot_row *r = &d->rows[i];
         if (plot_is_case(r->kind) && r->case_index == c && r->device_index == k && r->n == n &&
             r->value > 0)
-            v = r->value;
+            found = r;
     }
-    return v;
+    return found;
+}
+
+double plot_gflops_at(const struct plot_data *d, int c, int k, int n) {
+    const struct plot_row *r = plot_row_at(d, c, k, n);
+    return r ? r->value : NAN;
 }
 
 /* ---------------------------------------------------------------- all of them */
@@ -389,6 +427,10 @@ static int plot_all(const struct plot_data *d, const char *out_dir, const char *
     if (sizes < 0 || (sizes > 0 && run_gnuplot(gnuplot, out_dir, "bench-sizes", why, why_size) < 0))
         return -1;
     written += sizes;
+    int steps = plot_steps(d, out_dir, why, why_size);
+    if (steps < 0 || (steps > 0 && run_gnuplot(gnuplot, out_dir, "bench-steps", why, why_size) < 0))
+        return -1;
+    written += steps;
     for (int k = 0; k < d->devices.count; k++) {
         int roof = plot_roofline(d, k, out_dir, why, why_size);
         char base[64];
@@ -407,8 +449,8 @@ static int plot_all(const struct plot_data *d, const char *out_dir, const char *
 int bench_plot(const char *csv_path, const char *out_dir, char *why, size_t why_size) {
     if (why_size > 0)
         why[0] = '\0';
-    struct plot_data d = {0};
-    int written = read_csv(csv_path, &d, why, why_size);
+    struct plot_data d;
+    int written = plot_read(csv_path, &d, why, why_size);
     if (written == 0) {
         char gnuplot[PATH_MAX];
         if (grader_find_program("gnuplot", gnuplot, sizeof gnuplot) != 0)
@@ -421,8 +463,6 @@ int bench_plot(const char *csv_path, const char *out_dir, char *why, size_t why_
             written = plot_all(&d, out_dir, gnuplot, why, why_size);
         }
     }
-    free(d.rows);
-    names_free(&d.cases);
-    names_free(&d.devices);
+    plot_free(&d);
     return written;
 }

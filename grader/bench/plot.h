@@ -1,6 +1,7 @@
 /* plot.h - what the plots of `grader --bench` share: bench.csv read into plot_data, gnuplot's
- * quoting, the output files, and the figures (bars.c: bench-bars and bench-sizes; roofline.c:
- * bench-roofline-<k>). Private to bench/; bench.h's bench_plot is the way in.
+ * quoting, the output files, and the figures (bars.c: bench-bars and bench-sizes; steps.c:
+ * bench-steps; roofline.c: bench-roofline-<k>). Private to bench/; bench.h's bench_plot is the way
+ * in.
  */
 #ifndef BENCH_PLOT_H
 #define BENCH_PLOT_H
@@ -30,6 +31,8 @@ struct plot_row {
     int n;            /* matrix order; 0 for peak and bandwidth rows */
     double value;     /* GFLOP/s, or GB/s for bandwidth; NAN when empty */
     double intensity; /* flops per byte of global traffic; NAN when empty */
+    int timed_n;      /* the N timed when smaller than n (the figure scaled), else 0 */
+    int step_index;   /* into plot_data.steps when the row is a step at its table's values */
 };
 
 /* Distinct keys in order of first appearance, each with its label. */
@@ -44,14 +47,22 @@ struct plot_data {
     int row_count;
     struct plot_names cases;   /* baseline, kernel and vendor cases: the lecture's table order */
     struct plot_names devices; /* device k is numbered k in bench-roofline-<k>.svg */
+    struct plot_names steps;   /* the exercises' ids of the step rows, as first seen */
     int max_n;                 /* largest N with a GFLOP/s figure (0: none) */
 };
+
+/* bench.csv read into d (zeroed first): 0, or -1 with why (d then freed). */
+int plot_read(const char *csv_path, struct plot_data *d, char *why, size_t why_size);
+void plot_free(struct plot_data *d);
 
 /* Whether rows of this kind are cases of the table (baseline, kernel, vendor). */
 int plot_is_case(enum plot_kind kind);
 
 /* GFLOP/s of case c on device k at size n (the last such row), or NAN. */
 double plot_gflops_at(const struct plot_data *d, int c, int k, int n);
+
+/* The row behind plot_gflops_at(d, c, k, n), or NULL. */
+const struct plot_row *plot_row_at(const struct plot_data *d, int c, int k, int n);
 
 /* ---------------------------------------------------------------- writing for gnuplot (plot.c) */
 
@@ -86,6 +97,11 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
 /* bars.c: bench-sizes.dat and .gp (GFLOP/s against N): 1 when written, 0 when fewer than two N
  * were measured (nothing written), -1 on failure. */
 int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t why_size);
+
+/* steps.c: bench-steps.dat and .gp (GFLOP/s of each step of the workbook, 01 on, at the largest
+ * N, one line per device, the vendor SGEMMs as horizontal lines): 1 when written, 0 when no step
+ * has a figure (nothing written), -1 on failure. */
+int plot_steps(const struct plot_data *d, const char *out_dir, char *why, size_t why_size);
 
 /* roofline.c: bench-roofline-<k>.dat and .gp of device k: 1 when written, 0 when the device has
  * no peak or no bandwidth row, -1 on failure. */

@@ -37,17 +37,33 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
         free(taken);
         return csv_fail(why, why_size, "out of memory");
     }
-    int count = 0;
+    /* each point's label: its case, and the N it was timed at when that was smaller */
+    char **labels = calloc((size_t)d->cases.count + 1, sizeof *labels);
+    if (!labels) {
+        free(points);
+        free(taken);
+        return csv_fail(why, why_size, "out of memory");
+    }
+    int count = 0, status = 0;
     for (int c = 0; c < d->cases.count; c++) {
         double v = NAN, x = NAN;
+        int timed_n = 0;
         for (int i = 0; i < d->row_count; i++) {
             const struct plot_row *r = &d->rows[i];
             if (r->device_index == k && plot_is_case(r->kind) && r->case_index == c && r->n == n &&
                 r->value > 0 && r->intensity > 0) {
                 v = r->value;
                 x = r->intensity;
+                timed_n = r->timed_n;
             }
         }
+        size_t size = strlen(d->cases.names[c]) + 40;
+        if (!(labels[c] = malloc(size))) {
+            status = csv_fail(why, why_size, "out of memory");
+            goto done;
+        }
+        snprintf(labels[c], size, timed_n ? "%s (timed at N=%d)" : "%s", d->cases.names[c],
+                 timed_n);
         if (v > 0)
             points[count++] = (struct roof_point){.case_index = c, .x = x, .y = v};
     }
@@ -112,12 +128,11 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
     double ridge_px = frame_px(&fr, ridge);
     taken[taken_count++] = (struct box){
         ridge_px + 3, 0, ridge_px + 5 + note_w * (double)strlen(ridge_text), note_h, 0};
-    labels_place(&fr, peak, bandwidth, points, count, d->cases.names, taken, taken_count);
+    labels_place(&fr, peak, bandwidth, points, count, labels, taken, taken_count);
 
     char base[64], name[80];
     snprintf(base, sizeof base, "bench-roofline-%d", k);
     snprintf(name, sizeof name, "%s.dat", base);
-    int status = 0;
     FILE *f = plot_open(out_dir, name, why, why_size);
     if (!f) {
         status = -1;
@@ -129,7 +144,7 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
     fprintf(f, "# flops_per_byte  GFLOP/s  case\n");
     for (int i = 0; i < count; i++)
         fprintf(f, "%.6g %.6g %d  # %s\n", points[i].x, points[i].y, points[i].case_index,
-                d->cases.names[points[i].case_index]);
+                labels[points[i].case_index]);
     if (count == 0) /* gnuplot stops on a data file without points */
         fprintf(f, "NaN NaN -1\n");
     if ((status = plot_close(f, out_dir, name, why, why_size)) != 0)
@@ -183,7 +198,7 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
                                               : (p->text.x0 + p->text.x1) / 2;
         double ay = (p->text.y0 + p->text.y1) / 2;
         fprintf(f, "set label %d ", 10 + i);
-        plot_gp_string(f, d->cases.names[p->case_index]);
+        plot_gp_string(f, labels[p->case_index]);
         fprintf(f, " at %.6g, %.6g %s font ',%g'\n", frame_x(&fr, ax), frame_y(&fr, ay),
                 p->align == ALIGN_LEFT    ? "left"
                 : p->align == ALIGN_RIGHT ? "right"
@@ -205,6 +220,9 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
     if (status == 0)
         status = 1;
 done:
+    for (int c = 0; c < d->cases.count; c++)
+        free(labels[c]);
+    free(labels);
     free(points);
     free(taken);
     return status;
