@@ -390,6 +390,15 @@ int bench_find_devices(struct bench *b, const char *spec) {
 
 /* ---------------------------------------------------------------- measuring everything */
 
+/* Whether the host's rows are timed: their figure is shown in a CPU device's column only, so
+ * with none (DEVICE=nvidia) the sequential loop would cost its minutes for nothing. */
+static int host_timed(const struct bench *b) {
+    for (int d = 0; d < b->device_count; d++)
+        if (b->devices[d].is_cpu)
+            return 1;
+    return 0;
+}
+
 int bench_steps(const struct bench *b, int *step_n) {
     int count = 0;
     for (int si = 0; si < b->size_count; si++) {
@@ -401,7 +410,7 @@ int bench_steps(const struct bench *b, int *step_n) {
             count += d >= 0 && si == 0;
             for (int ri = 0; ri < b->row_count; ri++) {
                 int host = strcmp(b->rows[ri].kind, "baseline") == 0;
-                if (host != (d < 0))
+                if (host != (d < 0) || (host && !host_timed(b)))
                     continue;
                 if (step_n)
                     step_n[count] = b->sizes[si];
@@ -432,7 +441,10 @@ void bench_measure_size(struct bench *b, int si) {
     char what[300];
     for (int ri = 0; ri < b->row_count; ri++) {
         struct bench_row *r = &b->rows[ri];
-        if (strcmp(r->kind, "baseline") == 0) {
+        if (strcmp(r->kind, "baseline") == 0 && !host_timed(b)) {
+            for (int d = 0; d < b->device_count; d++)
+                snprintf(r->at[si][d].note, sizeof r->at[si][d].note, "host code");
+        } else if (strcmp(r->kind, "baseline") == 0) {
             /* host code: one measurement, shown in every CPU device's column */
             struct bench_figure f = {0};
             struct sized_row row = {sequential_at, NULL, 1, BENCH_STEP};
