@@ -157,53 +157,63 @@ static int parse_row(struct plot_data *d, const struct bench_csv *t, int i, cons
     return 0;
 }
 
-/* Cases in the lecture's order even where a device lacks some (a kernel that failed there, a
- * vendor library of one kind of device): a case first seen after case p in the rows of one device
- * and N goes right after p, not at the end; one that opens those rows goes before the next case
- * already placed. Renumbers the cases in that order. */
+/* Cases in the lecture's order even where each device lacks different ones (a kernel that failed
+ * there, a vendor library of one kind of device): every device and N lists its cases in that
+ * order, so a case goes after every case that some device and N lists before it, and otherwise
+ * as early as it was first seen. (Placing a new case right after the one before it in its first
+ * device's rows put cuBLAS before the 64x64 block where the GPU could not run that block and
+ * had no CLBlast.) A file whose rows disagree (edited by hand) gets the first-seen order where
+ * they do. Renumbers the cases in that order. */
 static int order_cases(struct plot_data *d) {
-    int count = d->cases.count, placed = 0, prev = -1, device = -1, n = -1;
+    int count = d->cases.count;
+    size_t cc = (size_t)count * (size_t)count;
+    char *before = calloc(cc + 1, 1); /* before[a * count + b]: a listed before b somewhere */
     int *order = malloc((size_t)(count + 1) * sizeof *order);
     int *rank = malloc((size_t)(count + 1) * sizeof *rank);
+    char *placed = calloc((size_t)count + 1, 1);
     char **names = malloc((size_t)(count + 1) * sizeof *names);
     char **keys = malloc((size_t)(count + 1) * sizeof *keys);
-    if (!order || !rank || !names || !keys) {
+    if (!before || !order || !rank || !placed || !names || !keys) {
+        free(before);
         free(order);
         free(rank);
+        free(placed);
         free(names);
         free(keys);
         return -1;
     }
-    for (int c = 0; c < count; c++)
-        rank[c] = -1;
     for (int i = 0; i < d->row_count; i++) {
         const struct plot_row *r = &d->rows[i];
         if (!plot_is_case(r->kind))
             continue;
-        if (r->device_index != device || r->n != n) {
-            prev = -1;
-            device = r->device_index;
-            n = r->n;
+        for (int j = i + 1; j < d->row_count; j++) {
+            const struct plot_row *q = &d->rows[j];
+            if (plot_is_case(q->kind) && q->device_index == r->device_index && q->n == r->n &&
+                q->case_index != r->case_index)
+                before[(size_t)r->case_index * (size_t)count + (size_t)q->case_index] = 1;
         }
-        if (rank[r->case_index] < 0) {
-            /* after the case before it, else before the next case already placed, else last */
-            int at = placed, next = -1;
-            for (int j = i + 1; prev < 0 && next < 0 && j < d->row_count; j++) {
-                const struct plot_row *q = &d->rows[j];
-                if (plot_is_case(q->kind) && (q->device_index != device || q->n != n))
-                    break;
-                if (plot_is_case(q->kind) && rank[q->case_index] >= 0)
-                    next = q->case_index;
-            }
-            for (int j = 0; j < placed; j++)
-                if (order[j] == (prev >= 0 ? prev : next))
-                    at = prev >= 0 ? j + 1 : j;
-            memmove(order + at + 1, order + at, (size_t)(placed - at) * sizeof *order);
-            order[at] = r->case_index;
-            rank[r->case_index] = at; /* any value >= 0: placed */
-            placed++;
+    }
+    /* the cases are numbered in order of first appearance: take the first one whose every
+     * predecessor is placed, or, where none is (rows that disagree), the first one left */
+    for (int at = 0; at < count; at++) {
+        int pick = -1, first_left = -1;
+        for (int c = 0; c < count && pick < 0; c++) {
+            if (placed[c])
+                continue;
+            if (first_left < 0)
+                first_left = c;
+            int free_of = 1;
+            for (int p = 0; p < count && free_of; p++)
+                free_of = placed[p] || p == c || !before[(size_t)p * (size_t)count + (size_t)c];
+            if (free_of)
+                pick = c;
         }
-        prev = r->case_index;
+        if (pick < 0)
+            pick = first_left;
+        if (pick < 0)
+            break; /* cannot happen: one is left for each place */
+        placed[pick] = 1;
+        order[at] = pick;
     }
     for (int i = 0; i < count; i++) {
         rank[order[i]] = i;
@@ -217,8 +227,10 @@ static int order_cases(struct plot_data *d) {
     free(d->cases.keys);
     d->cases.names = names;
     d->cases.keys = keys;
+    free(before);
     free(order);
     free(rank);
+    free(placed);
     return 0;
 }
 

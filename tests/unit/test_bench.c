@@ -573,6 +573,65 @@ static void test_steps_of_an_older_csv(void **state) {
     plot_free(&d);
 }
 
+/* The cases of random bench.csv files, each device and N listing a different random part of
+ * one order: read back in that order wherever the file tells it, that is wherever a chain of
+ * lists puts one case before another (cases no list relates may go either way). */
+static void test_case_order_merges_the_devices(void **state) {
+    (void)state;
+    struct rng r = rng_for("case_order");
+    for (int i = 0; i < 200; i++) {
+        int cases = (int)rng_range(&r, 2, 25), devices = (int)rng_range(&r, 1, 4);
+        int sizes = (int)rng_range(&r, 1, 3), seen[25] = {0};
+        char after[25][25] = {{0}}; /* after[a][b]: some list has a before b, or a chain does */
+        char csv[PATH_MAX], why[300] = "", key[32], device[32];
+        snprintf(csv, sizeof csv, "%s/order-%d.csv", g_tmp, i);
+        FILE *f = fopen(csv, "w");
+        bench_csv_write_header(f);
+        for (int si = 0; si < sizes; si++)
+            for (int k = 0; k < devices; k++) {
+                snprintf(device, sizeof device, "device %d", k);
+                long keep = rng_range(&r, 1, 9); /* out of 10: how full this list is */
+                int listed[25], count = 0;
+                for (int c = 0; c < cases; c++) {
+                    if (rng_range(&r, 0, 9) >= keep)
+                        continue;
+                    snprintf(key, sizeof key, "ex:%02d_case", c);
+                    write_row(f, c == 0 ? "baseline" : "kernel", key + 3, device, 64 << si, 1.5,
+                              key, 64 << si, "");
+                    seen[c] = 1;
+                    for (int j = 0; j < count; j++)
+                        after[listed[j]][c] = 1;
+                    listed[count++] = c;
+                }
+            }
+        fclose(f);
+        for (int m = 0; m < cases; m++) /* chains: the transitive closure */
+            for (int a = 0; a < cases; a++)
+                for (int b = 0; b < cases; b++)
+                    after[a][b] |= after[a][m] && after[m][b];
+        struct plot_data d;
+        CHECK(plot_read(csv, &d, why, sizeof why) == 0, "%s: %s", csv, why);
+        int place[25], found = 0;
+        for (int c = 0; c < cases; c++) {
+            place[c] = -1;
+            snprintf(key, sizeof key, "ex:%02d_case", c);
+            for (int at = 0; at < d.cases.count; at++)
+                if (strcmp(d.cases.keys[at], key) == 0)
+                    place[c] = at;
+            CHECK((place[c] >= 0) == seen[c], "%s: case %d %s", csv, c,
+                  seen[c] ? "lost" : "made up");
+            found += place[c] >= 0;
+        }
+        CHECK(found == d.cases.count, "%d cases read, %d expected", d.cases.count, found);
+        for (int a = 0; a < cases; a++)
+            for (int b = 0; b < cases; b++)
+                CHECK(!after[a][b] || place[a] < place[b],
+                      "%s: case %d goes before case %d, but they were read at places %d and %d",
+                      csv, a, b, place[a], place[b]);
+        plot_free(&d);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_repeat_cost_bounds_bench_repeat),
@@ -582,6 +641,7 @@ int main(void) {
         cmocka_unit_test(test_duration_and_progress_text),
         cmocka_unit_test(test_steps_plot_data),
         cmocka_unit_test(test_steps_of_an_older_csv),
+        cmocka_unit_test(test_case_order_merges_the_devices),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
