@@ -118,7 +118,7 @@ void bench_duration_text(char *buf, size_t size, double seconds);
 
 /* The progress line of step `step` (1-based) of `total`, starting now, with the seconds left
  * (this step included; < 0: not known yet): "row 3 of 14, 11 after it, about 4 min 10 s left:
- * <what>". */
+ * <what>" ("less than 1 s left" without the "about"). */
 void bench_progress_text(char *buf, size_t size, int step, int total, double eta, const char *what);
 
 /* The progress line on stderr: bench_progress_start before the first step with every step's N in

@@ -82,7 +82,8 @@ void bench_progress_text(char *buf, size_t size, int step, int total, double eta
     }
     char duration[48];
     bench_duration_text(duration, sizeof duration, eta);
-    snprintf(buf, size, "row %d of %d, %s, about %s left: %s", step, total, left, duration, what);
+    snprintf(buf, size, "row %d of %d, %s, %s%s left: %s", step, total, left,
+             eta < 0.5 ? "" : "about ", duration, what);
 }
 
 /* ---------------------------------------------------------------- the line */
