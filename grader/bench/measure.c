@@ -133,9 +133,14 @@ static void time_kernel(struct bench *b, struct clu_env *env, struct bench_row *
             return;
         }
     }
-    char path[PATH_MAX], options[64] = "";
+    if (r->ex->tuning[0].name && !grader_size_valid(r->ex, n)) {
+        snprintf(f->note, sizeof f->note, "N not a multiple of the tiles");
+        return;
+    }
+    struct grader_variant variant = grader_variant_of(r->ex, r->block, 0);
+    char path[PATH_MAX], options[400] = "";
     snprintf(path, sizeof path, "%s/solutions/%s/kernel.cl", b->root, r->ex->id);
-    snprintf(options, sizeof options, "-DBLOCK=%d", r->block);
+    grader_build_options(&variant, options, sizeof options);
     cl_int err;
     cl_program program = clu_build_file(env, path, options, &err);
     if (!program) {
@@ -145,7 +150,7 @@ static void time_kernel(struct bench *b, struct clu_env *env, struct bench_row *
     struct kernel_ctx k = {.env = env};
     size_t bytes = (size_t)n * (size_t)n * sizeof(float);
     cl_mem abc[3] = {NULL, NULL, NULL};
-    if (grader_plan_launch(r->ex, env, n, r->block, &k.launch) != 0) {
+    if (grader_plan_launch(r->ex, env, grader_square(n), &variant, &k.launch) != 0) {
         snprintf(f->note, sizeof f->note, "the device cannot take the work-group");
         clReleaseProgram(program);
         return;
@@ -157,7 +162,7 @@ static void time_kernel(struct bench *b, struct clu_env *env, struct bench_row *
                                 i < 2 ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_READ_WRITE,
                                 bytes, i < 2 ? (void *)hosts[i] : NULL, &err);
     if (err == CL_SUCCESS)
-        err = grader_set_args(r->ex, k.launch.kernel, n, r->block, abc);
+        err = grader_set_args(r->ex, k.launch.kernel, grader_square(n), &variant, abc);
     if (err != CL_SUCCESS) {
         snprintf(f->note, sizeof f->note, "OpenCL error %s", clu_error_name(err));
     } else if (bench_repeat(run_kernel, &k, 2, &f->s) == 0) {
@@ -350,7 +355,8 @@ void bench_count_traffic(struct bench *b) {
         printf("  counting memory traffic of %s under oclgrind (N = %d) ...\n", r->name, n);
         fflush(stdout);
         r->traffic_done =
-            grader_traffic(b->self, r->ex, path, r->block, n, work, t, NULL, NULL, NULL) == 0;
+            grader_traffic(b->self, r->ex, path, r->block, r->ex->tuning[0].name != NULL,
+                           grader_square(n), work, t, NULL, NULL, NULL) == 0;
         if (!r->traffic_done) {
             printf("    not counted: %s\n", t->why);
             continue;

@@ -92,7 +92,7 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
             return -1;
         }
         if ((!strcmp(key, "host_n") || !strcmp(key, "memcheck_n") || !strcmp(key, "perf_n")) &&
-            !grader_size_valid(ex, (int)v)) {
+            !grader_size_valid_at(ex, !strcmp(key, "memcheck_n"), (int)v)) {
             snprintf(why, why_size,
                      "%s.%s = %ld is not a valid size of %s (multiple of %d, at "
                      "most %d)",

@@ -760,7 +760,8 @@ static void check_table_sane(const struct grader_plan *plan, const char *text) {
         CHECK(count >= 1 && count < GRADER_MAX_SIZES, "%s: %d sizes after:\n%s", ex->id, count,
               text);
         if (ex->kernel)
-            CHECK(grader_size_valid(ex, ex->host_n) && grader_size_valid(ex, ex->memcheck_n) &&
+            CHECK(grader_size_valid(ex, ex->host_n) &&
+                      grader_size_valid_at(ex, 1, ex->memcheck_n) &&
                       grader_size_valid(ex, ex->perf_n),
                   "%s: sizes %d %d %d invalid after:\n%s", ex->id, ex->host_n, ex->memcheck_n,
                   ex->perf_n, text);
