@@ -68,15 +68,10 @@ static void add_kernel_rows(struct bench *b, const struct grader_exercise *ex) {
         } else {
             snprintf(r->name, sizeof r->name, "%s", ex->title);
         }
-        /* built as the grader builds it: -DNAME=VALUE for each tuning value, else -DBLOCK */
-        if (ex->tuning[0].name) {
-            size_t used = 0;
-            for (int t = 0; ex->tuning[t].name && used < sizeof r->options; t++)
-                used += (size_t)snprintf(r->options + used, sizeof r->options - used, "%s-D%s=%d",
-                                         t ? " " : "", ex->tuning[t].name, ex->tuning[t].value);
-        } else {
-            snprintf(r->options, sizeof r->options, "-DBLOCK=%d", r->block);
-        }
+        /* built and launched as the grader does: -DNAME=VALUE for each tuning value (the
+         * defaults), else -DBLOCK */
+        r->variant = grader_variant_of(ex, r->block, 0);
+        grader_build_options(&r->variant, r->options, sizeof r->options);
     }
 }
 

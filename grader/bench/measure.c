@@ -240,7 +240,7 @@ static int kernel_at(void *ctx, const struct mats *m, int whole, double *probe_s
     int n = m->n, status = -1;
     size_t bytes = (size_t)n * (size_t)n * sizeof(float);
     cl_mem abc[3] = {NULL, NULL, NULL};
-    if (grader_plan_launch(r->ex, kr->env, n, r->block, &k.launch) != 0) {
+    if (grader_plan_launch(r->ex, kr->env, grader_square(n), &r->variant, &k.launch) != 0) {
         snprintf(note, note_size, "the device cannot take the work-group");
         return -1;
     }
@@ -252,7 +252,7 @@ static int kernel_at(void *ctx, const struct mats *m, int whole, double *probe_s
                                 i < 2 ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_READ_WRITE,
                                 bytes, i < 2 ? (void *)hosts[i] : NULL, &err);
     if (err == CL_SUCCESS)
-        err = grader_set_args(r->ex, k.launch.kernel, n, r->block, abc);
+        err = grader_set_args(r->ex, k.launch.kernel, grader_square(n), &r->variant, abc);
     if (err != CL_SUCCESS) {
         snprintf(note, note_size, "OpenCL error %s", clu_error_name(err));
     } else if (!whole) {
@@ -292,12 +292,16 @@ static int gcd(int a, int b) {
     return a;
 }
 
-/* The multiple every N of the row must be: BLOCK for a tile (the block sweep of 05 includes
- * blocks that are not the table's), else the table's. */
+/* The multiple every N of the row must be: BLOCK for a tile without tuning values (the block
+ * sweep of 05 includes blocks that are not the table's), else the smallest size the table takes
+ * (its multiple and the tuning values the row names in multiple_of); 0 when none up to 4096. */
 static int row_multiple(const struct bench_row *r) {
     if (r->ex->shape == SHAPE_TILES && !r->ex->tuning[0].name)
         return r->block;
-    return r->ex->multiple > 1 ? r->ex->multiple : 1;
+    for (int m = 1; m <= 4096 && (r->ex->max_n <= 0 || m <= r->ex->max_n); m++)
+        if (grader_size_valid(r->ex, m))
+            return m;
+    return 0;
 }
 
 static void time_kernel(struct bench *b, struct clu_env *env, struct bench_row *r,
@@ -310,7 +314,7 @@ static void time_kernel(struct bench *b, struct clu_env *env, struct bench_row *
         snprintf(f->note, sizeof f->note, "N above the exercise's limit of %d", r->ex->max_n);
         return;
     }
-    if (n % multiple != 0) {
+    if (multiple <= 0 || n % multiple != 0) {
         snprintf(f->note, sizeof f->note, "N not a multiple of %d", multiple);
         return;
     }
@@ -570,7 +574,8 @@ void bench_count_traffic(struct bench *b) {
         printf("  counting memory traffic of %s under oclgrind (N = %d) ...\n", r->name, n);
         fflush(stdout);
         r->traffic_done =
-            grader_traffic(b->self, r->ex, path, r->block, n, work, t, NULL, NULL, NULL) == 0;
+            grader_traffic(b->self, r->ex, path, r->block, r->ex->tuning[0].name != NULL,
+                           grader_square(n), work, t, NULL, NULL, NULL) == 0;
         if (!r->traffic_done) {
             printf("    not counted: %s\n", t->why);
             continue;

@@ -28,7 +28,8 @@ struct bench_row {
     const struct grader_exercise *ex; /* kernel rows: the exercise */
     int block;                        /* kernel rows: BLOCK */
     char tuning[80];                  /* kernel rows: "TS=32 WPT=8", "BLOCK=8" (tiles), or "" */
-    char options[160];                /* kernel rows: the build options, "-DTS=32 -DWPT=8" */
+    struct grader_variant variant;    /* kernel rows: what it is built and launched with */
+    char options[400];                /* kernel rows: the build options, "-DTS=32 -DWPT=8" */
     const char *step; /* the exercise's id when the row is it at its table's values, else NULL */
     struct grader_traffic traffic; /* kernel rows, counted once */
     int traffic_done;              /* 1: traffic counted */

@@ -7,9 +7,11 @@
  * It decides nothing: the parent grader checks what it saved and holds the clock. A student's
  * kernel and the reference are never in one harness: each has a process of its own.
  *
- *   grader --harness --ex ID --kernel FILE --n N --seed S --out DIR [--device SPEC]
- *                    [--exact] [--block B] [--serve]
+ *   grader --harness --ex ID --kernel FILE --n N [--m M --k K] --seed S --out DIR
+ *                    [--device SPEC] [--exact] [--block B] [--check-tuning] [--serve]
+ * --m, --k: a rectangular row's other sizes (C is M x N, A M x K; default N).
  * --block B: BLOCK for the kernel build and the launch instead of the table's (benchmarks).
+ * --check-tuning: the row's smaller tuning values of the runs under oclgrind.
  * --exact: no guard zone, C has exactly its size (for oclgrind, which checks the true bounds).
  * Flags are exercise/protocol.h's FLAG_; a number is decimal digits. A fault in the command line
  * stops it with HARNESS_USAGE and one line on stderr, before anything is built.
@@ -30,10 +32,10 @@
 
 /* Build `path` and create the exercise's kernel from it; exits with a HARNESS_ status if not. */
 static cl_kernel kernel_from(const struct grader_exercise *ex, const struct clu_env *env,
-                             const char *path, int block, cl_program *program) {
-    char options[64] = "";
-    if (block)
-        snprintf(options, sizeof options, "-DBLOCK=%d", block);
+                             const char *path, const struct grader_variant *v,
+                             cl_program *program) {
+    char options[400];
+    grader_build_options(v, options, sizeof options);
     cl_int err;
     *program = clu_build_file(env, path, options, &err);
     if (!*program)
@@ -77,7 +79,7 @@ static int save_buffer(const struct clu_env *env, cl_mem m, float *host, size_t 
  * a reply from being taken for another. The reference kernel runs in a process of its own.
  * The words are exercise/protocol.h's SERVE_ names. */
 static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc, float *a,
-                 float *b, float *c, size_t in_count, size_t c_total, const char *dir) {
+                 float *b, float *c, const size_t *in_count, size_t c_total, const char *dir) {
     FILE *reply = fdopen(3, "w");
     if (!reply) {
         fprintf(stderr, WHO ": " FLAG_SERVE " needs the grader's reply channel on fd 3\n");
@@ -97,12 +99,12 @@ static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc
         int round = -1;
         unsigned long long seed = 0, nonce = 0;
         if (sscanf(line, SERVE_INPUTS " %d %llu %llu", &round, &seed, &nonce) == 3) {
-            clu_random_fill(a, in_count, seed, 0);
-            clu_random_fill(b, in_count, seed, 1);
-            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[0], CL_TRUE, 0, in_count * sizeof(float),
-                                           a, 0, NULL, NULL));
-            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[1], CL_TRUE, 0, in_count * sizeof(float),
-                                           b, 0, NULL, NULL));
+            clu_random_fill(a, in_count[0], seed, 0);
+            clu_random_fill(b, in_count[1], seed, 1);
+            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[0], CL_TRUE, 0,
+                                           in_count[0] * sizeof(float), a, 0, NULL, NULL));
+            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[1], CL_TRUE, 0,
+                                           in_count[1] * sizeof(float), b, 0, NULL, NULL));
             CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[2], CL_TRUE, 0, c_total * sizeof(float),
                                            fresh_c, 0, NULL, NULL));
             fprintf(reply, SERVE_INPUTS " %d %llu\n", round, nonce);
@@ -132,8 +134,9 @@ static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc
 struct harness_flags {
     const char *id, *kernel, *out; /* --ex, --kernel, --out */
     const char *device;            /* --device; NULL: clu_env_open's default */
-    int n;                         /* --n */
+    int n, m, k;                   /* --n, --m, --k (0: N) */
     int block;                     /* --block; 0: the table row's BLOCK */
+    int check;                     /* --check-tuning */
     uint64_t seed;                 /* --seed */
     size_t guard;                  /* floats of guard zone after C; 0 with --exact */
     int serving;                   /* --serve */
@@ -141,10 +144,13 @@ struct harness_flags {
 
 /* The command line: 0, or HARNESS_USAGE after one line on stderr. */
 static int read_flags(int argc, char **argv, struct harness_flags *f) {
-    enum { EX = 1, KERNEL, N, SEED, OUT, DEVICE, BLOCK, EXACT, SERVE };
+    enum { EX = 1, KERNEL, N, M, K, SEED, OUT, DEVICE, BLOCK, CHECK, EXACT, SERVE };
     const struct option options[] = {{FLAG_NAME(FLAG_EX), required_argument, NULL, EX},
                                      {FLAG_NAME(FLAG_KERNEL), required_argument, NULL, KERNEL},
                                      {FLAG_NAME(FLAG_N), required_argument, NULL, N},
+                                     {FLAG_NAME(FLAG_M), required_argument, NULL, M},
+                                     {FLAG_NAME(FLAG_K), required_argument, NULL, K},
+                                     {FLAG_NAME(FLAG_CHECK), no_argument, NULL, CHECK},
                                      {FLAG_NAME(FLAG_SEED), required_argument, NULL, SEED},
                                      {FLAG_NAME(FLAG_OUT), required_argument, NULL, OUT},
                                      {FLAG_NAME(FLAG_DEVICE), required_argument, NULL, DEVICE},
@@ -173,6 +179,15 @@ static int read_flags(int argc, char **argv, struct harness_flags *f) {
             if (child_number(WHO, FLAG_N, optarg, 1, INT_MAX, &v) != 0)
                 return HARNESS_USAGE;
             f->n = (int)v;
+            break;
+        case M:
+        case K:
+            if (child_number(WHO, got == M ? FLAG_M : FLAG_K, optarg, 1, INT_MAX, &v) != 0)
+                return HARNESS_USAGE;
+            *(got == M ? &f->m : &f->k) = (int)v;
+            break;
+        case CHECK:
+            f->check = 1;
             break;
         case BLOCK:
             if (child_number(WHO, FLAG_BLOCK, optarg, 0, INT_MAX, &v) != 0)
@@ -213,34 +228,35 @@ int grader_harness_main(int argc, char **argv) {
     if (usage != HARNESS_OK)
         return usage;
     const struct grader_exercise *ex = grader_find_exercise(f.id);
-    int n = f.n, block = f.block > 0 ? f.block : ex->block;
+    struct grader_size size = {f.m ? f.m : f.n, f.n, f.k ? f.k : f.n};
+    struct grader_variant variant = grader_variant_of(ex, f.block, f.check);
     size_t guard = f.guard;
     struct clu_env env;
     if (clu_env_open(&env, f.device) != 0)
         return HARNESS_BAD_DEVICE;
     struct grader_launch student;
-    if (grader_plan_launch(ex, &env, n, block, &student) != 0)
+    if (grader_plan_launch(ex, &env, size, &variant, &student) != 0)
         return HARNESS_BAD_DEVICE;
     cl_program program;
-    student.kernel = kernel_from(ex, &env, f.kernel, block, &program);
+    student.kernel = kernel_from(ex, &env, f.kernel, &variant, &program);
 
-    size_t in_count = ex->is_vector ? (size_t)n : (size_t)n * (size_t)n;
-    size_t out_count = grader_output_count(ex, n);
-    float *a = malloc(in_count * sizeof *a), *b = malloc(in_count * sizeof *b);
+    size_t in_count[2] = {grader_a_count(ex, size), grader_b_count(ex, size)};
+    size_t out_count = grader_output_count(ex, size);
+    float *a = malloc(in_count[0] * sizeof *a), *b = malloc(in_count[1] * sizeof *b);
     float *c = malloc((out_count + guard) * sizeof *c);
     if (!a || !b || !c) {
-        fprintf(stderr, WHO ": out of host memory at N = %d\n", n);
+        fprintf(stderr, WHO ": out of host memory at N = %d\n", f.n);
         return HARNESS_OPENCL;
     }
-    clu_random_fill(a, in_count, f.seed, 0);
-    clu_random_fill(b, in_count, f.seed, 1);
+    clu_random_fill(a, in_count[0], f.seed, 0);
+    clu_random_fill(b, in_count[1], f.seed, 1);
     for (size_t i = 0; i < out_count; i++)
         c[i] = NAN;
     for (size_t i = out_count; i < out_count + guard; i++)
         c[i] = HARNESS_GUARD_VALUE;
-    cl_mem abc[3] = {buffer(&env, in_count, a), buffer(&env, in_count, b),
+    cl_mem abc[3] = {buffer(&env, in_count[0], a), buffer(&env, in_count[1], b),
                      buffer(&env, out_count + guard, c)};
-    if (grader_set_args(ex, student.kernel, n, block, abc) != CL_SUCCESS)
+    if (grader_set_args(ex, student.kernel, size, &variant, abc) != CL_SUCCESS)
         return HARNESS_BAD_ARGS; /* the message, with the signature, is on stderr */
 
     int status = HARNESS_OK;
@@ -252,8 +268,8 @@ int grader_harness_main(int argc, char **argv) {
         CLU_CHECK(clWaitForEvents(1, &done));
         clReleaseEvent(done);
         if (save_buffer(&env, abc[2], c, out_count + guard, f.out, RESULT_C) != 0 ||
-            save_buffer(&env, abc[0], a, in_count, f.out, RESULT_A) != 0 ||
-            save_buffer(&env, abc[1], b, in_count, f.out, RESULT_B) != 0)
+            save_buffer(&env, abc[0], a, in_count[0], f.out, RESULT_A) != 0 ||
+            save_buffer(&env, abc[1], b, in_count[1], f.out, RESULT_B) != 0)
             status = HARNESS_USAGE;
     }
     for (int i = 0; i < 3; i++)

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int grader_reference(const struct grader_exercise *ex, int n, uint64_t seed, double **expected,
-                     double **tol) {
-    size_t in_count = ex->is_vector ? (size_t)n : (size_t)n * (size_t)n;
-    size_t out_count = grader_output_count(ex, n);
-    float *a = malloc(in_count * sizeof *a), *b = malloc(in_count * sizeof *b);
+int grader_reference(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,
+                     double **expected, double **tol) {
+    size_t a_count = grader_a_count(ex, s), b_count = grader_b_count(ex, s);
+    size_t out_count = grader_output_count(ex, s);
+    float *a = malloc(a_count * sizeof *a), *b = malloc(b_count * sizeof *b);
     *expected = malloc(out_count * sizeof **expected);
     *tol = malloc(out_count * sizeof **tol);
     if (!a || !b || !*expected || !*tol) {
@@ -24,8 +24,8 @@ int grader_reference(const struct grader_exercise *ex, int n, uint64_t seed, dou
         *expected = *tol = NULL;
         return -1;
     }
-    clu_random_fill(a, in_count, seed, 0);
-    clu_random_fill(b, in_count, seed, 1);
+    clu_random_fill(a, a_count, seed, 0);
+    clu_random_fill(b, b_count, seed, 1);
     if (ex->is_vector) {
         for (size_t i = 0; i < out_count; i++) {
             (*expected)[i] = (double)a[i] + (double)b[i];
@@ -33,9 +33,9 @@ int grader_reference(const struct grader_exercise *ex, int n, uint64_t seed, dou
             (*tol)[i] = FLT_EPSILON * (fabs((double)a[i]) + fabs((double)b[i])) + 1e-30;
         }
     } else {
-        clu_ref_matmul(n, a, b, *expected, *tol);
+        clu_ref_gemm(s.m, s.n, s.k, a, b, *expected, *tol);
         for (size_t i = 0; i < out_count; i++)
-            (*tol)[i] = clu_dot_tolerance(n, (*tol)[i]);
+            (*tol)[i] = clu_dot_tolerance(s.k, (*tol)[i]);
     }
     free(a);
     free(b);
@@ -49,41 +49,42 @@ size_t grader_guard_damage(const float *guard, size_t count) {
     return damaged;
 }
 
-size_t grader_freivalds(int n, const float *a, const float *b, const float *c, uint64_t seed) {
-    size_t un = (size_t)n, bad = 0;
-    double *x = malloc(un * sizeof *x), *bx = malloc(un * sizeof *bx),
-           *row_abs_b = malloc(un * sizeof *row_abs_b);
+size_t grader_freivalds(struct grader_size s, const float *a, const float *b, const float *c,
+                        uint64_t seed) {
+    size_t m = (size_t)s.m, n = (size_t)s.n, kk = (size_t)s.k, bad = 0;
+    double *x = malloc(n * sizeof *x), *bx = malloc(kk * sizeof *bx),
+           *row_abs_b = malloc(kk * sizeof *row_abs_b);
     if (!x || !bx || !row_abs_b) {
         free(x), free(bx), free(row_abs_b);
-        return un; /* no memory: counted as unchecked, so wrong */
+        return m; /* no memory: counted as unchecked, so wrong */
     }
     uint64_t state = seed ^ 0xf2e1d0c3b4a59687ull;
-    for (size_t j = 0; j < un; j++) { /* x of +-1 from a splitmix64 stream */
+    for (size_t j = 0; j < n; j++) { /* x of +-1 from a splitmix64 stream */
         state += 0x9e3779b97f4a7c15ull;
         uint64_t z = state;
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
         x[j] = ((z ^ (z >> 31)) & 1) ? 1.0 : -1.0;
     }
-    for (size_t k = 0; k < un; k++) {
+    for (size_t k = 0; k < kk; k++) {
         double sum = 0.0, abs_sum = 0.0;
-        for (size_t j = 0; j < un; j++) {
-            sum += (double)b[k * un + j] * x[j];
-            abs_sum += fabs((double)b[k * un + j]);
+        for (size_t j = 0; j < n; j++) {
+            sum += (double)b[k * n + j] * x[j];
+            abs_sum += fabs((double)b[k * n + j]);
         }
         bx[k] = sum;
         row_abs_b[k] = abs_sum;
     }
-    for (size_t i = 0; i < un; i++) {
+    for (size_t i = 0; i < m; i++) {
         double want = 0.0, scale = 0.0, got = 0.0;
-        for (size_t k = 0; k < un; k++) {
-            want += (double)a[i * un + k] * bx[k];
-            scale += fabs((double)a[i * un + k]) * row_abs_b[k];
+        for (size_t k = 0; k < kk; k++) {
+            want += (double)a[i * kk + k] * bx[k];
+            scale += fabs((double)a[i * kk + k]) * row_abs_b[k];
         }
-        for (size_t j = 0; j < un; j++)
-            got += (double)c[i * un + j] * x[j];
+        for (size_t j = 0; j < n; j++)
+            got += (double)c[i * n + j] * x[j];
         /* the row's error is at most the sum of its elements' tolerances */
-        double bound = 2.0 * (clu_dot_tolerance(n, scale) + un * clu_dot_tolerance(n, 0.0));
+        double bound = 2.0 * (clu_dot_tolerance(s.k, scale) + n * clu_dot_tolerance(s.k, 0.0));
         if (!(fabs(got - want) <= bound)) /* NaN fails too */
             bad++;
     }

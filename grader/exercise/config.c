@@ -83,6 +83,12 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
         {"points.technique", &ex->points.technique, 0, 1000},
         {"points.cuda_per_size", &ex->cuda_per_size, 0, 1000},
     };
+    if (ex->rectangular && (!strcmp(key, "sizes") || !strcmp(key, "host_n"))) {
+        /* its sizes are M x N x K, which a line of N cannot say */
+        snprintf(why, why_size, "%s.%s cannot be set: %s is graded at M x N x K sizes of its own",
+                 ex->id, key, ex->id);
+        return -1;
+    }
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         if (strcmp(key, ints[i].name) != 0)
             continue;
@@ -92,7 +98,7 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
             return -1;
         }
         if ((!strcmp(key, "host_n") || !strcmp(key, "memcheck_n") || !strcmp(key, "perf_n")) &&
-            !grader_size_valid(ex, (int)v)) {
+            !grader_size_valid_at(ex, !strcmp(key, "memcheck_n"), (int)v)) {
             snprintf(why, why_size,
                      "%s.%s = %ld is not a valid size of %s (multiple of %d, at "
                      "most %d)",

@@ -16,7 +16,9 @@
 /* One kernel argument, in the order the kernel declares them; the harness sets each one. */
 enum grader_arg {
     ARG_END = 0,    /* ends the list */
-    ARG_N,          /* const int N: the matrix order */
+    ARG_N,          /* const int N: the matrix order (rectangular rows: the columns of C) */
+    ARG_M,          /* const int M: the rows of A and C (rectangular rows) */
+    ARG_K,          /* const int K: the columns of A, the rows of B (rectangular rows) */
     ARG_COUNT,      /* const unsigned int count: the vector length */
     ARG_A,          /* __global input A (or a) */
     ARG_B,          /* __global input B (or b) */
@@ -32,7 +34,20 @@ enum grader_shape {
     SHAPE_ROWS,         /* 1-D {N}, local size left to the runtime */
     SHAPE_ROWS_GROUPED, /* 1-D {N}, local size: largest divisor of N up to GROUP_LIMIT */
     SHAPE_TILES,        /* 2-D {N, N}, local size {BLOCK, BLOCK} */
+    /* from 07 on: dimension 0 along a row of C. A group computes a tile of C of c_tile[0]
+     * columns by c_tile[1] rows, each work-item per_item[0] x per_item[1] of its elements (tuning
+     * values named in the row): global {roundup(N, c_tile[0]) / per_item[0], roundup(M,
+     * c_tile[1]) / per_item[1]}, local {c_tile[0] / per_item[0], c_tile[1] / per_item[1]} */
+    SHAPE_C_TILES,
 };
+
+/* The sizes of one product: C is m x n, A m x k, B k x n (row-major). Square rows: all N. */
+struct grader_size {
+    int m, n, k;
+};
+static inline struct grader_size grader_square(int n) {
+    return (struct grader_size){n, n, n};
+}
 
 #define GRADER_GROUP_LIMIT                                                                         \
     64 /* work-group size cap of SHAPE_ROWS_GROUPED, as the lecture's N/16                         \
@@ -60,6 +75,14 @@ struct grader_technique {
     double min_local_loads;  /* at least this many local loads per multiply-add (0: no bound) */
     const char *global_miss; /* which operand too many global loads mean, and what to do */
     const char *local_miss;  /* which operand too few local loads mean, and what to do */
+    /* the advanced track's bounds (0: none), at the row's oclgrind tuning values */
+    double max_local_loads;       /* at most this many local loads per multiply-add */
+    const char *local_excess;     /* what too many local loads mean */
+    double min_load_bytes;        /* at least this many bytes per global load instruction */
+    const char *narrow_miss;      /* what narrower loads mean */
+    double max_barriers_per_tile; /* at most this many barriers per work-item per tile of k */
+    const char *tile_k;           /* the tuning value of a tile's depth along k */
+    const char *barrier_miss;     /* what more barriers mean */
 };
 
 /* One question of a quiz: its id in answers.txt ("q1") and its points. */
@@ -70,7 +93,10 @@ struct grader_question {
 #define GRADER_MAX_QUESTIONS 16
 
 struct grader_exercise {
-    const char *id;                        /* folder name, e.g. "04_local_B" */
+    const char *id; /* folder name, e.g. "04_local_B" */
+    /* (sizes: a square row lists N in sizes, host_n, memcheck_n and perf_n; a rectangular one
+     * lists M x N x K in shapes and host_shape, draws its memcheck size around memcheck_n, and is
+     * timed at N = perf_n, square) */
     const char *title;                     /* the lecture's name of the case */
     const char *kernel;                    /* __kernel function name */
     int is_vector;                         /* c = a + b over count elements, not C = A * B */
@@ -80,12 +106,25 @@ struct grader_exercise {
     /* the advanced track (07 on): the kernel's tuning values and their defaults, each built as
      * -DNAME=VALUE instead of -DBLOCK ({NULL, 0} ends them; none: the row uses block) */
     struct clu_define tuning[CLU_MAX_DEFINES + 1];
-    int sizes[GRADER_MAX_SIZES];           /* hidden correctness sizes, 0-terminated */
-    int host_n;                            /* size of the host program's run */
-    int memcheck_n; /* size of the oclgrind run (it interprets: keep small) */
-    int perf_n;     /* size of the timed comparison */
-    int max_n;      /* largest valid size (0: no limit) */
-    int multiple;   /* sizes must be multiples of this (1: any) */
+    /* smaller values for the runs under oclgrind (it interprets: a tile of 128 x 128 at the
+     * smallest valid N would take minutes), which the kernel must take as well ({NULL, 0}: the
+     * defaults) */
+    struct clu_define check_tuning[CLU_MAX_DEFINES + 1];
+    const char *c_tile[2];   /* SHAPE_C_TILES: tuning values naming C's tile of a work-group */
+    const char *per_item[2]; /* SHAPE_C_TILES: ... and a work-item's share (NULL: 1) */
+    /* tuning values that every size (M, N and K) must be a multiple of (NULL ends) */
+    const char *multiple_of[4];
+    int const_inputs;                            /* the skeleton declares const A and B */
+    int rectangular;                             /* M x N x K sizes: shapes, host_shape */
+    struct grader_size shapes[GRADER_MAX_SIZES]; /* hidden sizes of a rectangular row */
+    struct grader_size host_shape;               /* its host program's run */
+    struct grader_size memcheck_shape; /* the drawn size of the oclgrind runs (grade.c), or 0 */
+    int sizes[GRADER_MAX_SIZES];       /* hidden correctness sizes, 0-terminated */
+    int host_n;                        /* size of the host program's run */
+    int memcheck_n;                    /* size of the oclgrind run (it interprets: keep small) */
+    int perf_n;                        /* size of the timed comparison */
+    int max_n;                         /* largest valid size (0: no limit) */
+    int multiple;                      /* sizes must be multiples of this (1: any) */
     struct grader_points points;
     struct grader_technique technique; /* checked when points.technique > 0 */
     /* exercises without an OpenCL kernel (kernel == NULL) may have a quiz and a CUDA twin */
@@ -103,22 +142,58 @@ struct grader_exercise {
 extern const struct grader_exercise grader_exercises[];
 extern const int grader_exercise_count;
 
+/* Which of a row's values a kernel is built and launched with: BLOCK for the rows up to 06, the
+ * tuning values (the defaults, or the smaller ones of the runs under oclgrind) from 07. */
+struct grader_variant {
+    int block;                       /* BLOCK, for a row without tuning values */
+    const struct clu_define *tuning; /* {NULL, 0}-ended, or NULL: the row has none */
+};
+
+/* The variant of ex: block (0: the row's) for the rows without tuning values; for the others the
+ * defaults, or with check the oclgrind runs' values (where the row has them). */
+struct grader_variant grader_variant_of(const struct grader_exercise *ex, int block, int check);
+
+/* The tuning value name of v (0 when v has none of that name: then no multiple, a share of 1). */
+int grader_variant_value(const struct grader_variant *v, const char *name);
+
+/* The build options of v: "-DBLOCK=16" or "-DTS=32 -DWPT=8". */
+void grader_build_options(const struct grader_variant *v, char *buf, size_t size);
+
+/* "N = 100", or for a rectangular row "M x N x K = 17 x 33 x 65". */
+void grader_size_text(const struct grader_exercise *ex, struct grader_size s, char *buf,
+                      size_t size);
+
+/* The hidden sizes of ex (how many; the i-th), and its host program's size. */
+int grader_size_count(const struct grader_exercise *ex);
+struct grader_size grader_hidden_size(const struct grader_exercise *ex, int i);
+struct grader_size grader_host_size(const struct grader_exercise *ex);
+/* The size of the runs under oclgrind: the drawn memcheck_shape, else N = memcheck_n. */
+struct grader_size grader_memcheck_at(const struct grader_exercise *ex);
+
 /* The row of exercise id, or NULL. */
 const struct grader_exercise *grader_find_exercise(const char *id);
 
-/* Elements of the output at size n (n for vectors, n*n for matrices). */
-size_t grader_output_count(const struct grader_exercise *ex, int n);
+/* Elements of the output at size s (s.n for vectors, m*n for matrices), and of A and of B. */
+size_t grader_output_count(const struct grader_exercise *ex, struct grader_size s);
+size_t grader_a_count(const struct grader_exercise *ex, struct grader_size s);
+size_t grader_b_count(const struct grader_exercise *ex, struct grader_size s);
 
-/* Flops of one launch at size n (n for vectors, 2 n^3 for matrices). */
-double grader_flops(const struct grader_exercise *ex, int n);
+/* Flops of one launch at size s (n for vectors, 2 m n k for matrices). */
+double grader_flops(const struct grader_exercise *ex, struct grader_size s);
 
-/* Whether n is a valid size for the exercise (multiple, max_n). */
+/* Whether n is a valid size for the exercise: multiple, max_n, and a multiple of the tuning
+ * values the row names in multiple_of (the defaults: hidden, host and timed sizes). */
 int grader_size_valid(const struct grader_exercise *ex, int n);
+/* The same for the defaults (check 0) or the oclgrind runs' values (check 1: memcheck sizes). */
+int grader_size_valid_at(const struct grader_exercise *ex, int check, int n);
 
 /* The size of the memory check and the technique count: drawn by seed among the valid sizes
  * from 3/4 to 3/2 of the row's memcheck_n, other than memcheck_n itself (which the table and
  * the documentation show). */
 int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed);
+/* The same as M x N x K: a rectangular row draws each of the three from 3/4 to 3/2 of
+ * memcheck_n (any size it takes); a square one is grader_memcheck_size's N x N x N. */
+struct grader_size grader_memcheck_shape(const struct grader_exercise *ex, uint64_t seed);
 
 /* The row's tuning values as "TS=32 WPT=8" ("BLOCK=16" for a row without any: its block). */
 void grader_tuning_text(const struct grader_exercise *ex, char *buf, size_t size);
@@ -138,10 +213,11 @@ struct grader_launch {
     int has_local;    /* 0: the runtime chooses */
 };
 
-/* Plan the launch of ex at size n with BLOCK block (l->kernel left for the caller); -1 with a
- * message if the device cannot take the work-group. */
-int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *env, int n,
-                       int block, struct grader_launch *l);
+/* Plan the launch of ex at size s with the variant's values (l->kernel left for the caller); -1
+ * with a message if the device cannot take the work-group. env NULL: the geometry alone. */
+int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *env,
+                       struct grader_size s, const struct grader_variant *v,
+                       struct grader_launch *l);
 
 /* The kernel's signature as the exercise's skeleton declares it, e.g. "__kernel void mmul(const
  * int N, __global float *A, __global float *B, __global float *C)". */
@@ -150,8 +226,8 @@ void grader_signature(const struct grader_exercise *ex, char *buf, size_t size);
 /* Set the kernel's arguments as the table row lists them; abc holds the buffers A, B, C. When the
  * kernel's parameters do not take them (a count that differs, or one of the wrong kind), says so
  * on stderr with the signature and returns the error. */
-cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, int n, int block,
-                       cl_mem *abc);
+cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, struct grader_size s,
+                       const struct grader_variant *v, cl_mem *abc);
 
 /* A clu_launch_fn over a struct grader_launch. */
 cl_int grader_enqueue(void *ctx, cl_command_queue queue, cl_event *done);
@@ -166,16 +242,17 @@ struct grader_diagnosis {
 
 /* Reference (expected values and per-element tolerances) for an exercise at size n from the
  * seeded inputs. Returns 0, or -1 if out of memory. */
-int grader_reference(const struct grader_exercise *ex, int n, uint64_t seed, double **expected,
-                     double **tol);
+int grader_reference(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,
+                     double **expected, double **tol);
 
 /* Compare got (grader_output_count elements) with the reference and recognise common bug
  * patterns (hint.c): never written, all zero, transposed, the tiles of A or B taken from the
  * block row or column of C's other dimension, only the diagonal or the first block right, last row
  * or column wrong, right only where N is a multiple of 16, the first or the last term of each sum
  * missing, B*A, A*B^T. */
-void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
-                     const double *expected, const double *tol, struct grader_diagnosis *d);
+void grader_diagnose(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,
+                     const float *got, const double *expected, const double *tol,
+                     struct grader_diagnosis *d);
 
 /* Whether x[0 .. count) differs from the inputs clu_random_fill(seed, stream) generates: a kernel
  * that wrote into A or B (0 when memory runs out: nothing to say). */
@@ -184,13 +261,14 @@ int grader_input_changed(const float *x, size_t count, uint64_t seed, uint64_t s
 /* Freivalds' check of C = A*B for n x n matrices in O(n^2): C x against A (B x) for a random
  * +-1 vector x from seed, each row within the sum of its elements' tolerances. Returns the rows
  * that fail (0: C is the product, but for a chance of 2^-n per wrong element pattern). */
-size_t grader_freivalds(int n, const float *a, const float *b, const float *c, uint64_t seed);
+size_t grader_freivalds(struct grader_size s, const float *a, const float *b, const float *c,
+                        uint64_t seed);
 
 /* Elements of the guard zone after C that the kernel changed (0 when intact). */
 size_t grader_guard_damage(const float *guard, size_t count);
 
 /* A wrong output described: first wrong element, how many, the hint. */
-void grader_describe_wrong(const struct grader_exercise *ex, int n,
+void grader_describe_wrong(const struct grader_exercise *ex, struct grader_size s,
                            const struct grader_diagnosis *d, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- seeds (seed.c) */
@@ -199,6 +277,7 @@ void grader_describe_wrong(const struct grader_exercise *ex, int n,
 uint64_t grader_derive_seed(uint64_t seed, const char *label, long index);
 /* The seed of one run: from the hidden seed, the exercise's id and the size (every size new data).
  */
-uint64_t grader_seed_for(uint64_t hidden_seed, const struct grader_exercise *ex, int n);
+uint64_t grader_seed_for(uint64_t hidden_seed, const struct grader_exercise *ex,
+                         struct grader_size s);
 
 #endif

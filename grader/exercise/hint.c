@@ -249,9 +249,10 @@ static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, 
         product_hint(n, seed, got, expected, tol, d->hint, sizeof d->hint);
 }
 
-void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
-                     const double *expected, const double *tol, struct grader_diagnosis *d) {
-    size_t count = grader_output_count(ex, n);
+void grader_diagnose(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,
+                     const float *got, const double *expected, const double *tol,
+                     struct grader_diagnosis *d) {
+    size_t count = grader_output_count(ex, s);
     memset(d, 0, sizeof *d);
     d->m = clu_compare(got, expected, tol, 0.0, count);
     for (size_t i = 0; i < count; i++)
@@ -267,15 +268,16 @@ void grader_diagnose(const struct grader_exercise *ex, int n, uint64_t seed, con
                  "%zu elements were never written (still NaN): some work-items do not store "
                  "their result, or store it at the wrong index",
                  d->unwritten);
-    } else if (!ex->is_vector) {
-        matrix_hint(ex, n, seed, got, expected, tol, d);
+    } else if (!ex->is_vector && s.m == s.n && s.k == s.n) {
+        /* (the patterns are a square product's; a rectangular C gets the counts alone) */
+        matrix_hint(ex, s.n, seed, got, expected, tol, d);
     }
 }
 
 /* Describe a wrong output: first wrong element, how many, the hint. */
-void grader_describe_wrong(const struct grader_exercise *ex, int n,
+void grader_describe_wrong(const struct grader_exercise *ex, struct grader_size s,
                            const struct grader_diagnosis *d, char *buf, size_t size) {
-    size_t count = grader_output_count(ex, n);
+    size_t count = grader_output_count(ex, s), n = (size_t)s.n;
     int used;
     if (ex->is_vector)
         used = snprintf(buf, size,
@@ -283,10 +285,9 @@ void grader_describe_wrong(const struct grader_exercise *ex, int n,
                         "%.7g",
                         d->m.wrong, count, d->m.first, d->m.expected, (double)d->m.got);
     else
-        used = snprintf(buf, size,
-                        "%zu of %zu elements wrong; first C(%zu,%zu): expected %.7g, got %.7g",
-                        d->m.wrong, count, d->m.first / (size_t)n, d->m.first % (size_t)n,
-                        d->m.expected, (double)d->m.got);
+        used = snprintf(
+            buf, size, "%zu of %zu elements wrong; first C(%zu,%zu): expected %.7g, got %.7g",
+            d->m.wrong, count, d->m.first / n, d->m.first % n, d->m.expected, (double)d->m.got);
     if (d->hint[0] && used > 0 && (size_t)used < size)
         snprintf(buf + used, size - (size_t)used, "\nhint: %s", d->hint);
 }

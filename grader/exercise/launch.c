@@ -11,9 +11,32 @@ cl_int grader_enqueue(void *ctx, cl_command_queue queue, cl_event *done) {
                                   l->has_local ? l->local : NULL, 0, NULL, done);
 }
 
-int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *env, int n,
-                       int block, struct grader_launch *l) {
-    size_t max_group = clu_device_max_group(env), un = (size_t)n;
+/* SHAPE_C_TILES: C's tile per group and each work-item's share, from the variant's values. -1
+ * with a message when they do not fit together (a share that does not divide its tile). */
+static int c_tiles(const struct grader_exercise *ex, struct grader_size s,
+                   const struct grader_variant *v, struct grader_launch *l) {
+    size_t extent[2] = {(size_t)s.n, (size_t)s.m}; /* dimension 0 runs along a row of C */
+    for (int d = 0; d < 2; d++) {
+        int tile = grader_variant_value(v, ex->c_tile[d]);
+        int share = ex->per_item[d] ? grader_variant_value(v, ex->per_item[d]) : 1;
+        if (tile < 1 || share < 1 || tile % share != 0) {
+            fprintf(stderr, "the tuning values do not fit: %s = %d is not a multiple of %s = %d\n",
+                    ex->c_tile[d] ? ex->c_tile[d] : "?", tile,
+                    ex->per_item[d] ? ex->per_item[d] : "1", share);
+            return -1;
+        }
+        l->local[d] = (size_t)(tile / share);
+        l->global[d] = clu_round_up(extent[d], (size_t)tile) / (size_t)share;
+    }
+    return 0;
+}
+
+int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *env,
+                       struct grader_size s, const struct grader_variant *v,
+                       struct grader_launch *l) {
+    /* without a device (env NULL) only the geometry: no limit on the work-group */
+    size_t max_group = env ? clu_device_max_group(env) : (size_t)-1, un = (size_t)s.n;
+    int block = v->block;
     memset(l, 0, sizeof *l);
     l->dims = 1;
     l->global[0] = l->global[1] = un;
@@ -39,6 +62,19 @@ int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *e
             return -1;
         }
         break;
+    case SHAPE_C_TILES:
+        l->dims = 2;
+        l->has_local = 1;
+        if (c_tiles(ex, s, v, l) != 0)
+            return -1;
+        if (l->local[0] * l->local[1] > max_group) {
+            char values[200];
+            grader_build_options(v, values, sizeof values);
+            fprintf(stderr, "the device takes work-groups of at most %zu, %s needs %zu x %zu\n",
+                    max_group, values, l->local[0], l->local[1]);
+            return -1;
+        }
+        break;
     }
     return 0;
 }
@@ -50,12 +86,20 @@ static const char *declaration(const struct grader_exercise *ex, int i) {
         break;
     case ARG_N:
         return "const int N";
+    case ARG_M:
+        return "const int M";
+    case ARG_K:
+        return "const int K";
     case ARG_COUNT:
         return "const unsigned int count";
     case ARG_A:
-        return ex->is_vector ? "__global const float *a" : "__global float *A";
+        return ex->is_vector      ? "__global const float *a"
+               : ex->const_inputs ? "const __global float *A"
+                                  : "__global float *A";
     case ARG_B:
-        return ex->is_vector ? "__global const float *b" : "__global float *B";
+        return ex->is_vector      ? "__global const float *b"
+               : ex->const_inputs ? "const __global float *B"
+                                  : "__global float *B";
     case ARG_C:
         return ex->is_vector ? "__global float *c" : "__global float *C";
     case ARG_LOCAL_ROW:
@@ -93,8 +137,9 @@ static void report_parameters(const struct grader_exercise *ex, const char *what
             signature);
 }
 
-cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, int n, int block,
-                       cl_mem *abc) {
+cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, struct grader_size s,
+                       const struct grader_variant *v, cl_mem *abc) {
+    int n = s.n, block = v->block;
     /* a count that differs is said as one: OpenCL would name a wrong size at the first
      * parameter that shifted (one too few), or an unset one only at the launch (one too many) */
     cl_uint declared = 0;
@@ -119,6 +164,12 @@ cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, int n
             break;
         case ARG_N:
             err = clSetKernelArg(kernel, i, sizeof as_int, &as_int);
+            break;
+        case ARG_M:
+            err = clSetKernelArg(kernel, i, sizeof s.m, &s.m);
+            break;
+        case ARG_K:
+            err = clSetKernelArg(kernel, i, sizeof s.k, &s.k);
             break;
         case ARG_COUNT:
             err = clSetKernelArg(kernel, i, sizeof as_uint, &as_uint);

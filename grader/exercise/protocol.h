@@ -28,10 +28,13 @@
 #define FLAG_CUBIN  "--cubin"  /* FILE: the cubin, fatbin or PTX nvcc made (--cuda-harness) */
 #define FLAG_PROBE  "--probe"  /* only the device, into CUDA_DEVICE_FILE (--cuda-harness) */
 #define FLAG_TIME   "--time"   /* timed launches, into CUDA_TIMING_FILE (--cuda-harness) */
-#define FLAG_N      "--n"      /* N: the size of the matrices */
-#define FLAG_SEED   "--seed"   /* S: the seed of A and B */
-#define FLAG_BLOCK  "--block"  /* B: BLOCK (--harness: 0 is the table row's) */
-#define FLAG_OUT    "--out"    /* DIR: where the child saves its files */
+#define FLAG_N      "--n"      /* N: the size of the matrices (rectangular: C's columns) */
+#define FLAG_M      "--m"      /* M: rows of A and C (--harness, rectangular rows; default N) */
+#define FLAG_K      "--k"      /* K: A's columns, B's rows (--harness, rectangular; default N) */
+#define FLAG_CHECK  "--check-tuning" /* the row's oclgrind tuning values (--harness) */
+#define FLAG_SEED   "--seed"         /* S: the seed of A and B */
+#define FLAG_BLOCK  "--block"        /* B: BLOCK (--harness: 0 is the table row's) */
+#define FLAG_OUT    "--out"          /* DIR: where the child saves its files */
 
 #define FLAG_NAME(flag) ((flag) + 2) /* without its two dashes */
 

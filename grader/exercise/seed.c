@@ -22,6 +22,11 @@ uint64_t grader_derive_seed(uint64_t seed, const char *label, long index) {
 
 /* The seed of the runs of one exercise at one size: every exercise and size gets different
  * data, from the exercise's id (not its row, which a config file may reorder). */
-uint64_t grader_seed_for(uint64_t hidden_seed, const struct grader_exercise *ex, int n) {
-    return grader_derive_seed(hidden_seed, ex->id, n);
+uint64_t grader_seed_for(uint64_t hidden_seed, const struct grader_exercise *ex,
+                         struct grader_size s) {
+    if (!ex->rectangular) /* a square row's seeds as they always were */
+        return grader_derive_seed(hidden_seed, ex->id, s.n);
+    /* the three sizes in one index (each below 2^20): 17 x 33 x 65 and 65 x 33 x 17 differ */
+    long index = ((long)(s.m & 0xfffff) << 40) | ((long)(s.k & 0xfffff) << 20) | (s.n & 0xfffff);
+    return grader_derive_seed(hidden_seed, ex->id, index);
 }

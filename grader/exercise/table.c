@@ -17,6 +17,7 @@
 #include "exercise/exercise.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define MM_ARGS ARG_N, ARG_A, ARG_B, ARG_C
 
@@ -131,6 +132,147 @@ const struct grader_exercise grader_exercises[] = {
                                     "k"},
     },
     {
+        .id = "07_more_work_per_item",
+        .title = "More work per work-item",
+        .kernel = "mmul",
+        .args = {MM_ARGS},
+        .shape = SHAPE_C_TILES,
+        .tuning = {{"TS", 32}, {"WPT", 8}, {NULL, 0}},
+        .check_tuning = {{"TS", 16}, {"WPT", 4}, {NULL, 0}},
+        .c_tile = {"TS", "TS"},
+        .per_item = {NULL, "WPT"},
+        .multiple_of = {"TS"},
+        .const_inputs = 1,
+        .sizes = {32, 96, 224},
+        .host_n = 128,
+        .memcheck_n = 32,
+        .perf_n = 512,
+        .multiple = 1,
+        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
+        .technique = {"WPT elements of C per work-item, B reused from a register",
+                      .max_global_loads = 0.5, .min_local_loads = 0.9, .max_local_loads = 1.6,
+                      .global_miss = "an operand is read from global memory inside the loop "
+                                     "over k; read A and B only from the local tiles there",
+                      .local_miss = "the tiles are not read from local memory; copy each tile "
+                                    "of A and of B into Asub and Bsub, then compute from those",
+                      .local_excess = "each multiply-add reads both operands from local "
+                                      "memory, as in 05 (2 loads); read B(k,j) once per k into a "
+                                      "private variable and use it for the WPT rows of the "
+                                      "work-item: 1 + 1/WPT loads"},
+    },
+    {
+        .id = "08_wide_loads",
+        .title = "Wide vector loads",
+        .kernel = "mmul",
+        .args = {MM_ARGS},
+        .shape = SHAPE_C_TILES,
+        .tuning = {{"TS", 32}, {"WPT", 8}, {"WIDTH", 4}, {NULL, 0}},
+        .check_tuning = {{"TS", 16}, {"WPT", 4}, {"WIDTH", 4}, {NULL, 0}},
+        .c_tile = {"TS", "TS"},
+        .per_item = {NULL, "WPT"},
+        .multiple_of = {"TS"},
+        .const_inputs = 1,
+        .sizes = {32, 128, 192},
+        .host_n = 96,
+        .memcheck_n = 32,
+        .perf_n = 512,
+        .multiple = 1,
+        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
+        .technique = {"the tiles loaded as WIDTH-wide vectors", .max_global_loads = 0.5,
+                      .min_local_loads = 0.9, .max_local_loads = 1.6, .min_load_bytes = 8,
+                      .global_miss = "an operand is read from global memory inside the loop "
+                                     "over k; read A and B only from the local tiles there",
+                      .local_miss = "the tiles are not read from local memory; copy each tile "
+                                    "of A and of B into local memory, then compute from those",
+                      .local_excess = "each multiply-add reads both operands from local "
+                                      "memory; keep 07's reuse of B(k,j) from a register",
+                      .narrow_miss = "the tiles are loaded one float at a time; load them as "
+                                     "floatWIDTH vectors (vloadn, or a pointer to floatWIDTH): "
+                                     "4*WIDTH bytes per load"},
+    },
+    {
+        .id = "09_register_blocking",
+        .title = "2-D register blocking",
+        .kernel = "mmul",
+        .args = {MM_ARGS},
+        .shape = SHAPE_C_TILES,
+        .tuning = {{"TSM", 64}, {"TSN", 64}, {"TSK", 16}, {"WPTM", 8}, {"WPTN", 8}, {NULL, 0}},
+        .check_tuning = {{"TSM", 32}, {"TSN", 32}, {"TSK", 8}, {"WPTM", 4}, {"WPTN", 4}, {NULL, 0}},
+        .c_tile = {"TSN", "TSM"},
+        .per_item = {"WPTN", "WPTM"},
+        .multiple_of = {"TSM", "TSN", "TSK"},
+        .const_inputs = 1,
+        .sizes = {64, 192, 320},
+        .host_n = 128,
+        .memcheck_n = 64,
+        .perf_n = 512,
+        .multiple = 1,
+        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
+        .technique = {"a WPTM x WPTN block of C per work-item, in registers",
+                      .max_global_loads = 0.5, .min_local_loads = 0.3, .max_local_loads = 0.8,
+                      .global_miss = "an operand is read from global memory inside the loop "
+                                     "over k; read A and B only from the local tiles there",
+                      .local_miss = "the tiles are not read from local memory; copy each tile "
+                                    "of A and of B into local memory, then compute from those",
+                      .local_excess = "the register block is not reused: per k, load the WPTM "
+                                      "values of A and the WPTN values of B into private "
+                                      "arrays once, then do the WPTM x WPTN multiply-adds from "
+                                      "them (1/WPTN + 1/WPTM loads per multiply-add)"},
+    },
+    {
+        .id = "10_prefetch",
+        .title = "Prefetching, double-buffered tiles",
+        .kernel = "mmul",
+        .args = {MM_ARGS},
+        .shape = SHAPE_C_TILES,
+        .tuning = {{"TSM", 64}, {"TSN", 64}, {"TSK", 16}, {"WPTM", 8}, {"WPTN", 8}, {NULL, 0}},
+        .check_tuning = {{"TSM", 32}, {"TSN", 32}, {"TSK", 8}, {"WPTM", 4}, {"WPTN", 4}, {NULL, 0}},
+        .c_tile = {"TSN", "TSM"},
+        .per_item = {"WPTN", "WPTM"},
+        .multiple_of = {"TSM", "TSN", "TSK"},
+        .const_inputs = 1,
+        .sizes = {64, 192, 320},
+        .host_n = 128,
+        .memcheck_n = 64,
+        .perf_n = 512,
+        .multiple = 1,
+        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
+        .technique = {"next tiles loaded during the work, one barrier per tile",
+                      .max_global_loads = 0.5, .min_local_loads = 0.3, .max_local_loads = 0.8,
+                      .max_barriers_per_tile = 1.5, .tile_k = "TSK",
+                      .global_miss = "an operand is read from global memory inside the loop "
+                                     "over k; read A and B only from the local tiles there",
+                      .local_miss = "the tiles are not read from local memory; copy each tile "
+                                    "of A and of B into local memory, then compute from those",
+                      .local_excess = "the register block is not reused: keep 09's private "
+                                      "arrays of A and B values per k",
+                      .barrier_miss = "two barriers per tile (09's) mean the tiles are not "
+                                      "double-buffered: load the next pair of tiles into the "
+                                      "other buffers while computing on the current pair, then "
+                                      "one barrier per tile keeps every read and write apart "
+                                      "(the memory check finds a race otherwise)"},
+    },
+    {
+        .id = "11_any_size",
+        .title = "Any size, bounds in the kernel",
+        .kernel = "sgemm",
+        .args = {ARG_M, ARG_N, ARG_K, ARG_A, ARG_B, ARG_C},
+        .shape = SHAPE_C_TILES,
+        .tuning = {{"TSM", 64}, {"TSN", 64}, {"TSK", 16}, {"WPTM", 8}, {"WPTN", 8}, {NULL, 0}},
+        .check_tuning = {{"TSM", 32}, {"TSN", 32}, {"TSK", 8}, {"WPTM", 4}, {"WPTN", 4}, {NULL, 0}},
+        .c_tile = {"TSN", "TSM"},
+        .per_item = {"WPTN", "WPTM"},
+        .const_inputs = 1,
+        .rectangular = 1,
+        .shapes = {{1, 1, 1}, {17, 33, 65}, {129, 7, 300}, {200, 1, 77}, {1000, 999, 1001}},
+        .host_shape = {100, 130, 70},
+        .memcheck_n = 40,
+        .perf_n = 512,
+        .multiple = 1,
+        /* its technique is its correctness at sizes that are multiples of nothing */
+        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
+    },
+    {
         /* no OpenCL kernel: a quiz on notes.md (answers.txt against solutions/.../answers.txt)
          * and the CUDA twin of 05 (kernel.cu), graded where nvcc and an NVIDIA GPU are found */
         .id = "06_cuda_memory_model",
@@ -175,18 +317,93 @@ const struct grader_exercise *grader_find_exercise(const char *id) {
     return NULL;
 }
 
-size_t grader_output_count(const struct grader_exercise *ex, int n) {
-    return ex->is_vector ? (size_t)n : (size_t)n * (size_t)n;
+size_t grader_output_count(const struct grader_exercise *ex, struct grader_size s) {
+    return ex->is_vector ? (size_t)s.n : (size_t)s.m * (size_t)s.n;
 }
 
-double grader_flops(const struct grader_exercise *ex, int n) {
-    return ex->is_vector ? (double)n : 2.0 * (double)n * (double)n * (double)n;
+size_t grader_a_count(const struct grader_exercise *ex, struct grader_size s) {
+    return ex->is_vector ? (size_t)s.n : (size_t)s.m * (size_t)s.k;
+}
+
+size_t grader_b_count(const struct grader_exercise *ex, struct grader_size s) {
+    return ex->is_vector ? (size_t)s.n : (size_t)s.k * (size_t)s.n;
+}
+
+double grader_flops(const struct grader_exercise *ex, struct grader_size s) {
+    return ex->is_vector ? (double)s.n : 2.0 * (double)s.m * (double)s.n * (double)s.k;
+}
+
+int grader_size_valid_at(const struct grader_exercise *ex, int check, int n) {
+    if (n < 1 || (ex->max_n > 0 && n > ex->max_n))
+        return 0;
+    struct grader_variant v = grader_variant_of(ex, 0, check);
+    for (int i = 0; i < 4 && ex->multiple_of[i]; i++) {
+        int step = grader_variant_value(&v, ex->multiple_of[i]);
+        if (step > 1 && n % step != 0)
+            return 0;
+    }
+    return ex->multiple <= 1 || n % ex->multiple == 0;
 }
 
 int grader_size_valid(const struct grader_exercise *ex, int n) {
-    if (n < 1 || (ex->max_n > 0 && n > ex->max_n))
-        return 0;
-    return ex->multiple <= 1 || n % ex->multiple == 0;
+    return grader_size_valid_at(ex, 0, n);
+}
+
+struct grader_variant grader_variant_of(const struct grader_exercise *ex, int block, int check) {
+    struct grader_variant v = {block > 0 ? block : ex->block, NULL};
+    if (ex->tuning[0].name)
+        v.tuning = check && ex->check_tuning[0].name ? ex->check_tuning : ex->tuning;
+    return v;
+}
+
+int grader_variant_value(const struct grader_variant *v, const char *name) {
+    for (int t = 0; v->tuning && name && t < CLU_MAX_DEFINES && v->tuning[t].name; t++)
+        if (strcmp(v->tuning[t].name, name) == 0)
+            return v->tuning[t].value;
+    return 0;
+}
+
+void grader_build_options(const struct grader_variant *v, char *buf, size_t size) {
+    if (!v->tuning) {
+        snprintf(buf, size, "-DBLOCK=%d", v->block);
+        return;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int t = 0; t < CLU_MAX_DEFINES && v->tuning[t].name && used < size; t++)
+        used += (size_t)snprintf(buf + used, size - used, "%s-D%s=%d", t ? " " : "",
+                                 v->tuning[t].name, v->tuning[t].value);
+}
+
+void grader_size_text(const struct grader_exercise *ex, struct grader_size s, char *buf,
+                      size_t size) {
+    if (ex->rectangular)
+        snprintf(buf, size, "M x N x K = %d x %d x %d", s.m, s.n, s.k);
+    else
+        snprintf(buf, size, "N = %d", s.n);
+}
+
+int grader_size_count(const struct grader_exercise *ex) {
+    int count = 0;
+    if (ex->rectangular)
+        while (count < GRADER_MAX_SIZES && ex->shapes[count].n)
+            count++;
+    else
+        while (count < GRADER_MAX_SIZES && ex->sizes[count])
+            count++;
+    return count;
+}
+
+struct grader_size grader_hidden_size(const struct grader_exercise *ex, int i) {
+    return ex->rectangular ? ex->shapes[i] : grader_square(ex->sizes[i]);
+}
+
+struct grader_size grader_memcheck_at(const struct grader_exercise *ex) {
+    return ex->memcheck_shape.n > 0 ? ex->memcheck_shape : grader_square(ex->memcheck_n);
+}
+
+struct grader_size grader_host_size(const struct grader_exercise *ex) {
+    return ex->rectangular ? ex->host_shape : grader_square(ex->host_n);
 }
 
 void grader_tuning_text(const struct grader_exercise *ex, char *buf, size_t size) {
@@ -202,9 +419,7 @@ void grader_tuning_text(const struct grader_exercise *ex, char *buf, size_t size
 }
 
 int grader_max_points(const struct grader_exercise *ex) {
-    int sizes = 0;
-    while (sizes < GRADER_MAX_SIZES && ex->sizes[sizes])
-        sizes++;
+    int sizes = grader_size_count(ex);
     int quiz = 0;
     for (int q = 0; q < GRADER_MAX_QUESTIONS && ex->quiz[q].id; q++)
         quiz += ex->quiz[q].points;
@@ -218,10 +433,24 @@ int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed) {
     for (int n = around * 3 / 4; n <= around * 3 / 2 && count < 512; n++) {
         /* a column of B in local memory needs a work-group of a few items to show: its group is
          * the largest divisor of N up to GRADER_GROUP_LIMIT, so no prime sizes there */
-        if (n < 1 || n == around || !grader_size_valid(ex, n) ||
+        if (n < 1 || n == around || !grader_size_valid_at(ex, 1, n) ||
             (ex->shape == SHAPE_ROWS_GROUPED && n % 4 != 0))
             continue;
         candidates[count++] = n;
     }
     return count ? candidates[seed % (uint64_t)count] : around;
+}
+
+struct grader_size grader_memcheck_shape(const struct grader_exercise *ex, uint64_t seed) {
+    if (!ex->rectangular)
+        return grader_square(grader_memcheck_size(ex, seed));
+    /* any three sizes near memcheck_n: odd ones most of the time, never all equal to it */
+    int around = ex->memcheck_n, span = around * 3 / 2 - around * 3 / 4 + 1, got[3];
+    for (int d = 0; d < 3; d++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        got[d] = around * 3 / 4 + (int)((seed >> 33) % (uint64_t)(span > 0 ? span : 1));
+        if (got[d] < 1)
+            got[d] = 1;
+    }
+    return (struct grader_size){got[0], got[1], got[2]};
 }

@@ -63,7 +63,9 @@ static double traffic_number(const char *s, const char *end) {
 /* Totals of the histogram lines, in float accesses. */
 struct traffic_counts {
     double global_loads, global_stores, local_loads, local_stores;
-    int kernels; /* "Instructions executed for kernel" sections seen */
+    double global_load_instructions; /* the instructions behind global_loads (a float4: one) */
+    double barriers;                 /* calls of barrier() (or work_group_barrier()) */
+    int kernels;                     /* "Instructions executed for kernel" sections seen */
 };
 
 /* One line of oclgrind's output. Histogram lines read "<count> - <operation>", only inside a
@@ -100,6 +102,12 @@ static void traffic_line(const char *line, const char *end, int *in_section,
         return;
     double count = traffic_number(p, dash);
     const char *op = dash + 3;
+    /* "call _Z7barrierj()": every work-item's every barrier (the mangled name holds "barrier") */
+    if ((size_t)(end - op) >= 5 && !strncmp(op, "call ", 5) &&
+        memmem(op, (size_t)(end - op), "barrier", 7)) {
+        c->barriers += count;
+        return;
+    }
     int load = (size_t)(end - op) >= 5 && !strncmp(op, "load ", 5);
     int store = (size_t)(end - op) >= 6 && !strncmp(op, "store ", 6);
     if (!load && !store)
@@ -125,6 +133,8 @@ static void traffic_line(const char *line, const char *end, int *in_section,
             break;
         }
     *total += open && bytes ? traffic_number(open, bytes) / sizeof(float) : count;
+    if (total == &c->global_loads)
+        c->global_load_instructions += count;
 }
 
 static void traffic_parse(const char *text, struct traffic_counts *c) {
@@ -140,10 +150,11 @@ static void traffic_parse(const char *text, struct traffic_counts *c) {
 /* ---------------------------------------------------------------- counting a kernel */
 
 int grader_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
-                   int block, int n, const char *workdir, struct grader_traffic *t,
-                   const char *const *prefix, const struct grader_jail_settings *js,
-                   const char *jail_dir) {
+                   int block, int check, struct grader_size s, const char *workdir,
+                   struct grader_traffic *t, const char *const *prefix,
+                   const struct grader_jail_settings *js, const char *jail_dir) {
     memset(t, 0, sizeof *t);
+    int n = s.n;
     t->n = n;
     char oclgrind[PATH_MAX];
     if (grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
@@ -157,9 +168,10 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
     if (block <= 0)
         block = ex->block;
     char log[PATH_MAX], findings[PATH_MAX];
-    snprintf(log, sizeof log, "%s/traffic-%s-b%d-n%d.log", workdir, ex->id, block, n);
-    snprintf(findings, sizeof findings, "%s/traffic-%s-b%d-n%d.oclgrind", workdir, ex->id, block,
-             n);
+    snprintf(log, sizeof log, "%s/traffic-%s-b%d-c%d-%dx%dx%d.log", workdir, ex->id, block, check,
+             s.m, n, s.k);
+    snprintf(findings, sizeof findings, "%s/traffic-%s-b%d-c%d-%dx%dx%d.oclgrind", workdir, ex->id,
+             block, check, s.m, n, s.k);
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (prefix)
         grader_argv_push_all(&argv, prefix);
@@ -171,10 +183,18 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
     grader_argv_push_all(&argv, counting);
     grader_argv_push(&argv, FLAG_N);
     grader_argv_pushf(&argv, "%d", n);
+    if (ex->rectangular) {
+        grader_argv_push(&argv, FLAG_M);
+        grader_argv_pushf(&argv, "%d", s.m);
+        grader_argv_push(&argv, FLAG_K);
+        grader_argv_pushf(&argv, "%d", s.k);
+    }
     grader_argv_push_all(
         &argv, (const char *const[]){FLAG_SEED, "1", FLAG_OUT, workdir, FLAG_EXACT, NULL});
     grader_argv_push(&argv, FLAG_BLOCK);
     grader_argv_pushf(&argv, "%d", block);
+    if (check)
+        grader_argv_push(&argv, FLAG_CHECK);
     struct grader_run_result run;
     if (jail_dir) /* a student's kernel: jailed like the student's program */
         grader_run_jailed(js, argv.argv, jail_dir, log, TRAFFIC_TIMEOUT, &run);
@@ -214,9 +234,19 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
                     c.kernels, log);
         return -1;
     }
-    /* per multiply-add: N^3 of them in a matrix product, N additions in a vector sum */
-    double ops = ex->is_vector ? (double)n : (double)n * (double)n * (double)n;
+    /* per multiply-add: M N K of them in a matrix product, N additions in a vector sum */
+    double ops = ex->is_vector ? (double)n : (double)s.m * (double)n * (double)s.k;
     t->global_loads = c.global_loads / ops;
+    t->load_bytes = c.global_load_instructions > 0
+                        ? sizeof(float) * c.global_loads / c.global_load_instructions
+                        : 0.0;
+    /* per work-item: the launch's geometry at the values the harness built with */
+    struct grader_variant v = grader_variant_of(ex, block, check);
+    struct grader_launch l;
+    if (grader_plan_launch(ex, NULL, s, &v, &l) == 0) {
+        double items = (double)l.global[0] * (l.dims > 1 ? (double)l.global[1] : 1.0);
+        t->barriers = items > 0 ? c.barriers / items : 0.0;
+    }
     t->global_stores = c.global_stores / ops;
     t->local_loads = c.local_loads / ops;
     t->local_stores = c.local_stores / ops;

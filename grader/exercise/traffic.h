@@ -12,19 +12,22 @@
 struct grader_traffic {
     double global_loads, global_stores; /* per multiply-add (i.e. divided by N^3) */
     double local_loads, local_stores;   /* per multiply-add */
+    double load_bytes;                  /* bytes per global load instruction (4: a float) */
+    double barriers;                    /* barriers each work-item reached */
     int n;                              /* N of the counting run */
     char why[200];                      /* reason when not counted */
 };
 
-/* Count the traffic of kernel_path for exercise ex with BLOCK block at size n (small: oclgrind
- * interprets), by running `oclgrind --inst-counts <self> --harness ... --block B` as a child
+/* Count the traffic of kernel_path for exercise ex with BLOCK block (0: the row's), or with
+ * check the row's oclgrind tuning values, at size s (small: oclgrind interprets), by running
+ * `oclgrind --inst-counts <self> --harness ... --block B [--check-tuning]` as a child
  * in workdir. prefix (NULL-terminated, or NULL) goes before oclgrind: a sandbox; with jail_dir
  * the run is jailed there under js (a student's kernel; js and jail_dir NULL: not jailed).
  * Returns 0, or -1 with t->why set. */
 int grader_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
-                   int block, int n, const char *workdir, struct grader_traffic *t,
-                   const char *const *prefix, const struct grader_jail_settings *js,
-                   const char *jail_dir);
+                   int block, int check, struct grader_size s, const char *workdir,
+                   struct grader_traffic *t, const char *const *prefix,
+                   const struct grader_jail_settings *js, const char *jail_dir);
 
 /* Flops per byte of global memory traffic (2 flops per multiply-add, 4 bytes per access). */
 double grader_intensity(const struct grader_traffic *t);

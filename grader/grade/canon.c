@@ -15,7 +15,8 @@
  *   CL_VERSION_1_2 120: the workbook targets OpenCL C 1.2 (oclgrind's version);
  *   __ENDIAN_LITTLE__ 1: every device the grader runs on (x86 POCL, GPUs, oclgrind) is;
  *   __kernel_exec(X, typen) and kernel_exec(X, typen): OpenCL C 1.2's own macros;
- *   BLOCK block, when block > 0 (the table's tile edge, which the harness passes as -DBLOCK);
+ *   BLOCK block, when block > 0 (the table's tile edge, which the harness passes as -DBLOCK), or
+ *   from 07 on each tuning value of the variant (-DTS=32 ...): one text per variant;
  *   and those gcc keeps under -undef (__STDC__, __STDC_VERSION__, __STDC_HOSTED__, __FILE__,
  *   __LINE__, __COUNTER__, ...), the same for every build since the text is made once.
  * Left undefined on purpose: __SPIR__, __x86_64__ and every target macro, __IMAGE_SUPPORT__ and
@@ -64,7 +65,7 @@ static void canon_why(struct canon_state *s, const char *fmt, ...) {
 /* The preprocessor's command line, wrapped in `sh -c 'ulimit -v KB; exec "$@"'` so that reading
  * a device file or an endless expansion runs out of memory instead of filling it. */
 static int canon_command(struct grader_argv *v, const char *source_path, const char *raw_path,
-                         const char *dep_path, int block) {
+                         const char *dep_path, const struct grader_variant *variant) {
     char program[PATH_MAX];
     int plain_cc = 0;
     if (grader_find_program("cpp", program, sizeof program) != 0) {
@@ -102,8 +103,10 @@ static int canon_command(struct grader_argv *v, const char *source_path, const c
         "canon",
         NULL};
     grader_argv_push_all(v, fixed);
-    if (block > 0)
-        grader_argv_pushf(v, "-DBLOCK=%d", block);
+    for (int t = 0; variant->tuning && t < CLU_MAX_DEFINES && variant->tuning[t].name; t++)
+        grader_argv_pushf(v, "-D%s=%d", variant->tuning[t].name, variant->tuning[t].value);
+    if (!variant->tuning && variant->block > 0)
+        grader_argv_pushf(v, "-DBLOCK=%d", variant->block);
     grader_argv_push(v, "-MF");
     grader_argv_push(v, dep_path);
     grader_argv_push(v, "-o");
@@ -447,8 +450,8 @@ static long canon_count_lines(const char *path) {
 
 /* ---------------------------------------------------------------- the whole */
 
-int grader_canonicalise(const char *source_path, const char *out_path, int block, char *why,
-                        size_t why_size) {
+int grader_canonicalise(const char *source_path, const char *out_path,
+                        const struct grader_variant *variant, char *why, size_t why_size) {
     struct canon_state s = {why, why_size, NULL, 0, canon_count_lines(source_path)};
     why[0] = '\0';
     char raw[PATH_MAX], dep[PATH_MAX], log[PATH_MAX];
@@ -457,7 +460,7 @@ int grader_canonicalise(const char *source_path, const char *out_path, int block
     snprintf(log, sizeof log, "%s.cpp-log", out_path);
     unlink(dep);
     struct grader_argv argv = GRADER_ARGV_INIT;
-    if (canon_command(&argv, source_path, raw, dep, block) != 0) {
+    if (canon_command(&argv, source_path, raw, dep, variant) != 0) {
         canon_why(&s, "no C preprocessor (cpp or cc) on the grading machine");
         return -1;
     }

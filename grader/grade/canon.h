@@ -5,6 +5,8 @@
 #ifndef GRADER_CANON_H
 #define GRADER_CANON_H
 
+#include "exercise/exercise.h"
+
 #include <stddef.h>
 
 #define CANON_TIMEOUT    10.0        /* seconds the preprocessor may run */
@@ -14,10 +16,11 @@
 
 /* Preprocess the OpenCL C file source_path with the system C preprocessor (cpp, or cc -E) into
  * out_path, under a fixed set of predefined macros (canon.c lists them; BLOCK=block when
- * block > 0), with comments removed and each line kept at its line number in the source (build
- * logs cite the student's lines). 0 on success. -1 with one line for the student in why when the
- * kernel is refused: it does not preprocess (the first errors are quoted), it includes a file (any
- * spelling: digraph, trigraph, a comment before the name, a macro-built name), it tests
+ * block > 0, or the variant's tuning values), with comments removed and each line kept at its line
+ * number in the source (build logs cite the student's lines). 0 on success. -1 with one line for
+ * the student in why when the kernel is refused: it does not preprocess (the first errors are
+ * quoted), it includes a file (any spelling: digraph, trigraph, a comment before the name, a
+ * macro-built name), it tests
  * __has_include, it uses asm, the preprocessed text holds a directive other than
  * `#pragma OPENCL EXTENSION|FP_CONTRACT` or `#pragma [no]unroll [N]` (the OpenCL compiler
  * preprocesses it again), or it names a macro that a device's compiler may predefine
@@ -25,7 +28,7 @@
  * cl_..., CL_VERSION_..., FP_FAST_FMA..., linux, unix, i386, ...). The preprocessor runs with a
  * wall-clock limit and a memory limit, its output capped, so `#include "/dev/zero"` or a macro
  * bomb is refused rather than hanging the grader. out_path may be written on failure too. */
-int grader_canonicalise(const char *source_path, const char *out_path, int block, char *why,
-                        size_t why_size);
+int grader_canonicalise(const char *source_path, const char *out_path,
+                        const struct grader_variant *variant, char *why, size_t why_size);
 
 #endif

@@ -171,11 +171,11 @@ static int check_output(const struct grader_exercise *ex, const char *dir, int n
     *untouched = 0;
     if (!b) {
         snprintf(why, why_size, "the harness saved no usable output (%s)", reason);
-    } else if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
+    } else if (grader_reference(ex, grader_square(n), seed, &expected, &tol) != 0) {
         snprintf(why, why_size, "grader out of memory at N = %d", n);
     } else {
         struct grader_diagnosis d;
-        grader_diagnose(ex, n, seed, c, expected, tol, &d);
+        grader_diagnose(ex, grader_square(n), seed, c, expected, tol, &d);
         size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
         int changed =
             grader_input_changed(a, count, seed, 0) || grader_input_changed(b, count, seed, 1);
@@ -187,7 +187,7 @@ static int check_output(const struct grader_exercise *ex, const char *dir, int n
             snprintf(why, why_size, "all %zu elements within tolerance (max error %.2g)", count,
                      d.m.max_err);
         if (d.m.wrong)
-            grader_describe_wrong(ex, n, &d, why, why_size);
+            grader_describe_wrong(ex, grader_square(n), &d, why, why_size);
         used = strlen(why);
         if (damaged && used < why_size)
             used += (size_t)snprintf(why + used, why_size - used,
@@ -300,12 +300,12 @@ static void timed_round_wrong(const struct grader_config *cfg, const struct grad
         snprintf(why, why_size, "it wrote past the end of C");
     } else if (full) {
         struct grader_diagnosis d;
-        if (grader_reference(ex, n, inputs, &expected, &tol) != 0) {
+        if (grader_reference(ex, grader_square(n), inputs, &expected, &tol) != 0) {
             snprintf(why, why_size, "grader out of memory");
         } else {
-            grader_diagnose(ex, n, inputs, c, expected, tol, &d);
+            grader_diagnose(ex, grader_square(n), inputs, c, expected, tol, &d);
             if (d.m.wrong)
-                grader_describe_wrong(ex, n, &d, why, why_size);
+                grader_describe_wrong(ex, grader_square(n), &d, why, why_size);
         }
     } else if ((unwritten = count_nan(c, count)) > 0) {
         snprintf(why, why_size,
@@ -318,7 +318,7 @@ static void timed_round_wrong(const struct grader_config *cfg, const struct grad
         clu_random_fill(b, count, inputs, 1);
         /* x from the hidden seed, not from the round seed the child was given */
         uint64_t x_seed = cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(round + 1));
-        size_t rows = grader_freivalds(n, a, b, c, x_seed);
+        size_t rows = grader_freivalds(grader_square(n), a, b, c, x_seed);
         if (rows)
             snprintf(why, why_size,
                      "C is not A*B (%zu of %d rows fail a check against A(Bx) for a random x)",
@@ -362,7 +362,7 @@ static void test_speed(const struct grader_config *cfg, const struct grader_exer
     char name[96];
     int n = ex->perf_n > 0 ? ex->perf_n : 1024;
     snprintf(name, sizeof name, "CUDA twin: performance at N=%d (not scored)", n);
-    uint64_t seed = grader_seed_for(cfg->seed, ex, n);
+    uint64_t seed = grader_seed_for(cfg->seed, ex, grader_square(n));
     struct cuda_run h;
     run_cuda_harness(cfg, work, "perf", module, n, seed, block, 1, &h);
     char dead[200] = "", wrong[1000] = "", figures[400] = "";
@@ -382,7 +382,7 @@ static void test_speed(const struct grader_config *cfg, const struct grader_exer
         grader_add_verdict(r, GRADER_FAIL, name, 0, 0, "%s",
                            failure ? failure : "the timing run saved no figures");
     } else {
-        double flops = grader_flops(ex, n);
+        double flops = grader_flops(ex, grader_square(n));
         r->gflops = flops / s[1] * 1e-9;
         char beside[400] = "";
         double ref[3] = {0};
@@ -470,7 +470,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
             continue;
         }
         snprintf(tag, sizeof tag, "n%d", n);
-        uint64_t seed = grader_seed_for(cfg->seed, ex, n);
+        uint64_t seed = grader_seed_for(cfg->seed, ex, grader_square(n));
         struct cuda_run h;
         run_cuda_harness(cfg, work, tag, module, n, seed, block, 0, &h);
         if (exited_with(&h.run, CUDA_HARNESS_NO_DEVICE)) {

@@ -35,7 +35,9 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     /* the memory check and the technique at a size drawn from the hidden seed, printed only
      * afterwards: a kernel cannot behave at one known size and differently at the others */
     struct grader_exercise drawn = *ex;
-    drawn.memcheck_n = grader_memcheck_size(ex, grader_derive_seed(cfg->seed, ex->id, -1));
+    uint64_t draw = grader_derive_seed(cfg->seed, ex->id, -1);
+    drawn.memcheck_n = grader_memcheck_size(ex, draw);
+    drawn.memcheck_shape = grader_memcheck_shape(ex, draw);
     ex = &drawn;
     char kernel[PATH_MAX + 128], dead[200] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
     /* a fresh work folder: nothing of an earlier run or submission can be picked up */
@@ -52,10 +54,19 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     /* every build (device, oclgrind, traffic count, timing, the host program) compiles one
      * text: the grader's own preprocessing of kernel.cl (canon.c), so no build can take another
      * branch than the others, and nothing is included */
-    char canonical[PATH_MAX + 96], refusal[400] = "";
+    char canonical[PATH_MAX + 96], refusal[400] = "", checked[PATH_MAX + 96];
     snprintf(canonical, sizeof canonical, "%s/kernel.canonical.cl", work);
-    if (!dead[0] && grader_canonicalise(kernel, canonical, ex->block, refusal, sizeof refusal) != 0)
+    struct grader_variant variant = grader_variant_of(ex, 0, 0);
+    if (!dead[0] && grader_canonicalise(kernel, canonical, &variant, refusal, sizeof refusal) != 0)
         snprintf(dead, sizeof dead, "%s/%.*s", ex->id, (int)(sizeof dead - 64), refusal);
+    /* the runs under oclgrind build with the row's smaller tuning values: a text of their own */
+    snprintf(checked, sizeof checked, "%s", canonical);
+    variant = grader_variant_of(ex, 0, 1);
+    if (!dead[0] && ex->check_tuning[0].name) {
+        snprintf(checked, sizeof checked, "%s/kernel.canonical-check.cl", work);
+        if (grader_canonicalise(kernel, checked, &variant, refusal, sizeof refusal) != 0)
+            snprintf(dead, sizeof dead, "%s/%.*s", ex->id, (int)(sizeof dead - 64), refusal);
+    }
     if (!dead[0])
         snprintf(kernel, sizeof kernel, "%s", canonical);
 
@@ -67,11 +78,11 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         kernels.jail.kernel_cache = cache;
     int passed = 0, sizes = 0, untouched_all = 1;
     grade_test_sizes(&kernels, ex, kernel, dead, sizeof dead, &passed, &sizes, &untouched_all, r);
-    grade_test_host(cfg, ex, kernel, dead, r);
+    grade_test_host(cfg, ex, kernel, checked, dead, r);
     if (!dead[0] && untouched_all) /* a clean check of a kernel that writes nothing is no merit */
         snprintf(dead, sizeof dead, "the kernel writes nothing to C yet");
     if (cfg->memcheck)
-        grade_test_memcheck(&kernels, ex, kernel, dead, r);
+        grade_test_memcheck(&kernels, ex, checked, dead, r);
     else
         grader_add_verdict(r, GRADER_SKIPPED,
                            "memory check (oclgrind): bounds, races, uninitialised values, barriers",
@@ -83,7 +94,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     struct grader_traffic traffic = {0};
     int counted = 0;
     if (passed == sizes && !ex->is_vector && cfg->memcheck)
-        counted = grade_count_traffic(&kernels, ex, kernel, "traffic", &traffic) == 0;
+        counted = grade_count_traffic(&kernels, ex, checked, "traffic", &traffic) == 0;
     if (ex->points.technique > 0 && cfg->memcheck)
         grade_test_technique(ex, passed == sizes, &traffic, r);
     else if (ex->points.technique > 0)

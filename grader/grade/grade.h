@@ -159,8 +159,9 @@ struct grader_pace {
 
 /* Why a harness run failed, for the report (NULL when it succeeded); sets dead when no later
  * run of this kernel can work (it does not build, its parameters are not the exercise's, or it
- * hangs). pace (or NULL) says a run stopped at its limit against the reference's time. */
-char *grader_harness_failure(const struct grader_run_result *run, const char *log, int n,
+ * hangs). at: the size, "N = 100" (grader_size_text); pace (or NULL) says a run stopped at its
+ * limit against the reference's time. */
+char *grader_harness_failure(const struct grader_run_result *run, const char *log, const char *at,
                              const struct grader_pace *pace, char *dead, size_t dead_size);
 /* dir/name saved by clu_save_result holding exactly want floats, or NULL with why set. */
 float *grader_load_result(const char *dir, const char *name, size_t want, char *why,

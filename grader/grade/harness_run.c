@@ -24,7 +24,7 @@ void grade_harness_done(struct harness_run *h) {
  * uid, its limits, the sandbox), since a kernel is code too (POCL runs it in the harness's own
  * process). With memcheck, under oclgrind, whose findings go to oclgrind.txt in h->dir. */
 void grade_run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
-                       const char *kernel, int n, const char *tag, int memcheck,
+                       const char *kernel, struct grader_size s, const char *tag, int memcheck,
                        struct harness_run *h) {
     memset(h, 0, sizeof *h);
     char logs[PATH_MAX], log[PATH_MAX + 16], oclgrind[PATH_MAX];
@@ -54,15 +54,23 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
                                                       ex->id, FLAG_KERNEL, h->jail.kernel, FLAG_OUT,
                                                       h->dir, NULL});
     grader_argv_push(&argv, FLAG_N);
-    grader_argv_pushf(&argv, "%d", n);
+    grader_argv_pushf(&argv, "%d", s.n);
+    if (ex->rectangular) {
+        grader_argv_push(&argv, FLAG_M);
+        grader_argv_pushf(&argv, "%d", s.m);
+        grader_argv_push(&argv, FLAG_K);
+        grader_argv_pushf(&argv, "%d", s.k);
+    }
     grader_argv_push(&argv, FLAG_SEED);
-    grader_argv_pushf(&argv, "%llu", (unsigned long long)grader_seed_for(cfg->seed, ex, n));
+    grader_argv_pushf(&argv, "%llu", (unsigned long long)grader_seed_for(cfg->seed, ex, s));
     if (cfg->device && !memcheck) { /* under oclgrind its device is the only one */
         grader_argv_push(&argv, FLAG_DEVICE);
         grader_argv_push(&argv, cfg->device);
     }
-    if (memcheck)
+    if (memcheck) {
         grader_argv_push(&argv, FLAG_EXACT); /* no guard zone: oclgrind must see C's true end */
+        grader_argv_push(&argv, FLAG_CHECK); /* oclgrind's smaller tiles, where the row has them */
+    }
     double limit = memcheck ? 3 * cfg->timeout : cfg->timeout;
     grader_run_jailed(&cfg->jail, argv.argv, h->dir, log, limit, &h->run);
     grader_argv_clear(&argv);
@@ -74,7 +82,7 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
  * 0 when it did not finish right within the limit. warm: as the student's kernel ran when an
  * earlier size had built it, timed on a second run, its kernel built by the first. */
 double grade_reference_seconds(const struct grader_config *cfg, const struct grader_exercise *ex,
-                               int n, int warm) {
+                               struct grader_size s, int warm) {
     struct grader_config own = *cfg;
     char cache[PATH_MAX] = "", reference[PATH_MAX + 64], tag[48];
     own.jail.kernel_cache = NULL;
@@ -85,8 +93,8 @@ double grade_reference_seconds(const struct grader_config *cfg, const struct gra
     double seconds = 0.0;
     for (int run = warm && own.jail.kernel_cache ? 0 : 1; run < 2; run++) {
         struct harness_run h;
-        snprintf(tag, sizeof tag, "reference-n%d-%d", n, run);
-        grade_run_harness(&own, ex, reference, n, tag, 0, &h);
+        snprintf(tag, sizeof tag, "reference-%dx%dx%d-%d", s.m, s.n, s.k, run);
+        grade_run_harness(&own, ex, reference, s, tag, 0, &h);
         seconds = h.run.how == RUN_EXITED && h.run.code == HARNESS_OK ? h.run.seconds : 0.0;
         grade_harness_done(&h);
     }
@@ -131,7 +139,7 @@ static int describe_timeout(const struct grader_run_result *run, const struct gr
 /* Why a harness run failed, for the report; sets *dead when no later run of this kernel can
  * work (it does not build, its parameters are not the exercise's, or it hangs; pace: said
  * against the reference's time). Returns NULL when the run succeeded. */
-char *grader_harness_failure(const struct grader_run_result *run, const char *log, int n,
+char *grader_harness_failure(const struct grader_run_result *run, const char *log, const char *at,
                              const struct grader_pace *pace, char *dead, size_t dead_size) {
     char what[700], *text;
     grader_describe_run(run, what, sizeof what);
@@ -151,20 +159,20 @@ char *grader_harness_failure(const struct grader_run_result *run, const char *lo
         snprintf(text, size, "%s", log); /* what differs, and the signature (launch.c) */
         snprintf(dead, dead_size, "the kernel's parameters do not match (see the first test)");
     } else if (run->how == RUN_TOO_BUSY) {
-        snprintf(text, size, "at N = %d the kernel run %s", n, what);
+        snprintf(text, size, "at %s the kernel run %s", at, what);
         snprintf(dead, dead_size, "the machine was too busy to grade this");
     } else if (run->how == RUN_TIMEOUT) {
         int slow = describe_timeout(run, pace, what, sizeof what);
-        snprintf(text, size, "at N = %d the kernel %s\n%s", n, what, log);
-        snprintf(dead, dead_size, "the kernel timed out at N = %d%s", n,
+        snprintf(text, size, "at %s the kernel %s\n%s", at, what, log);
+        snprintf(dead, dead_size, "the kernel timed out at %s%s", at,
                  slow ? ", too slow for this step" : "");
     } else if (run->how == RUN_EXITED && run->code == HARNESS_BAD_DEVICE) {
         snprintf(text, size, "the device cannot run this exercise:\n%s", log);
         snprintf(dead, dead_size, "the device cannot run this exercise");
     } else if (run->how == RUN_EXITED && run->code == HARNESS_OPENCL) {
-        snprintf(text, size, "at N = %d an OpenCL call failed running the kernel:\n%s", n, log);
+        snprintf(text, size, "at %s an OpenCL call failed running the kernel:\n%s", at, log);
     } else {
-        snprintf(text, size, "at N = %d the kernel run %s\n%s", n, what, log);
+        snprintf(text, size, "at %s the kernel run %s\n%s", at, what, log);
     }
     return text;
 }

@@ -166,7 +166,10 @@ int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exe
                         struct host_oclgrind *o, const char *main_text, char *out, size_t size,
                         int *too_busy) {
     out[0] = '\0';
-    int n = ex->memcheck_n;
+    struct grader_size at = grader_memcheck_at(ex);
+    int n = at.n;
+    char at_text[64];
+    grader_size_text(ex, at, at_text, sizeof at_text);
     if (!o->dir[0]) {
         add(out, size, "\nnot run under oclgrind: %s", o->skip);
         return 0;
@@ -176,21 +179,21 @@ int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exe
     snprintf(log, sizeof log, "%s/oclgrind.txt", o->dir);
     snprintf(result, sizeof result, "%s/result.bin", o->dir);
     snprintf(run_log, sizeof run_log, "%s/%s/host/oclgrind-run.txt", cfg->work, ex->id);
-    char oclgrind[PATH_MAX], n_text[16], seed_text[32];
+    char oclgrind[PATH_MAX], seed_text[32];
     grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
-    snprintf(n_text, sizeof n_text, "%d", n);
     snprintf(seed_text, sizeof seed_text, "%llu",
-             (unsigned long long)grader_derive_seed(grader_seed_for(cfg->seed, ex, n),
+             (unsigned long long)grader_derive_seed(grader_seed_for(cfg->seed, ex, at),
                                                     "host-oclgrind", 0));
     /* jailed like the host test's first run (its settings, the sandbox, a folder of its own);
      * no --device: under oclgrind its simulator is the only one */
     struct grader_argv argv = GRADER_ARGV_INIT;
     grader_sandbox_push(&cfg->jail, &cfg->sandbox, o->dir, &argv);
-    grader_argv_push_all(&argv, (const char *const[]){oclgrind, "--check-api", "--data-races",
-                                                      "--uninitialized", "--max-errors",
-                                                      FINDINGS_MAX_ERRORS, "--log", log, prog,
-                                                      "--n", n_text, "--seed", seed_text,
-                                                      "--repeats", "1", "--output", result, NULL});
+    grader_argv_push_all(&argv, (const char *const[]){
+                                    oclgrind, "--check-api", "--data-races", "--uninitialized",
+                                    "--max-errors", FINDINGS_MAX_ERRORS, "--log", log, prog, NULL});
+    grade_push_host_size(&argv, ex, at, 1); /* oclgrind's smaller tiles, as the memory check's */
+    grader_argv_push_all(&argv, (const char *const[]){"--seed", seed_text, "--repeats", "1",
+                                                      "--output", result, NULL});
     struct grader_run_result run;
     grader_run_jailed(&cfg->jail, argv.argv, o->dir, run_log, 3 * cfg->timeout, &run);
     grader_argv_clear(&argv);
@@ -199,17 +202,17 @@ int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exe
     char why[100], what[300];
     grader_describe_run(&run, what, sizeof what);
     if (grade_read_findings(log, &f, why, sizeof why) != 0) {
-        add(out, size, "\nnot judged under oclgrind at N = %d: %s", n, why);
+        add(out, size, "\nnot judged under oclgrind at %s: %s", at_text, why);
         return 0;
     }
     /* only what oclgrind is known to report counts: not text of other kinds in its log */
     size_t api = f.counts[FINDING_API], memory = f.total - api - f.counts[FINDING_OTHER];
     if (api + memory == 0) {
         if (run.how == RUN_EXITED)
-            add(out, size, "; run again under oclgrind at N = %d, it made no API or memory errors",
-                n);
+            add(out, size, "; run again under oclgrind at %s, it made no API or memory errors",
+                at_text);
         else
-            add(out, size, "\nnot judged under oclgrind at N = %d: the run %s", n, what);
+            add(out, size, "\nnot judged under oclgrind at %s: the run %s", at_text, what);
         return 0;
     }
     int memory_counts = 0;
@@ -218,7 +221,7 @@ int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exe
         struct harness_run h;
         struct grade_findings mine;
         char harness_log[PATH_MAX + 32];
-        grade_run_harness(cfg, ex, o->kernel, n, "host-oclgrind-harness", 1, &h);
+        grade_run_harness(cfg, ex, o->kernel, at, "host-oclgrind-harness", 1, &h);
         *too_busy |= h.run.how == RUN_TOO_BUSY;
         snprintf(harness_log, sizeof harness_log, "%s/oclgrind.txt", h.dir);
         memory_counts = h.run.how == RUN_EXITED && h.run.code == HARNESS_OK &&
@@ -230,18 +233,18 @@ int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exe
         grade_describe_findings(&f, 0, summary, SUMMARY_SIZE);
     if (!api && !memory_counts) {
         add(out, size,
-            "\noclgrind also found %zu memory errors when it ran the program at N = %d, but the "
+            "\noclgrind also found %zu memory errors when it ran the program at %s, but the "
             "grader's own launch of your kernel there finds errors too: they are the memory "
             "check's, not this test's",
-            memory, n);
+            memory, at_text);
         free(summary);
         return 0;
     }
-    add(out, size, ", but run again under oclgrind at N = %d it went wrong", n);
+    add(out, size, ", but run again under oclgrind at %s it went wrong", at_text);
     if (memory_counts)
         add(out, size,
-            " (the grader's own launch of your kernel at N = %d is clean, so main.c is the cause)",
-            n);
+            " (the grader's own launch of your kernel at %s is clean, so main.c is the cause)",
+            at_text);
     add(out, size, ":\n%s", summary ? summary : "oclgrind found errors");
     host_hints(ex, &f, n, memory_counts, main_text, out, size);
     free(summary);

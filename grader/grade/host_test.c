@@ -11,13 +11,39 @@
 #define BUILD_TIMEOUT 120  /* seconds for compiling a student's main.c */
 #define NOTE_SIZE     8000 /* bytes of the run under oclgrind's part of the report */
 
+void grade_push_host_size(struct grader_argv *argv, const struct grader_exercise *ex,
+                          struct grader_size s, int check) {
+    grader_argv_push(argv, "--n");
+    grader_argv_pushf(argv, "%d", s.n);
+    if (ex->rectangular) {
+        grader_argv_push(argv, "--m");
+        grader_argv_pushf(argv, "%d", s.m);
+        grader_argv_push(argv, "--k");
+        grader_argv_pushf(argv, "%d", s.k);
+    }
+    struct grader_variant v = grader_variant_of(ex, 0, check);
+    for (int t = 0; check && v.tuning && t < CLU_MAX_DEFINES && v.tuning[t].name; t++) {
+        grader_argv_push(argv, "--define");
+        grader_argv_pushf(argv, "%s=%d", v.tuning[t].name, v.tuning[t].value);
+    }
+}
+
+void grade_host_command(const struct grader_exercise *ex, struct grader_size s, char *buf,
+                        size_t size) {
+    if (ex->rectangular)
+        snprintf(buf, size, "%s --m %d --n %d --k %d", ex->id, s.m, s.n, s.k);
+    else
+        snprintf(buf, size, "%s --n %d", ex->id, s.n);
+}
+
 /* Build the student's main.c against the pristine library, run it, check what it saved. */
 static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         const char *kernel, const char *dead, const char *dir,
-                         struct grader_exercise_result *r);
+                         const char *kernel, const char *kernel_check, const char *dead,
+                         const char *dir, struct grader_exercise_result *r);
 
 void grade_test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
-                     const char *kernel, const char *dead, struct grader_exercise_result *r) {
+                     const char *kernel, const char *kernel_check, const char *dead,
+                     struct grader_exercise_result *r) {
     char dir[PATH_MAX];
     if (grader_jail_dir_make(dir, sizeof dir) != 0) {
         grader_add_verdict(
@@ -27,14 +53,14 @@ void grade_test_host(const struct grader_config *cfg, const struct grader_exerci
     }
     /* no nice level: every run has a session (an autogroup) or a control group of its own, with
      * the same CPU share as any other; a host program niced to 19 starved beside outside load */
-    host_program(cfg, ex, kernel, dead, dir, r);
+    host_program(cfg, ex, kernel, kernel_check, dead, dir, r);
     grader_jail_dir_remove(dir);
 }
 
 /* The host program built and run in dir; its logs stay in the work folder. */
 static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         const char *kernel, const char *dead, const char *dir,
-                         struct grader_exercise_result *r) {
+                         const char *kernel, const char *kernel_check, const char *dead,
+                         const char *dir, struct grader_exercise_result *r) {
     const char *name = "host program saves the right result";
     int pts = ex->points.host;
     char src[PATH_MAX], logs[PATH_MAX], main_copy[PATH_MAX + 16], kernel_copy[PATH_MAX + 16];
@@ -98,18 +124,21 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
      * oclgrind's folder readied while nothing of the student's has run yet */
     char *main_text = clu_read_file(main_copy, NULL);
     struct host_oclgrind og;
-    grade_host_oclgrind_prepare(cfg, ex, prog, kernel, &og);
-    char n_text[16], seed_text[32];
-    uint64_t seed = grader_derive_seed(grader_seed_for(cfg->seed, ex, ex->host_n), "host", 0);
-    snprintf(n_text, sizeof n_text, "%d", ex->host_n);
+    grade_host_oclgrind_prepare(cfg, ex, prog, kernel_check, &og);
+    char seed_text[32], command[120];
+    struct grader_size size = grader_host_size(ex);
+    uint64_t seed = grader_derive_seed(grader_seed_for(cfg->seed, ex, size), "host", 0);
     snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
+    grade_host_command(ex, size, command, sizeof command);
     snprintf(out, sizeof out, "%s/result.bin", dir);
     snprintf(log, sizeof log, "%s/run.txt", logs);
     remove(out);
     struct grader_argv argv = GRADER_ARGV_INIT;
     int sandboxed = grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
-    grader_argv_push_all(&argv, (const char *const[]){prog, "--n", n_text, "--seed", seed_text,
-                                                      "--repeats", "1", "--output", out, NULL});
+    grader_argv_push(&argv, prog);
+    grade_push_host_size(&argv, ex, size, 0);
+    grader_argv_push_all(
+        &argv, (const char *const[]){"--seed", seed_text, "--repeats", "1", "--output", out, NULL});
     if (cfg->device) {
         grader_argv_push(&argv, "--device");
         grader_argv_push(&argv, cfg->device);
@@ -124,23 +153,22 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     }
     char *text = grader_read_capped(log, LOG_CAP), what[300], why[200];
     grader_describe_run(&run, what, sizeof what);
-    size_t count = grader_output_count(ex, ex->host_n);
+    size_t count = grader_output_count(ex, size);
     float *c = grader_load_result(dir, "result.bin", count, why, sizeof why);
     double *expected = NULL, *tol = NULL;
     if (run.how != RUN_EXITED) {
-        grader_add_test(r, name, 0, pts, "`%s --n %d` %s; its output:\n%s", ex->id, ex->host_n,
-                        what, text);
+        grader_add_test(r, name, 0, pts, "`%s` %s; its output:\n%s", command, what, text);
     } else if (!c) {
         grader_add_test(r, name, 0, pts,
                         "the program %s but saved no result matrix with --output (%s). The "
                         "grader checks the numbers your program computes, never what it "
                         "prints; its output:\n%s",
                         what, why, text);
-    } else if (grader_reference(ex, ex->host_n, seed, &expected, &tol) != 0) {
+    } else if (grader_reference(ex, size, seed, &expected, &tol) != 0) {
         grader_add_test(r, name, 0, pts, "grader out of memory");
     } else {
         struct grader_diagnosis d;
-        grader_diagnose(ex, ex->host_n, seed, c, expected, tol, &d);
+        grader_diagnose(ex, size, seed, c, expected, tol, &d);
         char wrong[800];
         char *note = malloc(NOTE_SIZE);
         if (d.m.wrong == 0 && !note) {
@@ -148,12 +176,11 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         } else if (d.m.wrong == 0) {
             int lost = grade_host_oclgrind(cfg, ex, &og, main_text ? main_text : "", note,
                                            NOTE_SIZE, &r->too_busy);
-            grader_add_test(r, name, lost ? 0 : pts, pts, "`%s --n %d` saved a right result%s",
-                            ex->id, ex->host_n, note);
+            grader_add_test(r, name, lost ? 0 : pts, pts, "`%s` saved a right result%s", command,
+                            note);
         } else {
-            grader_describe_wrong(ex, ex->host_n, &d, wrong, sizeof wrong);
-            grader_add_test(r, name, 0, pts, "`%s --n %d` saved a wrong result: %s", ex->id,
-                            ex->host_n, wrong);
+            grader_describe_wrong(ex, size, &d, wrong, sizeof wrong);
+            grader_add_test(r, name, 0, pts, "`%s` saved a wrong result: %s", command, wrong);
         }
         free(note);
     }

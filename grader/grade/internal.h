@@ -25,14 +25,14 @@ struct harness_run {
 /* The harness on kernel at n, jailed, its logs in the work folder `tag`; with memcheck, under
  * oclgrind, whose findings go to oclgrind.txt in h->dir. */
 void grade_run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
-                       const char *kernel, int n, const char *tag, int memcheck,
+                       const char *kernel, struct grader_size s, const char *tag, int memcheck,
                        struct harness_run *h);
 void grade_harness_done(struct harness_run *h);
 /* The reference solution's harness run at n, jailed like the student's, timed: its seconds, or 0
  * when it did not finish right (what a stopped kernel is compared with); warm: its kernel built
  * by a run before, as the student's was at any size after the first. */
 double grade_reference_seconds(const struct grader_config *cfg, const struct grader_exercise *ex,
-                               int n, int warm);
+                               struct grader_size s, int warm);
 
 /* ---------------------------------------------------------------- the tests, one file each */
 
@@ -44,8 +44,17 @@ void grade_test_sizes(const struct grader_config *cfg, const struct grader_exerc
                       int *untouched_all, struct grader_exercise_result *r);
 
 /* The student's main.c built and run (host_test.c). */
+/* The host program's size flags: --n N (and --m M --k K for a rectangular row), and with check
+ * the row's oclgrind tuning values as --define NAME=VALUE. */
+void grade_push_host_size(struct grader_argv *argv, const struct grader_exercise *ex,
+                          struct grader_size s, int check);
+/* The command as the report shows it: "04_local_B --n 120". */
+void grade_host_command(const struct grader_exercise *ex, struct grader_size s, char *buf,
+                        size_t size);
+/* kernel_check: the text the runs under oclgrind build (the row's oclgrind tuning values). */
 void grade_test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
-                     const char *kernel, const char *dead, struct grader_exercise_result *r);
+                     const char *kernel, const char *kernel_check, const char *dead,
+                     struct grader_exercise_result *r);
 
 /* The host program once more under oclgrind's API and memory checks (host_oclgrind.c): its own
  * folder, readied before the program's first run; `skip` says why not where it cannot run. */

@@ -10,56 +10,67 @@
  * right_at: the largest size it was right at so far (0: none); a smaller one says that the kernel
  * does end, should it time out here. */
 static int test_size(const struct grader_config *cfg, const struct grader_exercise *ex,
-                     const char *kernel, int n, int right_at, char *dead, size_t dead_size,
-                     int *untouched, struct grader_exercise_result *r) {
-    char name[64], tag[32];
-    snprintf(name, sizeof name, "correct at N=%d", n);
+                     const char *kernel, struct grader_size size, int right_at, char *dead,
+                     size_t dead_size, int *untouched, struct grader_exercise_result *r) {
+    char name[64], tag[48], at[64];
+    int n = size.n;
+    if (ex->rectangular)
+        snprintf(name, sizeof name, "correct at MxNxK=%dx%dx%d", size.m, size.n, size.k);
+    else
+        snprintf(name, sizeof name, "correct at N=%d", n);
+    grader_size_text(ex, size, at, sizeof at);
     int pts = ex->points.per_size;
     *untouched = 0;
     if (dead[0]) {
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
         return 0;
     }
-    snprintf(tag, sizeof tag, "n%d", n);
+    snprintf(tag, sizeof tag, "%dx%dx%d", size.m, size.n, size.k);
     struct harness_run h;
-    grade_run_harness(cfg, ex, kernel, n, tag, 0, &h);
+    grade_run_harness(cfg, ex, kernel, size, tag, 0, &h);
     r->too_busy |= h.run.how == RUN_TOO_BUSY;
     /* stopped at its limit: the reference's time for the same run tells slow from endless */
     char ends[64];
-    snprintf(ends, sizeof ends, "it was right at N = %d", right_at);
+    if (ex->rectangular)
+        snprintf(ends, sizeof ends, "it was right at a smaller size");
+    else
+        snprintf(ends, sizeof ends, "it was right at N = %d", right_at);
     struct grader_pace pace = {.seconds = h.run.seconds,
                                .work = "the same run",
                                .ends = right_at > 0 && right_at < n ? ends : NULL};
+    struct grader_size first = grader_hidden_size(ex, 0);
+    int warm = size.m != first.m || size.n != first.n || size.k != first.k; /* built before */
     if (h.run.how == RUN_TIMEOUT)
-        pace.reference_seconds = grade_reference_seconds(cfg, ex, n, n != ex->sizes[0]);
-    char *failure = grader_harness_failure(&h.run, h.log, n, &pace, dead, dead_size);
+        pace.reference_seconds = grade_reference_seconds(cfg, ex, size, warm);
+    char *failure = grader_harness_failure(&h.run, h.log, at, &pace, dead, dead_size);
     if (failure) {
         grader_add_test(r, name, 0, pts, "%s", failure);
         free(failure);
         grade_harness_done(&h);
         return 0;
     }
-    size_t count = grader_output_count(ex, n), in_count = ex->is_vector ? count : count;
-    uint64_t seed = grader_seed_for(cfg->seed, ex, n);
+    size_t count = grader_output_count(ex, size), a_count = grader_a_count(ex, size),
+           b_count = grader_b_count(ex, size);
+    uint64_t seed = grader_seed_for(cfg->seed, ex, size);
     char why[200] = "";
     float *c = grader_load_result(h.dir, RESULT_C, count + HARNESS_GUARD, why, sizeof why);
-    float *a = c ? grader_load_result(h.dir, RESULT_A, in_count, why, sizeof why) : NULL;
-    float *b = a ? grader_load_result(h.dir, RESULT_B, in_count, why, sizeof why) : NULL;
+    float *a = c ? grader_load_result(h.dir, RESULT_A, a_count, why, sizeof why) : NULL;
+    float *b = a ? grader_load_result(h.dir, RESULT_B, b_count, why, sizeof why) : NULL;
     double *expected = NULL, *tol = NULL;
     int ok = 0;
     if (!b) {
         grader_add_test(r, name, 0, pts, "the harness saved no usable output (%s)\n%s", why, h.log);
-    } else if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
-        grader_add_test(r, name, 0, pts, "grader out of memory at N = %d", n);
+    } else if (grader_reference(ex, size, seed, &expected, &tol) != 0) {
+        grader_add_test(r, name, 0, pts, "grader out of memory at %s", at);
     } else {
         struct grader_diagnosis d;
-        grader_diagnose(ex, n, seed, c, expected, tol, &d);
+        grader_diagnose(ex, size, seed, c, expected, tol, &d);
         size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
-        int changed_a = grader_input_changed(a, in_count, seed, 0);
-        int changed_b = grader_input_changed(b, in_count, seed, 1);
+        int changed_a = grader_input_changed(a, a_count, seed, 0);
+        int changed_b = grader_input_changed(b, b_count, seed, 1);
         char wrong[800] = "";
         if (d.m.wrong)
-            grader_describe_wrong(ex, n, &d, wrong, sizeof wrong);
+            grader_describe_wrong(ex, size, &d, wrong, sizeof wrong);
         ok = d.m.wrong == 0 && damaged == 0 && !changed_a && !changed_b;
         *untouched = d.unwritten == count;
         if (ok)
@@ -90,9 +101,10 @@ void grade_test_sizes(const struct grader_config *cfg, const struct grader_exerc
                       int *sizes_out, int *untouched_out, struct grader_exercise_result *r) {
     int passed = 0, sizes = 0, untouched_all = 1, passed_only_16 = 1, failed_not_16 = 1;
     int right_at = 0;
-    for (; sizes < GRADER_MAX_SIZES && ex->sizes[sizes]; sizes++) {
-        int n = ex->sizes[sizes], untouched = 0;
-        int ok = test_size(cfg, ex, kernel, n, right_at, dead, dead_size, &untouched, r);
+    for (; sizes < grader_size_count(ex); sizes++) {
+        struct grader_size size = grader_hidden_size(ex, sizes);
+        int n = size.n, untouched = 0;
+        int ok = test_size(cfg, ex, kernel, size, right_at, dead, dead_size, &untouched, r);
         if (ok && n > right_at)
             right_at = n;
         passed += ok;

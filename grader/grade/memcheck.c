@@ -25,9 +25,10 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
                            "not run: oclgrind is not installed (apt-get install oclgrind)");
         return;
     }
-    char log[PATH_MAX + 32], what[300], why[100];
+    char log[PATH_MAX + 32], what[300], why[100], at[64];
     struct harness_run h;
-    grade_run_harness(cfg, ex, kernel, ex->memcheck_n, "memcheck", 1, &h);
+    grader_size_text(ex, grader_memcheck_at(ex), at, sizeof at);
+    grade_run_harness(cfg, ex, kernel, grader_memcheck_at(ex), "memcheck", 1, &h);
     r->too_busy |= h.run.how == RUN_TOO_BUSY;
     snprintf(log, sizeof log, "%s/oclgrind.txt", h.dir);
     grader_describe_run(&h.run, what, sizeof what);
@@ -36,15 +37,14 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
     if (!summary) {
         grader_add_test(r, name, 0, pts, "grader out of memory");
     } else if (grade_read_findings(log, &found, why, sizeof why) != 0) {
-        grader_add_test(r, name, 0, pts, "at N = %d %s", ex->memcheck_n, why);
+        grader_add_test(r, name, 0, pts, "at %s %s", at, why);
     } else if (h.run.how == RUN_EXITED && h.run.code == HARNESS_OK && found.blank) {
-        grader_add_test(r, name, pts, pts, "clean at N = %d", ex->memcheck_n);
+        grader_add_test(r, name, pts, pts, "clean at %s", at);
     } else if (!found.blank) { /* the log holds only findings */
         grade_describe_findings(&found, 1, summary, SUMMARY_SIZE);
-        grader_add_test(r, name, 0, pts, "at N = %d %s", ex->memcheck_n, summary);
+        grader_add_test(r, name, 0, pts, "at %s %s", at, summary);
     } else {
-        grader_add_test(r, name, 0, pts, "the run under oclgrind at N = %d %s\n%s", ex->memcheck_n,
-                        what, h.log);
+        grader_add_test(r, name, 0, pts, "the run under oclgrind at %s %s\n%s", at, what, h.log);
     }
     free(summary);
     grade_harness_done(&h);

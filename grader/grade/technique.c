@@ -25,8 +25,8 @@ int grade_count_traffic(const struct grader_config *cfg, const struct grader_exe
     grader_argv_push(&prefix, "--"); /* bench_traffic stops at NULL: a placeholder, dropped below */
     free(prefix.argv[--prefix.count]);
     prefix.argv[prefix.count] = NULL;
-    int status = grader_traffic(j.self, ex, j.kernel, ex->block, ex->memcheck_n, j.dir, t,
-                                (const char *const *)prefix.argv, &cfg->jail, j.dir);
+    int status = grader_traffic(j.self, ex, j.kernel, ex->block, 1, grader_memcheck_at(ex), j.dir,
+                                t, (const char *const *)prefix.argv, &cfg->jail, j.dir);
     grader_argv_clear(&prefix);
     grader_jail_dir_remove(j.dir);
     return status;
@@ -98,7 +98,7 @@ void grade_traffic_rows(const struct grader_config *cfg, const struct grader_exe
  * only on what that shortfall leaves: a column of B read from global memory in step 04 is one
  * miss (B), not two. */
 static void missed_bounds(const struct grader_technique *t, const struct grader_traffic *got,
-                          char *out, size_t size) {
+                          double barriers_per_tile, char *out, size_t size) {
     double shortfall = 0.0;
     int used = 0;
     out[0] = '\0';
@@ -114,10 +114,34 @@ static void missed_bounds(const struct grader_technique *t, const struct grader_
         if (shortfall > 0)
             snprintf(part, sizeof part, ", more than the %.2f the missing local loads explain",
                      shortfall);
-        snprintf(out + used, size - (size_t)used,
-                 "\n  global loads per multiply-add %.3f, at most %.2f here%s: %s",
-                 got->global_loads, t->max_global_loads, part, t->global_miss);
+        used += snprintf(out + used, size - (size_t)used,
+                         "\n  global loads per multiply-add %.3f, at most %.2f here%s: %s",
+                         got->global_loads, t->max_global_loads, part, t->global_miss);
     }
+    if (used > 0 && (size_t)used < size && t->max_local_loads > 0 &&
+        got->local_loads > t->max_local_loads)
+        used += snprintf(out + used, size - (size_t)used,
+                         "\n  local loads per multiply-add %.3f, at most %.2f here: %s",
+                         got->local_loads, t->max_local_loads, t->local_excess);
+    if (used > 0 && (size_t)used < size && t->min_load_bytes > 0 &&
+        got->load_bytes < t->min_load_bytes)
+        used += snprintf(out + used, size - (size_t)used,
+                         "\n  bytes per global load instruction %.1f, at least %.0f here: %s",
+                         got->load_bytes, t->min_load_bytes, t->narrow_miss);
+    if (used > 0 && (size_t)used < size && t->max_barriers_per_tile > 0 &&
+        barriers_per_tile > t->max_barriers_per_tile)
+        snprintf(out + used, size - (size_t)used,
+                 "\n  barriers per tile %.2f, at most %.2f here: %s", barriers_per_tile,
+                 t->max_barriers_per_tile, t->barrier_miss);
+}
+
+/* Barriers each work-item reached per tile along k (0 when the row names no tile depth). */
+static double barriers_per_tile(const struct grader_exercise *ex,
+                                const struct grader_traffic *got) {
+    struct grader_variant v = grader_variant_of(ex, 0, 1);
+    int depth = grader_variant_value(&v, ex->technique.tile_k);
+    int k = grader_memcheck_at(ex).k;
+    return depth > 0 ? got->barriers / (double)((k + depth - 1) / depth) : 0.0;
 }
 
 /* The step's technique, from the memory traffic oclgrind counts in the student's kernel. */
@@ -136,22 +160,39 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not checked: %s", got->why);
         return;
     }
+    double per_tile = barriers_per_tile(ex, got);
     int global_ok = t->max_global_loads <= 0 || got->global_loads <= t->max_global_loads;
-    int local_ok = t->min_local_loads <= 0 || got->local_loads >= t->min_local_loads;
-    char global_bound[64] = "", local_bound[64] = "", missed[900] = "";
+    int local_ok = (t->min_local_loads <= 0 || got->local_loads >= t->min_local_loads) &&
+                   (t->max_local_loads <= 0 || got->local_loads <= t->max_local_loads);
+    int other_ok = (t->min_load_bytes <= 0 || got->load_bytes >= t->min_load_bytes) &&
+                   (t->max_barriers_per_tile <= 0 || per_tile <= t->max_barriers_per_tile);
+    char global_bound[64] = "", local_bound[96] = "", more[200] = "", missed[1400] = "";
     if (t->max_global_loads > 0)
         snprintf(global_bound, sizeof global_bound, " (this step: at most %.2f)",
                  t->max_global_loads);
-    if (t->min_local_loads > 0)
+    if (t->min_local_loads > 0 && t->max_local_loads > 0)
+        snprintf(local_bound, sizeof local_bound, " (this step: from %.2f to %.2f)",
+                 t->min_local_loads, t->max_local_loads);
+    else if (t->min_local_loads > 0)
         snprintf(local_bound, sizeof local_bound, " (this step: at least %.2f)",
                  t->min_local_loads);
-    if (!global_ok || !local_ok)
-        missed_bounds(t, got, missed, sizeof missed);
-    grader_add_test(r, name, global_ok && local_ok ? pts : 0, pts,
-                    "loads per multiply-add counted by oclgrind at N = %d: global %.3f%s, local "
-                    "%.3f%s%s%s",
-                    ex->memcheck_n, got->global_loads, global_bound, got->local_loads, local_bound,
-                    global_ok && local_ok
+    else if (t->max_local_loads > 0)
+        snprintf(local_bound, sizeof local_bound, " (this step: at most %.2f)", t->max_local_loads);
+    if (t->min_load_bytes > 0)
+        snprintf(more, sizeof more, "; bytes per global load instruction %.1f (at least %.0f)",
+                 got->load_bytes, t->min_load_bytes);
+    if (t->max_barriers_per_tile > 0)
+        snprintf(more, sizeof more, "; barriers per work-item per tile %.2f (at most %.2f)",
+                 per_tile, t->max_barriers_per_tile);
+    if (!global_ok || !local_ok || !other_ok)
+        missed_bounds(t, got, per_tile, missed, sizeof missed);
+    char at[64];
+    grader_size_text(ex, grader_memcheck_at(ex), at, sizeof at);
+    grader_add_test(r, name, global_ok && local_ok && other_ok ? pts : 0, pts,
+                    "loads per multiply-add counted by oclgrind at %s: global %.3f%s, local "
+                    "%.3f%s%s%s%s",
+                    at, got->global_loads, global_bound, got->local_loads, local_bound, more,
+                    global_ok && local_ok && other_ok
                         ? ""
                         : "\nhint: the result is right but the step's technique does not show:",
                     missed);

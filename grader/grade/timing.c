@@ -103,7 +103,7 @@ static int exchange(struct side *s, const char *command, int round, double timeo
 static void round_wrong(const struct grader_exercise *ex, const char *dir, int round, uint64_t seed,
                         int full, char *why, size_t why_size) {
     int n = ex->perf_n;
-    size_t count = grader_output_count(ex, n), in_count = (size_t)n * (size_t)n;
+    size_t count = grader_output_count(ex, grader_square(n)), in_count = (size_t)n * (size_t)n;
     char reason[200] = "", name[32];
     snprintf(name, sizeof name, RESULT_ROUND, round);
     float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
@@ -115,15 +115,16 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
     } else if (grader_guard_damage(c + count, HARNESS_GUARD)) {
         snprintf(why, why_size, "round %d: it wrote past the end of C", round + 1);
     } else if (full || ex->is_vector) {
-        if (grader_reference(ex, n, seed, &expected, &tol) != 0) {
+        if (grader_reference(ex, grader_square(n), seed, &expected, &tol) != 0) {
             snprintf(why, why_size, "grader out of memory");
         } else {
             struct grader_diagnosis d;
-            grader_diagnose(ex, n, seed, c, expected, tol, &d);
+            grader_diagnose(ex, grader_square(n), seed, c, expected, tol, &d);
             if (d.m.wrong) {
                 int used = snprintf(why, why_size, "round %d: ", round + 1);
                 if (used > 0 && (size_t)used < why_size)
-                    grader_describe_wrong(ex, n, &d, why + used, why_size - (size_t)used);
+                    grader_describe_wrong(ex, grader_square(n), &d, why + used,
+                                          why_size - (size_t)used);
             }
         }
     } else if (!(a = malloc(in_count * sizeof *a)) || !(b = malloc(in_count * sizeof *b))) {
@@ -132,7 +133,8 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
         clu_random_fill(a, in_count, seed, 0);
         clu_random_fill(b, in_count, seed, 1);
         /* x from a seed the child never saw: knowing x, C x = A(Bx) is cheap to fake */
-        size_t rows = grader_freivalds(n, a, b, c, grader_derive_seed(seed, "freivalds x", 0));
+        size_t rows =
+            grader_freivalds(grader_square(n), a, b, c, grader_derive_seed(seed, "freivalds x", 0));
         if (rows)
             snprintf(why, why_size,
                      "round %d: C is not A*B (%zu of %d rows fail a check against A(Bx) for a "
@@ -248,7 +250,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         ready_seconds[w] = now() - started;
     }
     int ready = !why[0];
-    uint64_t seed = grader_seed_for(cfg->seed, ex, ex->perf_n);
+    uint64_t seed = grader_seed_for(cfg->seed, ex, grader_square(ex->perf_n));
     int checked = (int)(grader_derive_seed(seed, "checked round", 0) % TIMED_ROUNDS);
     if (!why[0])
         grader_child_pause(mine->child, 1);
@@ -280,8 +282,10 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     end_side(cfg, ref);
     if (why[0]) {
         char dead[200] = "";
-        char *failure = grader_harness_failure(&mine->ended, mine->log_text, ex->perf_n, &pace,
-                                               dead, sizeof dead);
+        char at[32];
+        snprintf(at, sizeof at, "N = %d", ex->perf_n);
+        char *failure =
+            grader_harness_failure(&mine->ended, mine->log_text, at, &pace, dead, sizeof dead);
         *too_busy = mine->ended.how == RUN_TOO_BUSY;
         if (failure && strncmp(why, "not scored", 10) != 0)
             snprintf(out, out_size, "%s", failure);
@@ -296,7 +300,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         struct clu_stats t = clu_stats_of(ref->seconds, TIMED_ROUNDS);
         struct clu_stats s_event = clu_stats_of(mine->reported, TIMED_ROUNDS);
         struct clu_stats t_event = clu_stats_of(ref->reported, TIMED_ROUNDS);
-        double flops = grader_flops(ex, ex->perf_n);
+        double flops = grader_flops(ex, grader_square(ex->perf_n));
         *gflops = flops / s.median * 1e-9;
         *ref_gflops = flops / t.median * 1e-9;
         double ratio = *gflops / *ref_gflops;
@@ -348,6 +352,40 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
 
 /* ---------------------------------------------------------------- the test */
 
+/* The timed size: from the row's perf_n, doubled while one launch of the reference lasts less
+ * than PERF_MIN_SECONDS, up to PERF_MAX_N, so that a GPU is not timed on a launch of a few
+ * microseconds (a CPU reaches the bound at the row's own size). Each try is the reference's
+ * serving harness, warmed up, timed once on the grader's clock. */
+#define PERF_MIN_SECONDS 0.020
+#define PERF_MAX_N       4096
+static int perf_size(const struct grader_config *cfg, const struct grader_exercise *ex,
+                     const char *reference) {
+    int n = ex->perf_n;
+    if (ex->is_vector) /* memory-bound, and larger vectors would need gigabytes */
+        return n;
+    for (;;) {
+        int next = 2 * n;
+        if (next > PERF_MAX_N || !grader_size_valid(ex, next))
+            return n;
+        struct side s = {.who = "reference"};
+        snprintf(s.dir, sizeof s.dir, "%s/%s/perf-size-%d", cfg->work, ex->id, n);
+        grader_make_dirs(s.dir);
+        snprintf(s.log, sizeof s.log, "%s/log.txt", s.dir);
+        s.child = start_server(cfg, ex, cfg->self, reference, n, s.dir, 0, s.log);
+        char reply[64], why[200] = "";
+        int timed = s.child &&
+                    grader_child_ask(s.child, NULL, reply, sizeof reply, 3 * cfg->timeout) == 0 &&
+                    strcmp(reply, SERVE_READY) == 0 &&
+                    timed_round(cfg, &s, 0, grader_derive_seed(cfg->seed, "perf size", n), 0, why,
+                                sizeof why) == 0;
+        end_side(cfg, &s);
+        free(s.log_text);
+        if (!timed || s.seconds[0] >= PERF_MIN_SECONDS)
+            return n;
+        n = next;
+    }
+}
+
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                      const char *kernel, int all_right, const struct grader_traffic *mine,
                      struct grader_exercise_result *r) {
@@ -361,6 +399,9 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
     char reference[PATH_MAX], text[4000], traffic[400] = "";
     snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
     int earned = 0, too_busy = 0;
+    struct grader_exercise timed = *ex;
+    timed.perf_n = perf_size(cfg, ex, reference);
+    ex = &timed;
     grader_perf_test(cfg, ex, kernel, reference, &r->gflops, &r->ref_gflops, text, sizeof text,
                      &earned, &too_busy);
     r->too_busy |= too_busy;

@@ -49,7 +49,8 @@ static int canon_text(const char *kernel, int block, char *why, size_t why_size,
     write_file("kernel.cl", kernel, src, sizeof src);
     snprintf(dst, sizeof dst, "%s/canonical.cl", g_tmp);
     unlink(dst);
-    int status = grader_canonicalise(src, dst, block, why, why_size);
+    struct grader_variant v = {block, NULL};
+    int status = grader_canonicalise(src, dst, &v, why, why_size);
     char *text = clu_read_file(dst, NULL);
     if (out)
         *out = text ? text : strdup("");
@@ -254,8 +255,8 @@ static void test_workbook_kernels_build(void **state) {
             if (access(src, R_OK) != 0)
                 continue; /* the CUDA exercise */
             snprintf(dst, sizeof dst, "%s/%s-%s.cl", g_tmp, f ? "skeleton" : "solution", ex->id);
-            CHECK(grader_canonicalise(src, dst, ex->block, why, sizeof why) == 0, "%s: %s", src,
-                  why);
+            struct grader_variant v = grader_variant_of(ex, 0, 0);
+            CHECK(grader_canonicalise(src, dst, &v, why, sizeof why) == 0, "%s: %s", src, why);
             options[0] = '\0';
             if (ex->block > 0)
                 snprintf(options, sizeof options, "-DBLOCK=%d", ex->block);

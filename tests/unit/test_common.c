@@ -1423,7 +1423,8 @@ static void mm_main_rejects_bad_sizes(void **state) {
     (void)state;
     struct rng r = TEST_RNG();
     int limit = rng_int(&r, 8, 100);
-    struct clu_mm_exercise ex = {"t", "mm", 16, limit, 0, NULL, NULL};
+    struct clu_mm_exercise ex = {
+        .title = "t", .kernel_name = "mm", .default_n = 16, .max_n = limit};
     char n_text[16], block_text[16];
     snprintf(n_text, sizeof n_text, "%d", limit + rng_int(&r, 1, 50));
     char *argv1[] = {"prog", "--n", n_text};
@@ -1872,7 +1873,11 @@ static cl_int mm_launch_nothing(struct clu_mm *mm, cl_event *done) {
 }
 
 static int mm_child_main(int argc, char **argv) {
-    struct clu_mm_exercise ex = {"unit-test matmul", "mm", 16, 0, 0, mm_set_args, mm_launch};
+    struct clu_mm_exercise ex = {.title = "unit-test matmul",
+                                 .kernel_name = "mm",
+                                 .default_n = 16,
+                                 .set_args = mm_set_args,
+                                 .launch = mm_launch};
     if (strcmp(argv[2], "nothing") == 0)
         ex.launch = mm_launch_nothing;
     return clu_mm_main(argc - 2, argv + 2, &ex);
@@ -1991,7 +1996,7 @@ static void mm_main_end_to_end(void **state) {
 
 static void mm_main_list(void **state) {
     (void)state;
-    struct clu_mm_exercise ex = {"t", "mm", 16, 0, 0, NULL, NULL};
+    struct clu_mm_exercise ex = {.title = "t", .kernel_name = "mm", .default_n = 16};
     char *argv[] = {"prog", "--list"};
     struct capture c;
     capture_start(&c, 1);

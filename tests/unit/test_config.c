@@ -228,10 +228,31 @@ static int max_size_of(const struct grader_exercise *ex, int cap) {
     return ex->max_n > 0 && ex->max_n < cap ? ex->max_n : cap;
 }
 
+/* The step of ex's valid sizes: its multiple, and the tuning values it names (from 07 on). */
+static int size_step(const struct grader_exercise *ex) {
+    int step = ex->multiple > 1 ? ex->multiple : 1;
+    for (int m = 0; m < 4 && ex->multiple_of[m]; m++)
+        for (int t = 0; ex->tuning[t].name; t++)
+            if (!strcmp(ex->tuning[t].name, ex->multiple_of[m])) {
+                int a = step, b = ex->tuning[t].value; /* the least common multiple */
+                while (b) {
+                    int c = a % b;
+                    a = b, b = c;
+                }
+                step = step / a * ex->tuning[t].value;
+            }
+    return step;
+}
+
 /* A size valid for ex in [1, cap] (cap: the key's own range). */
 static int valid_size(struct rng *r, const struct grader_exercise *ex, int cap) {
-    int m = ex->multiple > 1 ? ex->multiple : 1;
+    int m = size_step(ex);
     return m * (int)rng_range(r, 1, max_size_of(ex, cap) / m);
+}
+
+/* Whether a config may set the key of ex: a rectangular row's sizes are M x N x K. */
+static int settable(const struct grader_exercise *ex, const char *key) {
+    return !ex->rectangular || (strcmp(key, "sizes") && strcmp(key, "host_n"));
 }
 
 /* A size in [1, cap] that ex does not allow, or 0 if every one is allowed. */
@@ -296,6 +317,8 @@ static void test_sizes(void **state) {
         for (int k = (int)rng_range(&r, 1, 2 * grader_exercise_count); k > 0; k--) {
             int e = (int)rng_range(&r, 0, grader_exercise_count - 1);
             struct grader_exercise *ex = &want[e];
+            if (!settable(ex, "sizes"))
+                continue;
             int count = (int)rng_range(&r, 1, GRADER_MAX_SIZES - 1);
             char list[200] = "", key[64], id[32];
             memset(ex->sizes, 0, sizeof ex->sizes);
@@ -360,8 +383,10 @@ static void test_whole_number_keys(void **state) {
                 memcpy(want, g_saved_table, sizeof want[0] * (size_t)grader_exercise_count);
                 struct grader_exercise *ex = &want[e];
                 int v;
+                if (!settable(ex, int_keys[k].name))
+                    continue;
                 if (int_keys[k].is_size) {
-                    int m = ex->multiple > 1 ? ex->multiple : 1;
+                    int m = size_step(ex);
                     int top = max_size_of(ex, (int)int_keys[k].high) / m * m;
                     v = pick == 0 ? m : pick == 1 ? top : valid_size(&r, ex, top);
                 } else {
@@ -394,6 +419,8 @@ static void test_whole_number_keys(void **state) {
             int e = (int)rng_range(&r, 0, grader_exercise_count - 1);
             int k = (int)rng_range(&r, 0, INT_KEYS - 1);
             struct grader_exercise *ex = &want[e];
+            if (!settable(ex, int_keys[k].name))
+                continue;
             int v = int_keys[k].is_size ? valid_size(&r, ex, (int)int_keys[k].high)
                                         : (int)rng_range(&r, int_keys[k].low, int_keys[k].high);
             *int_field(ex, k) = v;
@@ -659,6 +686,9 @@ static void test_errors_name_file_and_line(void **state) {
         {"04.points.perf = -1", "wants a whole number"},
         {"04.points.per_size = 2 points", "wants a whole number"},
         {"05.sizes = 16, 20", "\"20\" is not a valid size (multiple of 16"},
+        {"11.sizes = 16", "M x N x K sizes of its own"},
+        {"11_any_size.host_n = 100", "cannot be set"},
+        {"09.sizes = 100", "not a valid size"},
         {"05_blocked_16x16.sizes = 8", "not a valid size"},
         {"05.host_n = 100", "not a valid size of 05_blocked_16x16"},
         {"05.memcheck_n = 24", "not a valid size"},
@@ -709,7 +739,7 @@ static void test_errors_name_file_and_line(void **state) {
     /* a size that one exercise takes and another refuses: every row, random sizes */
     for (int e = 0; e < grader_exercise_count; e++) {
         const struct grader_exercise *ex = &g_saved_table[e];
-        for (int k = 0; k < 20; k++) {
+        for (int k = 0; k < 20 && !ex->rectangular; k++) {
             int bad = invalid_size(&r, ex, 8192);
             if (!bad)
                 break;
@@ -752,6 +782,10 @@ static void check_table_sane(const struct grader_plan *plan, const char *text) {
     for (int e = 0; e < grader_exercise_count; e++) {
         const struct grader_exercise *ex = &plan->rows[e];
         int count = 0;
+        if (ex->rectangular) { /* M x N x K sizes of its own, which no config changes */
+            CHECK(grader_size_count(ex) >= 1, "%s: no sizes after:\n%s", ex->id, text);
+            continue;
+        }
         while (count < GRADER_MAX_SIZES && ex->sizes[count]) {
             CHECK(grader_size_valid(ex, ex->sizes[count]), "%s: size %d invalid after:\n%s", ex->id,
                   ex->sizes[count], text);
@@ -760,7 +794,8 @@ static void check_table_sane(const struct grader_plan *plan, const char *text) {
         CHECK(count >= 1 && count < GRADER_MAX_SIZES, "%s: %d sizes after:\n%s", ex->id, count,
               text);
         if (ex->kernel)
-            CHECK(grader_size_valid(ex, ex->host_n) && grader_size_valid(ex, ex->memcheck_n) &&
+            CHECK(grader_size_valid(ex, ex->host_n) &&
+                      grader_size_valid_at(ex, 1, ex->memcheck_n) &&
                       grader_size_valid(ex, ex->perf_n),
                   "%s: sizes %d %d %d invalid after:\n%s", ex->id, ex->host_n, ex->memcheck_n,
                   ex->perf_n, text);

@@ -111,10 +111,7 @@ static int group_teardown(void **state) {
 /* ---------------------------------------------------------------- the exercise table */
 
 static int sizes_of(const struct grader_exercise *ex) {
-    int count = 0;
-    while (count < GRADER_MAX_SIZES && ex->sizes[count])
-        count++;
-    return count;
+    return grader_size_count(ex);
 }
 
 static int is_power_of_two(int n) {
@@ -128,6 +125,17 @@ static void test_table_sizes(void **state) {
         const struct grader_exercise *ex = &grader_exercises[e];
         int count = sizes_of(ex), odd = 0, not_16 = 0;
         CHECK(count > 0, "%s has no correctness size", ex->id);
+        if (ex->rectangular) { /* M x N x K: sizes of 1, odd ones, and no dimension alike */
+            int ones = 0, uneven = 0;
+            for (int s = 0; s < count; s++) {
+                struct grader_size z = grader_hidden_size(ex, s);
+                CHECK(z.m > 0 && z.n > 0 && z.k > 0, "%s: size %d", ex->id, s);
+                ones += z.m == 1 || z.n == 1 || z.k == 1;
+                uneven += z.m != z.n && z.n != z.k && z.m % 16 && z.n % 16 && z.k % 16;
+            }
+            CHECK(ones > 0 && uneven > 0, "%s: no size of 1 or none uneven", ex->id);
+            continue;
+        }
         for (int s = 0; s < count; s++) {
             int n = ex->sizes[s];
             CHECK(grader_size_valid(ex, n), "%s: hidden size %d is not valid", ex->id, n);
@@ -137,11 +145,11 @@ static void test_table_sizes(void **state) {
                 CHECK(ex->sizes[t] != n, "%s: size %d twice", ex->id, n);
         }
         CHECK(odd > 0, "%s: every hidden size is a power of two", ex->id);
-        if (!ex->is_vector && ex->multiple == 1)
+        if (!ex->is_vector && ex->multiple == 1 && !ex->multiple_of[0])
             CHECK(not_16 > 0, "%s allows any N but every hidden size is a multiple of 16", ex->id);
         if (ex->kernel) { /* rows without an OpenCL kernel have no host or memory check */
             CHECK(grader_size_valid(ex, ex->host_n), "%s: host_n %d", ex->id, ex->host_n);
-            CHECK(grader_size_valid(ex, ex->memcheck_n), "%s: memcheck_n %d", ex->id,
+            CHECK(grader_size_valid_at(ex, 1, ex->memcheck_n), "%s: memcheck_n %d", ex->id,
                   ex->memcheck_n);
         }
         CHECK(grader_size_valid(ex, ex->perf_n), "%s: perf_n %d", ex->id, ex->perf_n);
@@ -167,6 +175,10 @@ static void test_table_size_valid_rule(void **state) {
         for (int i = 0; i < 200; i++) {
             int n = (int)rng_range(&r, 1, ex->max_n > 0 ? ex->max_n : 5000);
             int want = ex->multiple <= 1 || n % ex->multiple == 0;
+            for (int m = 0; m < 4 && ex->multiple_of[m]; m++)
+                for (int t = 0; ex->tuning[t].name; t++)
+                    if (!strcmp(ex->tuning[t].name, ex->multiple_of[m]))
+                        want &= n % ex->tuning[t].value == 0;
             CHECK(grader_size_valid(ex, n) == want, "%s: grader_size_valid(%d) = %d, expected %d",
                   ex->id, n, grader_size_valid(ex, n), want);
         }
@@ -184,7 +196,7 @@ static void test_table_max_points(void **state) {
         CHECK(p->per_size >= 0 && p->host >= 0 && p->memcheck >= 0 && p->perf >= 0,
               "%s: points %d %d %d %d", ex->id, p->per_size, p->host, p->memcheck, p->perf);
         int sum = p->host + p->memcheck + p->perf + p->technique;
-        for (int s = 0; s < GRADER_MAX_SIZES && ex->sizes[s]; s++)
+        for (int s = 0; s < sizes_of(ex); s++)
             sum += p->per_size + ex->cuda_per_size;
         for (int q = 0; q < GRADER_MAX_QUESTIONS && ex->quiz[q].id; q++) {
             CHECK(ex->quiz[q].points > 0, "%s: question %s worth %d", ex->id, ex->quiz[q].id,
@@ -193,6 +205,86 @@ static void test_table_max_points(void **state) {
         }
         CHECK(grader_max_points(ex) == sum, "%s: grader_max_points %d, parts sum to %d", ex->id,
               grader_max_points(ex), sum);
+    }
+}
+
+/* The advanced track's rows: the oclgrind values name the defaults' values, and at every hidden
+ * size (and the memory check's) the geometry covers C in whole work-groups of both. */
+static void test_table_tuning(void **state) {
+    (void)state;
+    struct rng r = rng_for("tuning");
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        if (!ex->tuning[0].name)
+            continue;
+        CHECK(ex->shape == SHAPE_C_TILES && ex->c_tile[0] && ex->c_tile[1], "%s: shape", ex->id);
+        for (int t = 0; ex->check_tuning[t].name; t++)
+            CHECK(!strcmp(ex->check_tuning[t].name, ex->tuning[t].name), "%s: %s in the check",
+                  ex->id, ex->check_tuning[t].name);
+        for (int check = 0; check < 2; check++) {
+            struct grader_variant v = grader_variant_of(ex, 0, check);
+            for (int s = -1; s < sizes_of(ex); s++) {
+                struct grader_size z =
+                    s < 0 ? grader_memcheck_shape(ex, rng_next(&r)) : grader_hidden_size(ex, s);
+                struct grader_launch l;
+                CHECK(grader_plan_launch(ex, NULL, z, &v, &l) == 0, "%s: no plan", ex->id);
+                size_t extent[2] = {(size_t)z.n, (size_t)z.m};
+                for (int d = 0; d < 2; d++) {
+                    int share = ex->per_item[d] ? grader_variant_value(&v, ex->per_item[d]) : 1;
+                    CHECK(l.global[d] % l.local[d] == 0, "%s: global %zu, local %zu", ex->id,
+                          l.global[d], l.local[d]);
+                    CHECK(l.global[d] * (size_t)share >= extent[d] &&
+                              l.global[d] * (size_t)share < extent[d] + l.local[d] * share,
+                          "%s: %zu items x %d for %zu", ex->id, l.global[d], share, extent[d]);
+                }
+            }
+        }
+    }
+}
+
+/* Rectangular sizes: their seeds differ when the sizes are only swapped, the memory check's
+ * shape stays near memcheck_n, and Freivalds' check takes M x K times K x N. */
+static void test_rectangular_sizes(void **state) {
+    (void)state;
+    struct rng r = rng_for("rectangular");
+    const struct grader_exercise *rect = NULL;
+    for (int e = 0; e < grader_exercise_count; e++)
+        if (grader_exercises[e].rectangular)
+            rect = &grader_exercises[e];
+    CHECK(rect != NULL, "no rectangular row");
+    for (int i = 0; i < 50; i++) {
+        uint64_t hidden = rng_next(&r);
+        int m = (int)rng_range(&r, 1, 300), n = (int)rng_range(&r, 1, 300);
+        int k = (int)rng_range(&r, 1, 300);
+        if (m == k)
+            k++;
+        CHECK(grader_seed_for(hidden, rect, (struct grader_size){m, n, k}) !=
+                  grader_seed_for(hidden, rect, (struct grader_size){k, n, m}),
+              "swapped sizes share a seed");
+        struct grader_size z = grader_memcheck_shape(rect, rng_next(&r));
+        int lo = rect->memcheck_n * 3 / 4, hi = rect->memcheck_n * 3 / 2;
+        CHECK(z.m >= lo && z.m <= hi && z.n >= lo && z.n <= hi && z.k >= lo && z.k <= hi,
+              "memcheck shape %d x %d x %d", z.m, z.n, z.k);
+    }
+    for (int i = 0; i < 10; i++) {
+        struct grader_size z = {(int)rng_range(&r, 1, 70), (int)rng_range(&r, 1, 70),
+                                (int)rng_range(&r, 1, 70)};
+        size_t mk = (size_t)z.m * z.k, kn = (size_t)z.k * z.n, mn = (size_t)z.m * z.n;
+        float *a = malloc(mk * sizeof *a), *b = malloc(kn * sizeof *b), *c = malloc(mn * sizeof *c);
+        double *ref = malloc(mn * sizeof *ref);
+        CHECK(a && b && c && ref, "out of memory");
+        uint64_t seed = rng_next(&r);
+        clu_random_fill(a, mk, seed, 0);
+        clu_random_fill(b, kn, seed, 1);
+        clu_ref_gemm(z.m, z.n, z.k, a, b, ref, NULL);
+        for (size_t x = 0; x < mn; x++)
+            c[x] = (float)ref[x];
+        CHECK(grader_freivalds(z, a, b, c, seed) == 0, "%d x %d x %d: right C refused", z.m, z.n,
+              z.k);
+        c[rng_range(&r, 0, mn - 1)] += 0.5f;
+        CHECK(grader_freivalds(z, a, b, c, seed) == 1, "%d x %d x %d: a wrong element passed", z.m,
+              z.n, z.k);
+        free(a), free(b), free(c), free(ref);
     }
 }
 
@@ -312,7 +404,9 @@ static void test_timeout_against_the_reference(void **state) {
                                    .work = "the same run",
                                    .ends = cases[c].ends};
         dead[0] = '\0';
-        char *text = grader_harness_failure(&run, "", n, &pace, dead, sizeof dead);
+        char at[32];
+        snprintf(at, sizeof at, "N = %d", n);
+        char *text = grader_harness_failure(&run, "", at, &pace, dead, sizeof dead);
         CHECK(text && strstr(text, cases[c].has), "case %zu: no \"%s\" in \"%s\"", c, cases[c].has,
               text ? text : "(null)");
         CHECK(!cases[c].lacks || !strstr(text, cases[c].lacks), "case %zu: \"%s\" in \"%s\"", c,
@@ -321,7 +415,9 @@ static void test_timeout_against_the_reference(void **state) {
               "case %zu: no \"%s\" in the later tests' \"%s\"", c, cases[c].dead_has, dead);
         free(text);
     }
-    char *text = grader_harness_failure(&run, "", n, NULL, dead, sizeof dead);
+    char at[32];
+    snprintf(at, sizeof at, "N = %d", n);
+    char *text = grader_harness_failure(&run, "", at, NULL, dead, sizeof dead);
     CHECK(text && strstr(text, "a loop that never ends"), "without a pace: \"%s\"", text);
     free(text);
 }
@@ -408,10 +504,12 @@ static void test_output_count_and_flops(void **state) {
             const struct grader_exercise *ex = &grader_exercises[e];
             size_t want = ex->is_vector ? (size_t)n : (size_t)n * (size_t)n;
             double flops = ex->is_vector ? (double)n : 2.0 * (double)n * (double)n * (double)n;
-            CHECK(grader_output_count(ex, n) == want, "%s: output count at %d is %zu, not %zu",
-                  ex->id, n, grader_output_count(ex, n), want);
-            CHECK(fabs(grader_flops(ex, n) - flops) <= 1e-12 * flops,
-                  "%s: flops at %d are %g, not %g", ex->id, n, grader_flops(ex, n), flops);
+            CHECK(grader_output_count(ex, grader_square(n)) == want,
+                  "%s: output count at %d is %zu, not %zu", ex->id, n,
+                  grader_output_count(ex, grader_square(n)), want);
+            CHECK(fabs(grader_flops(ex, grader_square(n)) - flops) <= 1e-12 * flops,
+                  "%s: flops at %d are %g, not %g", ex->id, n, grader_flops(ex, grader_square(n)),
+                  flops);
         }
     }
 }
@@ -1025,8 +1123,9 @@ static void case_open(struct case_ *c, const char *id, int n, uint64_t seed) {
     CHECK(c->ex != NULL, "no exercise %s", id);
     c->n = n;
     c->seed = seed;
-    c->count = grader_output_count(c->ex, n);
-    CHECK(grader_reference(c->ex, n, seed, &c->expected, &c->tol) == 0, "no reference");
+    c->count = grader_output_count(c->ex, grader_square(n));
+    CHECK(grader_reference(c->ex, grader_square(n), seed, &c->expected, &c->tol) == 0,
+          "no reference");
     c->got = malloc(c->count * sizeof *c->got);
     CHECK(c->got != NULL, "out of memory");
     for (size_t i = 0; i < c->count; i++)
@@ -1034,7 +1133,7 @@ static void case_open(struct case_ *c, const char *id, int n, uint64_t seed) {
 }
 
 static void case_diagnose(struct case_ *c) {
-    grader_diagnose(c->ex, c->n, c->seed, c->got, c->expected, c->tol, &c->d);
+    grader_diagnose(c->ex, grader_square(c->n), c->seed, c->got, c->expected, c->tol, &c->d);
 }
 
 static void case_close(struct case_ *c) {
@@ -1353,6 +1452,8 @@ int main(void) {
         cmocka_unit_test(test_table_sizes),
         cmocka_unit_test(test_table_size_valid_rule),
         cmocka_unit_test(test_table_max_points),
+        cmocka_unit_test(test_table_tuning),
+        cmocka_unit_test(test_rectangular_sizes),
         cmocka_unit_test(test_table_ids),
         cmocka_unit_test(test_table_technique_misses),
         cmocka_unit_test(test_technique_names_the_operand),

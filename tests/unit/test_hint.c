@@ -58,7 +58,8 @@ static void run_open(struct run *r, const char *id, int n, uint64_t seed) {
     CHECK(r->a && r->b && r->got, "out of memory");
     clu_random_fill(r->a, nn, seed, 0); /* the inputs the harness gives the kernel */
     clu_random_fill(r->b, nn, seed, 1);
-    CHECK(grader_reference(r->ex, n, seed, &r->expected, &r->tol) == 0, "no reference");
+    CHECK(grader_reference(r->ex, grader_square(n), seed, &r->expected, &r->tol) == 0,
+          "no reference");
 }
 
 static void run_close(struct run *r) {
@@ -109,7 +110,7 @@ static void expect_hint(const struct run *r, const char *pattern, const char *wa
 }
 
 static void diagnose(struct run *r) {
-    grader_diagnose(r->ex, r->n, r->seed, r->got, r->expected, r->tol, &r->d);
+    grader_diagnose(r->ex, grader_square(r->n), r->seed, r->got, r->expected, r->tol, &r->d);
 }
 
 /* An odd size, so no pattern lines up with the tiles by chance; one round at a graded size. */
