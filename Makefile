@@ -2,7 +2,7 @@
 #   make grade [EX=04_local_B] [SUBMISSION=dir] [CONFIG=file] [RESULTS=dir]  grade one or every
 #                                                 exercise of a submission folder (exit: 0 graded, 2 not)
 #   make test                                     the whole test suite (what CI runs)
-#   make bench [N=1024] [SWEEP=1] [DEVICE=...]     the lecture's GFLOP/s table, measured here
+#   make bench [N=1024] [SWEEP=1] [DEVICE=...] [BUDGET=s]  the lecture's GFLOP/s table, measured here
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [SANDBOX=none]  grade a class
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
@@ -115,6 +115,7 @@ grade: deps-grade $(GRADER)
 
 bench: deps-bench $(GRADER)
 	@$(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
+	    $(if $(BUDGET),--budget $(BUDGET)) \
 	    --out results
 
 batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
