@@ -58,14 +58,14 @@ typedef float8 floatW;
 __kernel void mmul(const int N, const __global float *A, const __global float *B,
                    __global float *C)
 {
-    const int tx = get_local_id(0);     /* column in the block */
-    const int ty = get_local_id(1);     /* first of this work-item's rows in the block */
-    const int tid = ty * TS + tx;       /* the work-item's number in its group, for the copies */
+    const int tx = get_local_id(0);        /* column in the block */
+    const int ty = get_local_id(1);        /* first of this work-item's rows in the block */
+    const int tid = ty * TS + tx;          /* the work-item's number in its group, for copies */
     const int brow = get_group_id(1) * TS; /* first row of the group's block of C */
     const int bcol = get_group_id(0) * TS; /* first column of the group's block of C */
-    const int row = brow + ty;          /* first row i of C; the others are row + w*RTS */
-    const int col = bcol + tx;          /* column j of C */
-    const int ntiles = N / TS;          /* tiles along a row of A and a column of B */
+    const int row = brow + ty;             /* first row i of C; the others are row + w*RTS */
+    const int col = bcol + tx;             /* column j of C */
+    const int ntiles = N / TS;             /* tiles along a row of A and a column of B */
     /* Asub[r][c] = A(brow + r, kb*TS + c), Bsub[r][c] = B(kb*TS + r, bcol + c); aligned for the
      * vector stores (every vector starts at a multiple of WIDTH floats) */
     __local float Asub[TS][TS] __attribute__((aligned(sizeof(floatW))));
