@@ -44,7 +44,7 @@
 #define TSN 128 /* columns of the C block of a work-group, and of its B tile */
 #endif
 #ifndef TSK
-#define TSK 16 /* the tiles' length along k: columns of the A tile, rows of the B tile */
+#define TSK 32 /* the tiles' length along k: columns of the A tile, rows of the B tile */
 #endif
 #ifndef WPTM
 #define WPTM 8 /* rows of C per work-item (its private block is WPTM x WPTN floats) */

@@ -39,7 +39,7 @@ static cl_int launch(struct clu_mm *mm, cl_event *done) {
 
 int main(int argc, char **argv) {
     /* the defaults, chosen by measurement (README: "What performance to expect") */
-    static const struct clu_define tuning[] = {{"TSM", 128}, {"TSN", 128}, {"TSK", 16},
+    static const struct clu_define tuning[] = {{"TSM", 128}, {"TSN", 128}, {"TSK", 32},
                                                {"WPTM", 8},  {"WPTN", 8},  {NULL, 0}};
     static const char *const multiple_of[] = {"TSM", "TSN", "TSK", NULL}; /* N's steps */
     static const struct clu_mm_exercise exercise = {

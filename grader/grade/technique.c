@@ -118,17 +118,17 @@ static void missed_bounds(const struct grader_technique *t, const struct grader_
                          "\n  global loads per multiply-add %.3f, at most %.2f here%s: %s",
                          got->global_loads, t->max_global_loads, part, t->global_miss);
     }
-    if (used > 0 && (size_t)used < size && t->max_local_loads > 0 &&
+    if (used >= 0 && (size_t)used < size && t->max_local_loads > 0 &&
         got->local_loads > t->max_local_loads)
         used += snprintf(out + used, size - (size_t)used,
                          "\n  local loads per multiply-add %.3f, at most %.2f here: %s",
                          got->local_loads, t->max_local_loads, t->local_excess);
-    if (used > 0 && (size_t)used < size && t->min_load_bytes > 0 &&
+    if (used >= 0 && (size_t)used < size && t->min_load_bytes > 0 &&
         got->load_bytes < t->min_load_bytes)
         used += snprintf(out + used, size - (size_t)used,
                          "\n  bytes per global load instruction %.1f, at least %.0f here: %s",
                          got->load_bytes, t->min_load_bytes, t->narrow_miss);
-    if (used > 0 && (size_t)used < size && t->max_barriers_per_tile > 0 &&
+    if (used >= 0 && (size_t)used < size && t->max_barriers_per_tile > 0 &&
         barriers_per_tile > t->max_barriers_per_tile)
         snprintf(out + used, size - (size_t)used,
                  "\n  barriers per tile %.2f, at most %.2f here: %s", barriers_per_tile,

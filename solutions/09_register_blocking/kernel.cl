@@ -44,7 +44,7 @@
 #define TSN 128 /* columns of the C block of a work-group, and of its B tile */
 #endif
 #ifndef TSK
-#define TSK 16 /* the tiles' length along k: columns of the A tile, rows of the B tile */
+#define TSK 32 /* the tiles' length along k: columns of the A tile, rows of the B tile */
 #endif
 #ifndef WPTM
 #define WPTM 8 /* rows of C per work-item (its private block is WPTM x WPTN floats) */
@@ -110,14 +110,19 @@ __kernel void mmul(const int N, const __global float *A, const __global float *B
                     Bsub[r][c] = B[(t * TSK + r) * N + col0 + c];
             barrier(CLK_LOCAL_MEM_FENCE);
 
+#pragma unroll
             for (int k = 0; k < TSK; k++) {
                 float areg[WPTM], breg[WPTN];
+#pragma unroll
                 for (int wm = 0; wm < WPTM; wm++)
                     areg[wm] = Asub[ty + wm * RTSM][k];
+#pragma unroll
                 for (int wn = 0; wn < WPTN; wn++)
                     breg[wn] = Bsub[k][tx + wn * RTSN];
+#pragma unroll
                 for (int wm = 0; wm < WPTM; wm++)
-                    for (int wn = 0; wn < WPTN; wn++)
+    #pragma unroll
+                for (int wn = 0; wn < WPTN; wn++)
                         acc[wm][wn] += areg[wm] * breg[wn];
             }
             barrier(CLK_LOCAL_MEM_FENCE);

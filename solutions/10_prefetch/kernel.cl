@@ -54,7 +54,7 @@
 #define TSN 128 /* columns of the C block of a work-group, and of its B tile */
 #endif
 #ifndef TSK
-#define TSK 16 /* the tiles' length along k: columns of the A tile, rows of the B tile */
+#define TSK 32 /* the tiles' length along k: columns of the A tile, rows of the B tile */
 #endif
 #ifndef WPTM
 #define WPTM 8 /* rows of C per work-item (its private block is WPTM x WPTN floats) */
@@ -134,14 +134,19 @@ __kernel void mmul(const int N, const __global float *A, const __global float *B
                 load_tiles(N, A, B, row0, col0, t + 1, Asub[(t + 1) % 2], Bsub[(t + 1) % 2]);
 
             int cur = t % 2;
+#pragma unroll
             for (int k = 0; k < TSK; k++) {
                 float areg[WPTM], breg[WPTN];
+#pragma unroll
                 for (int wm = 0; wm < WPTM; wm++)
                     areg[wm] = Asub[cur][ty + wm * RTSM][k];
+#pragma unroll
                 for (int wn = 0; wn < WPTN; wn++)
                     breg[wn] = Bsub[cur][k][tx + wn * RTSN];
+#pragma unroll
                 for (int wm = 0; wm < WPTM; wm++)
-                    for (int wn = 0; wn < WPTN; wn++)
+    #pragma unroll
+                for (int wn = 0; wn < WPTN; wn++)
                         acc[wm][wn] += areg[wm] * breg[wn];
             }
         }
