@@ -40,8 +40,9 @@ static int reference_traffic(const struct grader_config *cfg, const struct grade
     uint64_t h = grader_file_hash(reference);
     if (cfg->cache && h) {
         grader_make_dirs(cfg->cache);
-        snprintf(path, sizeof path, "%s/traffic-%s-%d-%016llx.txt", cfg->cache, ex->id,
-                 ex->memcheck_n, (unsigned long long)h);
+        struct grader_size z = grader_memcheck_at(ex);
+        snprintf(path, sizeof path, "%s/traffic-%s-%dx%dx%d-%016llx.txt", cfg->cache, ex->id, z.m,
+                 z.n, z.k, (unsigned long long)h);
         FILE *f = fopen(path, "r");
         int got = f && fscanf(f, "%lf %lf %lf %lf", &t->global_loads, &t->global_stores,
                               &t->local_loads, &t->local_stores) == 4;
@@ -83,8 +84,9 @@ void grade_traffic_rows(const struct grader_config *cfg, const struct grader_exe
         return;
     const struct grader_traffic *rows[2] = {mine, &ref};
     const char *who[2] = {"yours     ", "reference "};
-    int used = snprintf(out, size,
-                        "\nmemory traffic per multiply-add (oclgrind, N = %d):", ex->memcheck_n);
+    char at[64];
+    grader_size_text(ex, grader_memcheck_at(ex), at, sizeof at);
+    int used = snprintf(out, size, "\nmemory traffic per multiply-add (oclgrind, %s):", at);
     for (int w = 0; w < 2 && used > 0 && (size_t)used < size; w++)
         used += snprintf(out + used, size - (size_t)used,
                          "\n%s global %.3f loads, %.3f stores; local %.3f loads, %.3f stores",
