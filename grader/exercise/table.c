@@ -20,6 +20,21 @@
 #include <string.h>
 
 #define MM_ARGS ARG_N, ARG_A, ARG_B, ARG_C
+/* The tuning values of 2-D register blocking (09 to 11): tiles TSM x TSK of A and TSK x TSN of
+ * B, a WPTM x WPTN block of C per work-item. */
+#define REGISTER_BLOCKS(tsm, tsn, tsk, wptm, wptn)                                                 \
+    {                                                                                              \
+        {"TSM", tsm}, {"TSN", tsn}, {"TSK", tsk}, {"WPTM", wptm}, {"WPTN", wptn}, {                \
+            NULL, 0                                                                                \
+        }                                                                                          \
+    }
+/* What a missed bound means in the steps with tiles of A and B in local memory (07 on). */
+#define GLOBAL_MISS_TILES                                                                          \
+    "an operand is read from global memory inside the loop over k; read A and B only from the "    \
+    "local tiles there"
+#define LOCAL_MISS_TILES                                                                           \
+    "the tiles are not read from local memory; copy each tile of A and of B into local memory, "   \
+    "then compute from those"
 
 const struct grader_exercise grader_exercises[] = {
     {
@@ -151,8 +166,7 @@ const struct grader_exercise grader_exercises[] = {
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
         .technique = {"WPT elements of C per work-item, B reused from a register",
                       .max_global_loads = 0.5, .min_local_loads = 0.9, .max_local_loads = 1.6,
-                      .global_miss = "an operand is read from global memory inside the loop "
-                                     "over k; read A and B only from the local tiles there",
+                      .global_miss = GLOBAL_MISS_TILES,
                       .local_miss = "the tiles are not read from local memory; copy each tile "
                                     "of A and of B into Asub and Bsub, then compute from those",
                       .local_excess = "each multiply-add reads both operands from local "
@@ -180,10 +194,7 @@ const struct grader_exercise grader_exercises[] = {
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
         .technique = {"the tiles loaded as WIDTH-wide vectors", .max_global_loads = 0.5,
                       .min_local_loads = 0.9, .max_local_loads = 1.6, .min_load_bytes = 8,
-                      .global_miss = "an operand is read from global memory inside the loop "
-                                     "over k; read A and B only from the local tiles there",
-                      .local_miss = "the tiles are not read from local memory; copy each tile "
-                                    "of A and of B into local memory, then compute from those",
+                      .global_miss = GLOBAL_MISS_TILES, .local_miss = LOCAL_MISS_TILES,
                       .local_excess = "each multiply-add reads both operands from local "
                                       "memory; keep 07's reuse of B(k,j) from a register",
                       .narrow_miss = "the tiles are loaded one float at a time; load them as "
@@ -196,9 +207,9 @@ const struct grader_exercise grader_exercises[] = {
         .kernel = "mmul",
         .args = {MM_ARGS},
         .shape = SHAPE_C_TILES,
-        .tuning = {{"TSM", 128}, {"TSN", 128}, {"TSK", 32}, {"WPTM", 8}, {"WPTN", 8}, {NULL, 0}},
-        .check_tuning = {{"TSM", 32}, {"TSN", 32}, {"TSK", 8}, {"WPTM", 4}, {"WPTN", 4}, {NULL, 0}},
-        .c_tile = {"TSN", "TSM"},
+        .tuning = REGISTER_BLOCKS(128, 128, 32, 8, 8),
+        .check_tuning = REGISTER_BLOCKS(32, 32, 8, 4, 4),
+        .c_tile = {"TSN", "TSM"}, /* C's tile: TSN columns (dimension 0) by TSM rows */
         .per_item = {"WPTN", "WPTM"},
         .multiple_of = {"TSM", "TSN", "TSK"},
         .const_inputs = 1,
@@ -210,10 +221,7 @@ const struct grader_exercise grader_exercises[] = {
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
         .technique = {"a WPTM x WPTN block of C per work-item, in registers",
                       .max_global_loads = 0.5, .min_local_loads = 0.3, .max_local_loads = 0.8,
-                      .global_miss = "an operand is read from global memory inside the loop "
-                                     "over k; read A and B only from the local tiles there",
-                      .local_miss = "the tiles are not read from local memory; copy each tile "
-                                    "of A and of B into local memory, then compute from those",
+                      .global_miss = GLOBAL_MISS_TILES, .local_miss = LOCAL_MISS_TILES,
                       .local_excess = "the register block is not reused: per k, load the WPTM "
                                       "values of A and the WPTN values of B into private "
                                       "arrays once, then do the WPTM x WPTN multiply-adds from "
@@ -225,9 +233,9 @@ const struct grader_exercise grader_exercises[] = {
         .kernel = "mmul",
         .args = {MM_ARGS},
         .shape = SHAPE_C_TILES,
-        .tuning = {{"TSM", 128}, {"TSN", 128}, {"TSK", 32}, {"WPTM", 8}, {"WPTN", 8}, {NULL, 0}},
-        .check_tuning = {{"TSM", 32}, {"TSN", 32}, {"TSK", 8}, {"WPTM", 4}, {"WPTN", 4}, {NULL, 0}},
-        .c_tile = {"TSN", "TSM"},
+        .tuning = REGISTER_BLOCKS(128, 128, 32, 8, 8),
+        .check_tuning = REGISTER_BLOCKS(32, 32, 8, 4, 4),
+        .c_tile = {"TSN", "TSM"}, /* C's tile: TSN columns (dimension 0) by TSM rows */
         .per_item = {"WPTN", "WPTM"},
         .multiple_of = {"TSM", "TSN", "TSK"},
         .const_inputs = 1,
@@ -240,10 +248,7 @@ const struct grader_exercise grader_exercises[] = {
         .technique = {"next tiles loaded during the work, one barrier per tile",
                       .max_global_loads = 0.5, .min_local_loads = 0.3, .max_local_loads = 0.8,
                       .max_barriers_per_tile = 1.5, .tile_k = "TSK",
-                      .global_miss = "an operand is read from global memory inside the loop "
-                                     "over k; read A and B only from the local tiles there",
-                      .local_miss = "the tiles are not read from local memory; copy each tile "
-                                    "of A and of B into local memory, then compute from those",
+                      .global_miss = GLOBAL_MISS_TILES, .local_miss = LOCAL_MISS_TILES,
                       .local_excess = "the register block is not reused: keep 09's private "
                                       "arrays of A and B values per k",
                       .barrier_miss = "two barriers per tile (09's) mean the tiles are not "
@@ -258,9 +263,9 @@ const struct grader_exercise grader_exercises[] = {
         .kernel = "sgemm",
         .args = {ARG_M, ARG_N, ARG_K, ARG_A, ARG_B, ARG_C},
         .shape = SHAPE_C_TILES,
-        .tuning = {{"TSM", 64}, {"TSN", 64}, {"TSK", 16}, {"WPTM", 8}, {"WPTN", 8}, {NULL, 0}},
-        .check_tuning = {{"TSM", 32}, {"TSN", 32}, {"TSK", 8}, {"WPTM", 4}, {"WPTN", 4}, {NULL, 0}},
-        .c_tile = {"TSN", "TSM"},
+        .tuning = REGISTER_BLOCKS(64, 64, 16, 8, 8),
+        .check_tuning = REGISTER_BLOCKS(32, 32, 8, 4, 4),
+        .c_tile = {"TSN", "TSM"}, /* C's tile: TSN columns (dimension 0) by TSM rows */
         .per_item = {"WPTN", "WPTM"},
         .const_inputs = 1,
         .rectangular = 1,
