@@ -106,6 +106,7 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
             return -1;
         }
         *ints[i].field = (int)v;
+        ex->perf_fixed |= !strcmp(key, "perf_n"); /* the instructor's size: it does not grow */
         return 0;
     }
     if (!strcmp(key, "sizes")) {

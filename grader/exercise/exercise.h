@@ -122,9 +122,10 @@ struct grader_exercise {
     int sizes[GRADER_MAX_SIZES];       /* hidden correctness sizes, 0-terminated */
     int host_n;                        /* size of the host program's run */
     int memcheck_n;                    /* size of the oclgrind run (it interprets: keep small) */
-    int perf_n;                        /* size of the timed comparison */
-    int max_n;                         /* largest valid size (0: no limit) */
-    int multiple;                      /* sizes must be multiples of this (1: any) */
+    int perf_n; /* size of the timed comparison (doubled while the reference's launch is short) */
+    int perf_fixed; /* perf_n set by the instructor's config: timed at exactly that size */
+    int max_n;      /* largest valid size (0: no limit) */
+    int multiple;   /* sizes must be multiples of this (1: any) */
     struct grader_points points;
     struct grader_technique technique; /* checked when points.technique > 0 */
     /* exercises without an OpenCL kernel (kernel == NULL) may have a quiz and a CUDA twin */

@@ -395,6 +395,8 @@ static void test_whole_number_keys(void **state) {
                                     : (int)rng_range(&r, int_keys[k].low, int_keys[k].high);
                 }
                 *int_field(ex, k) = v;
+                ex->perf_fixed |= !strcmp(int_keys[k].name, "perf_n");
+                ex->perf_fixed |= !strcmp(int_keys[k].name, "perf_n"); /* it no longer grows */
                 char key[64], value[32], id[32];
                 snprintf(key, sizeof key, "%s.%s", spelling(&r, ex, id, sizeof id),
                          int_keys[k].name);
@@ -424,6 +426,7 @@ static void test_whole_number_keys(void **state) {
             int v = int_keys[k].is_size ? valid_size(&r, ex, (int)int_keys[k].high)
                                         : (int)rng_range(&r, int_keys[k].low, int_keys[k].high);
             *int_field(ex, k) = v;
+            ex->perf_fixed |= !strcmp(int_keys[k].name, "perf_n");
             char key[64], value[32], id[32];
             snprintf(key, sizeof key, "%s.%s", spelling(&r, ex, id, sizeof id), int_keys[k].name);
             snprintf(value, sizeof value, "%d", v);
