@@ -14,6 +14,7 @@
 #include "exercise/exercise.h"
 #include "exercise/traffic.h"
 #include "jail/jail.h"
+#include "clu_vendor.h"
 
 /* ---------------------------------------------------------------- repeats (bench.c) */
 
@@ -44,24 +45,15 @@ double bench_now(void);
 int bench_check_product(int n, const float *a, const float *b, const float *c, char *why,
                         size_t why_size);
 
-/* Each times C = A*B (row-major N x N floats) with a vendor library loaded at run time with
- * dlopen, so the workbook builds and runs without it. Returns 0 when timed (stats filled, the
- * product checked against a double-precision reference at sampled elements), 1 when skipped or
- * wrong, with a one-line reason in why (e.g. "libopenblas.so.0 not found: apt-get install
- * libopenblas0"). `library` receives the library's name and version where it tells them. */
-int bench_openblas(int n, const float *a, const float *b, struct clu_stats *stats, char *library,
-                   size_t library_size, char *why, size_t why_size);
-
-/* CLBlast on an OpenCL device. Its first call tunes and compiles, so it is warmed up; it is
- * timed by wall clock around clFinish (its event covers only its last kernel). */
-int bench_clblast(const struct clu_env *env, int n, const float *a, const float *b,
-                  struct clu_stats *stats, char *library, size_t library_size, char *why,
-                  size_t why_size);
-
-/* cuBLAS SGEMM in FP32 with TF32 off (CUBLAS_PEDANTIC_MATH or DEFAULT without tensor ops), on
- * the first CUDA device; `device` receives its name. Timed by wall clock around a synchronise. */
-int bench_cublas(int n, const float *a, const float *b, struct clu_stats *stats, char *device,
-                 size_t device_size, char *why, size_t why_size);
+/* Times C = A*B (row-major N x N floats) with a vendor's SGEMM (common/clu_vendor.h: CLBlast on
+ * env's device, OpenBLAS on the host, cuBLAS in FP32 on the first CUDA device), after one warm-up
+ * call. Returns 0 when timed (stats filled, the product checked against a double-precision
+ * reference at sampled elements), 1 when skipped or wrong, with a one-line reason in why (e.g.
+ * "libopenblas.so.0 not found: apt-get install libopenblas0"). `library` receives what ran: the
+ * library's name and version where it tells them (and the CUDA device for cuBLAS). */
+int bench_vendor(enum clu_vendor_id id, const struct clu_env *env, int n, const float *a,
+                 const float *b, struct clu_stats *stats, char *library, size_t library_size,
+                 char *why, size_t why_size);
 
 /* ---------------------------------------------------------------- device peaks (peak.c) */
 

@@ -507,27 +507,20 @@ void bench_measure_size(struct bench *b, int si) {
                 time_kernel(b, &env, r, &full, f);
             } else if (!b->vendor) {
                 snprintf(f->note, sizeof f->note, "vendor rows switched off");
-            } else if (strcmp(r->key, "vendor:openblas") == 0) {
-                if (!dev->is_cpu)
-                    snprintf(f->note, sizeof f->note, "CPU library");
-                else if (bench_openblas(n, full.a, full.b, &f->s, library, sizeof library, f->note,
-                                        sizeof f->note) == 0) {
+            } else if (strcmp(r->key, "vendor:openblas") == 0 && !dev->is_cpu) {
+                snprintf(f->note, sizeof f->note, "CPU library");
+            } else if (strcmp(r->key, "vendor:cublas") == 0 &&
+                       (dev->is_cpu || !strstr(dev->name, "NVIDIA"))) {
+                snprintf(f->note, sizeof f->note, "NVIDIA GPUs only");
+            } else {
+                enum clu_vendor_id id = strcmp(r->key, "vendor:openblas") == 0  ? CLU_OPENBLAS
+                                        : strcmp(r->key, "vendor:clblast") == 0 ? CLU_CLBLAST
+                                                                                : CLU_CUBLAS;
+                if (bench_vendor(id, &env, n, full.a, full.b, &f->s, library, sizeof library,
+                                 f->note, sizeof f->note) == 0) {
                     f->done = 1;
-                    snprintf(f->note, sizeof f->note, "%s", library);
-                }
-            } else if (strcmp(r->key, "vendor:clblast") == 0) {
-                if (bench_clblast(&env, n, full.a, full.b, &f->s, library, sizeof library, f->note,
-                                  sizeof f->note) == 0) {
-                    f->done = 1;
-                    snprintf(f->note, sizeof f->note, "%s", library);
-                }
-            } else if (strcmp(r->key, "vendor:cublas") == 0) {
-                if (dev->is_cpu || !strstr(dev->name, "NVIDIA"))
-                    snprintf(f->note, sizeof f->note, "NVIDIA GPUs only");
-                else if (bench_cublas(n, full.a, full.b, &f->s, library, sizeof library, f->note,
-                                      sizeof f->note) == 0) {
-                    f->done = 1;
-                    snprintf(f->note, sizeof f->note, "on %s", library);
+                    snprintf(f->note, sizeof f->note, "%s%s", id == CLU_CUBLAS ? "on " : "",
+                             library);
                 }
             }
             if (f->done && !f->timed_n)

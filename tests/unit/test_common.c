@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE /* mkstemp, mkdtemp, fork, dup2, setenv, realpath, strcasestr */
 #include "clu.h"
+#include "clu_vendor.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -2010,6 +2011,64 @@ static void mm_main_list(void **state) {
 
 #define TEST(f) cmocka_unit_test_teardown(f, remove_made)
 
+/* ================================================================== vendor SGEMMs (clu_vendor.h)
+ */
+
+/* OpenBLAS and CLBlast (where installed: skipped with a reason otherwise, which must name the
+ * package) at random odd M x N x K: every element within clu_dot_tolerance of a double product,
+ * twice (a second launch on the same inputs), and BENCH_NO_VENDOR skips each with its reason. */
+static void vendor_products_at_odd_sizes(void **state) {
+    (void)state;
+    struct rng r = TEST_RNG();
+    for (int round = 0; round < 3; round++) {
+        int m = rng_int(&r, 1, 70), n = rng_int(&r, 1, 70), k = rng_int(&r, 1, 300);
+        size_t mn = (size_t)m * (size_t)n;
+        float *a = malloc((size_t)m * (size_t)k * sizeof *a);
+        float *b = malloc((size_t)k * (size_t)n * sizeof *b);
+        float *c = malloc(mn * sizeof *c);
+        double *ref = malloc(mn * sizeof *ref), *scale = malloc(mn * sizeof *scale);
+        assert_non_null(a && b && c && ref && scale);
+        for (size_t i = 0; i < (size_t)m * (size_t)k; i++)
+            a[i] = (float)rng_int(&r, -1000, 1000) / 250.0f;
+        for (size_t i = 0; i < (size_t)k * (size_t)n; i++)
+            b[i] = (float)rng_int(&r, -1000, 1000) / 250.0f;
+        clu_ref_gemm(m, n, k, a, b, ref, scale);
+        for (enum clu_vendor_id id = CLU_OPENBLAS; id <= CLU_CLBLAST; id++) {
+            struct clu_vendor_gemm *g = NULL;
+            char library[200], why[300];
+            int prepared = clu_vendor_prepare(id, &g_env, m, n, k, a, b, &g, library,
+                                              sizeof library, why, sizeof why);
+            if (prepared != 0) {
+                CHECK(g == NULL && strstr(why, "apt-get install"),
+                      "%s skipped without naming a package: \"%s\"", clu_vendor_name(id), why);
+                continue;
+            }
+            CHECK(strstr(library, clu_vendor_name(id)) != NULL, "library \"%s\"", library);
+            for (int launch = 0; launch < 2; launch++) {
+                double seconds = -1.0;
+                memset(c, 0xff, mn * sizeof *c); /* NaN: a C not read back is wrong */
+                CHECK(clu_vendor_launch(g, &seconds, why, sizeof why) == 0 && seconds >= 0.0,
+                      "%s launch at %dx%dx%d: %s", clu_vendor_name(id), m, n, k, why);
+                CHECK(clu_vendor_read(g, c, why, sizeof why) == 0, "%s read: %s",
+                      clu_vendor_name(id), why);
+                for (size_t e = 0; e < mn; e++)
+                    CHECK(fabs((double)c[e] - ref[e]) <= clu_dot_tolerance(k, scale[e]),
+                          "%s at %dx%dx%d: C[%zu] = %.9g, expected %.9g", clu_vendor_name(id), m, n,
+                          k, e, (double)c[e], ref[e]);
+            }
+            clu_vendor_release(g);
+            setenv("BENCH_NO_VENDOR", rng_int(&r, 0, 1) ? "all" : clu_vendor_key(id), 1);
+            g = NULL;
+            CHECK(clu_vendor_prepare(id, &g_env, m, n, k, a, b, &g, library, sizeof library, why,
+                                     sizeof why) == 1 &&
+                      g == NULL && strstr(why, "disabled by BENCH_NO_VENDOR"),
+                  "%s under BENCH_NO_VENDOR: \"%s\"", clu_vendor_name(id), why);
+            unsetenv("BENCH_NO_VENDOR");
+        }
+        free(a), free(b), free(c), free(ref), free(scale);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], MM_CHILD) == 0)
         return mm_child_main(argc, argv);
@@ -2083,6 +2142,7 @@ int main(int argc, char **argv) {
         TEST(time_launches_not_launched_and_errors),
         TEST(mm_main_end_to_end),
         TEST(mm_main_list),
+        TEST(vendor_products_at_odd_sizes),
     };
     int failed = cmocka_run_group_tests_name("host", host, NULL, NULL);
     failed += cmocka_run_group_tests_name("device", device, device_setup, device_teardown);

@@ -1,20 +1,19 @@
-/* vendor.h - what vendor.c (OpenBLAS, CLBlast) and cublas.c (cuBLAS) share: libraries opened at
- * run time with dlopen, their symbols looked up into typed function pointers, and one-line
- * reasons for a vendor skipped. Private to bench/.
+/* clu_vendor_lib.h - what clu_vendor.c (OpenBLAS, CLBlast) and clu_cublas.c (cuBLAS) share:
+ * libraries opened at run time with dlopen, their symbols looked up into typed function pointers,
+ * one-line reasons for a vendor skipped, and the prepared product every vendor extends. Private
+ * to those two files.
  */
-#ifndef BENCH_VENDOR_H
-#define BENCH_VENDOR_H
+#ifndef CLU_VENDOR_LIB_H
+#define CLU_VENDOR_LIB_H
 
-#include "bench/bench.h"
+#include "clu_vendor.h"
 
 /* printf into a caller's buffer that may be NULL or empty. */
 void vendor_say(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* The start of every vendor run: stats cleared, `shown` put in the name buffer, why emptied;
- * 1 with why said when BENCH_NO_VENDOR (names separated by commas or spaces, any case) names
- * `key` or says "all", else 0. */
-int vendor_start(struct clu_stats *stats, char *name, size_t name_size, const char *shown,
-                 const char *key, char *why, size_t why_size);
+/* 1 with why said ("<shown> disabled by BENCH_NO_VENDOR") when BENCH_NO_VENDOR (names separated
+ * by commas or spaces, any case) names id or says "all", else 0 with why emptied. */
+int vendor_disabled(enum clu_vendor_id id, char *why, size_t why_size);
 
 /* The first `words` space-separated words of s into out (e.g. "OpenBLAS 0.3.21" from the
  * library's configuration string). */
@@ -25,6 +24,8 @@ void vendor_words(const char *s, int words, char *out, size_t size);
  * than a major number. */
 void vendor_file_version(void *symbol, const char *stem, char *out, size_t size);
 
+/* A library opened once per process and kept (see clu_vendor.h): each vendor's is a static of
+ * its file, the one state those files keep outside a struct the caller holds. */
 struct vendor_lib {
     const char *const *names; /* file names to try, in order, NULL-terminated */
     void *handle;             /* dlopen handle once opened, kept until the process ends */
@@ -41,5 +42,18 @@ int vendor_sym(const struct vendor_lib *lib, const char *symbol, void *fn, size_
                char *why, size_t why_size);
 #define VENDOR_SYM(lib, symbol, fn, why, why_size)                                                 \
     vendor_sym((lib), (symbol), &(fn), sizeof(fn), (why), (why_size))
+
+/* The prepared product: each vendor's own struct begins with it. */
+struct clu_vendor_gemm {
+    int m, n, k;
+    int (*launch)(struct clu_vendor_gemm *g, char *why, size_t why_size); /* to its end */
+    int (*read)(struct clu_vendor_gemm *g, float *c, char *why, size_t why_size);
+    void (*release)(struct clu_vendor_gemm *g);
+};
+
+/* cuBLAS's clu_vendor_prepare (clu_cublas.c). */
+int vendor_cublas_prepare(int m, int n, int k, const float *a, const float *b,
+                          struct clu_vendor_gemm **out, char *library, size_t library_size,
+                          char *why, size_t why_size);
 
 #endif

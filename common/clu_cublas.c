@@ -1,9 +1,9 @@
-/* cublas.c - cuBLAS SGEMM in FP32 on the first CUDA device, for the benchmark's vendor rows: the
- * CUDA runtime and cuBLAS opened at run time with dlopen (vendor.h), so the workbook builds and
- * runs without CUDA; the product checked like every other one (bench_check_product).
+/* clu_cublas.c - cuBLAS SGEMM in FP32 on the first CUDA device (clu_vendor.h): the CUDA runtime
+ * and cuBLAS opened at run time with dlopen (clu_vendor_lib.h), so the workbook builds and runs
+ * without CUDA.
  */
 #define _GNU_SOURCE /* RTLD_NOLOAD */
-#include "bench/vendor.h"
+#include "clu_vendor_lib.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -131,40 +131,61 @@ static void cuda_device_name(const struct cuda_api *api, char *name, size_t size
     free(properties);
 }
 
-struct cublas_run {
-    const struct cuda_api *api; /* resolved calls */
-    void *handle;               /* cuBLAS handle */
-    int n;                      /* matrix order */
-    const float *a, *b;         /* device inputs */
-    float *c;                   /* device output */
-    int status;                 /* first failure: cuBLAS status, or CUDA error if cuda_failed */
-    int cuda_failed;            /* the failure came from cudaDeviceSynchronize */
+struct cublas_gemm {
+    struct clu_vendor_gemm base;
+    struct cuda_api api; /* resolved calls */
+    void *handle;        /* cuBLAS handle */
+    void *a, *b, *c;     /* device buffers */
 };
 
 /* cuBLAS is column-major and a row-major matrix read as column-major is its transpose, so
  * C^T = B^T A^T is computed with the operands swapped: the column-major result is row-major C. */
-static int cublas_run(void *ctx, double *seconds) {
-    struct cublas_run *r = ctx;
+static int cublas_launch(struct clu_vendor_gemm *g, char *why, size_t why_size) {
+    struct cublas_gemm *r = (struct cublas_gemm *)g;
     const float one = 1.0f, zero = 0.0f;
-    double start = bench_now();
-    int status = r->api->sgemm(r->handle, CUBLAS_OP_N, CUBLAS_OP_N, r->n, r->n, r->n, &one, r->b,
-                               r->n, r->a, r->n, &zero, r->c, r->n);
-    int synced = r->api->synchronize();
-    *seconds = bench_now() - start;
-    if (status != 0 || synced != 0) {
-        r->status = status != 0 ? status : synced;
-        r->cuda_failed = status == 0;
+    int status = r->api.sgemm(r->handle, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->m, g->k, &one, r->b,
+                              g->n, r->a, g->k, &zero, r->c, g->n);
+    int synced = r->api.synchronize();
+    if (status != 0) {
+        vendor_say(why, why_size, "cublasSgemm failed: %s (%d)", cublas_status_name(status),
+                   status);
+        return -1;
+    }
+    if (synced != 0) {
+        vendor_say(why, why_size, "cudaDeviceSynchronize after cublasSgemm failed: %s",
+                   r->api.error_string(synced));
         return -1;
     }
     return 0;
 }
 
-int bench_cublas(int n, const float *a, const float *b, struct clu_stats *stats, char *device,
-                 size_t device_size, char *why, size_t why_size) {
-    if (vendor_start(stats, device, device_size, "CUDA", "cublas", why, why_size)) {
-        vendor_say(why, why_size, "cuBLAS disabled by BENCH_NO_VENDOR");
-        return 1;
+static int cublas_read(struct clu_vendor_gemm *g, float *c, char *why, size_t why_size) {
+    struct cublas_gemm *r = (struct cublas_gemm *)g;
+    int err =
+        r->api.memcpy(c, r->c, (size_t)g->m * (size_t)g->n * sizeof *c, CUDA_MEMCPY_DEVICE_TO_HOST);
+    if (err != 0) {
+        vendor_say(why, why_size, "cudaMemcpy of C failed: %s", r->api.error_string(err));
+        return -1;
     }
+    return 0;
+}
+
+static void cublas_release(struct clu_vendor_gemm *g) {
+    struct cublas_gemm *r = (struct cublas_gemm *)g;
+    if (r->handle)
+        r->api.destroy(r->handle);
+    if (r->a)
+        r->api.free(r->a);
+    if (r->b)
+        r->api.free(r->b);
+    if (r->c)
+        r->api.free(r->c);
+    free(r);
+}
+
+int vendor_cublas_prepare(int m, int n, int k, const float *a, const float *b,
+                          struct clu_vendor_gemm **out, char *library, size_t library_size,
+                          char *why, size_t why_size) {
     /* the small runtime first: without a driver or a device this returns in milliseconds, before
      * the hundreds of megabytes of cuBLAS are mapped */
     if (!vendor_open(&cudart_lib)) {
@@ -173,11 +194,19 @@ int bench_cublas(int n, const float *a, const float *b, struct clu_stats *stats,
                                             : "no CUDA toolkit (libcublas) found");
         return 1;
     }
-    struct cuda_api api;
-    if (cuda_resolve_runtime(&api, why, why_size) != 0)
+    struct cublas_gemm *r = calloc(1, sizeof *r);
+    if (!r) {
+        vendor_say(why, why_size, "out of memory");
         return 1;
+    }
+    r->base = (struct clu_vendor_gemm){m, n, k, cublas_launch, cublas_read, cublas_release};
+    struct cuda_api *api = &r->api;
+    if (cuda_resolve_runtime(api, why, why_size) != 0) {
+        free(r);
+        return 1;
+    }
     int count = 0;
-    int err = api.get_device_count(&count);
+    int err = api->get_device_count(&count);
     if (err != 0 || count < 1) {
         /* the runtime opens the driver itself: if it is not loaded now, there is none */
         void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -185,91 +214,66 @@ int bench_cublas(int n, const float *a, const float *b, struct clu_stats *stats,
             vendor_say(why, why_size, "no CUDA device: no NVIDIA driver (libcuda.so.1) found");
         else
             vendor_say(why, why_size, "no CUDA device: %s",
-                       err != 0 ? api.error_string(err) : "the driver reports none");
+                       err != 0 ? api->error_string(err) : "the driver reports none");
         if (driver)
             dlclose(driver); /* NOLOAD took a reference */
+        free(r);
         return 1;
     }
     if (!vendor_open(&cublas_lib)) {
         vendor_say(why, why_size, "no CUDA toolkit (libcublas) found");
+        free(r);
         return 1;
     }
-    if (cuda_resolve_cublas(&api, why, why_size) != 0)
+    if (cuda_resolve_cublas(api, why, why_size) != 0) {
+        free(r);
         return 1;
+    }
     char name[300];
-    cuda_device_name(&api, name, sizeof name);
+    cuda_device_name(api, name, sizeof name);
 
-    size_t bytes = (size_t)n * (size_t)n * sizeof(float);
-    float *c = malloc(bytes);
-    void *da = NULL, *db = NULL, *dc = NULL, *handle = NULL;
-    int result = 1;
-    if (!c) {
-        vendor_say(why, why_size, "out of memory for C (N = %d)", n);
-        goto done;
+    size_t a_bytes = (size_t)m * (size_t)k * sizeof(float);
+    size_t b_bytes = (size_t)k * (size_t)n * sizeof(float);
+    size_t c_bytes = (size_t)m * (size_t)n * sizeof(float);
+    if ((err = api->malloc(&r->a, a_bytes)) != 0 || (err = api->malloc(&r->b, b_bytes)) != 0 ||
+        (err = api->malloc(&r->c, c_bytes)) != 0) {
+        vendor_say(why, why_size, "cudaMalloc of %zu bytes failed: %s", a_bytes + b_bytes + c_bytes,
+                   api->error_string(err));
+        cublas_release(&r->base);
+        return 1;
     }
-    if ((err = api.malloc(&da, bytes)) != 0 || (err = api.malloc(&db, bytes)) != 0 ||
-        (err = api.malloc(&dc, bytes)) != 0) {
-        vendor_say(why, why_size, "cudaMalloc of %zu bytes failed: %s", bytes,
-                   api.error_string(err));
-        goto done;
+    if ((err = api->memcpy(r->a, a, a_bytes, CUDA_MEMCPY_HOST_TO_DEVICE)) != 0 ||
+        (err = api->memcpy(r->b, b, b_bytes, CUDA_MEMCPY_HOST_TO_DEVICE)) != 0) {
+        vendor_say(why, why_size, "cudaMemcpy of A and B failed: %s", api->error_string(err));
+        cublas_release(&r->base);
+        return 1;
     }
-    if ((err = api.memcpy(da, a, bytes, CUDA_MEMCPY_HOST_TO_DEVICE)) != 0 ||
-        (err = api.memcpy(db, b, bytes, CUDA_MEMCPY_HOST_TO_DEVICE)) != 0) {
-        vendor_say(why, why_size, "cudaMemcpy of A and B failed: %s", api.error_string(err));
-        goto done;
-    }
-    int status = api.create(&handle);
+    int status = api->create(&r->handle);
     if (status != 0) {
-        handle = NULL;
+        r->handle = NULL;
         vendor_say(why, why_size, "cublasCreate failed: %s (%d)", cublas_status_name(status),
                    status);
-        goto done;
+        cublas_release(&r->base);
+        return 1;
     }
     /* FP32 throughout, no TF32 tensor cores: PEDANTIC (CUDA 11+), else DEFAULT, which before
      * CUDA 11 had no TF32 and since CUDA 11 uses it only when TF32_TENSOR_OP_MATH is set */
     const char *math = "pedantic";
-    if (api.set_math_mode(handle, CUBLAS_PEDANTIC_MATH) != 0) {
+    if (api->set_math_mode(r->handle, CUBLAS_PEDANTIC_MATH) != 0) {
         math = "default";
-        if ((status = api.set_math_mode(handle, CUBLAS_DEFAULT_MATH)) != 0) {
+        if ((status = api->set_math_mode(r->handle, CUBLAS_DEFAULT_MATH)) != 0) {
             vendor_say(why, why_size, "cublasSetMathMode failed: %s (%d)",
                        cublas_status_name(status), status);
-            goto done;
+            cublas_release(&r->base);
+            return 1;
         }
     }
     int version = 0;
-    if (api.get_version(handle, &version) == 0 && version > 0)
-        vendor_say(device, device_size, "%s: cuBLAS %d.%d.%d in FP32 (%s math; no TF32)", name,
+    if (api->get_version(r->handle, &version) == 0 && version > 0)
+        vendor_say(library, library_size, "%s: cuBLAS %d.%d.%d in FP32 (%s math; no TF32)", name,
                    version / 10000, version / 100 % 100, version % 100, math);
     else
-        vendor_say(device, device_size, "%s: cuBLAS in FP32 (%s math; no TF32)", name, math);
-
-    struct cublas_run r = {&api, handle, n, da, db, dc, 0, 0};
-    if (bench_repeat(cublas_run, &r, 1, stats) != 0) {
-        if (r.cuda_failed)
-            vendor_say(why, why_size, "cudaDeviceSynchronize after cublasSgemm failed: %s",
-                       api.error_string(r.status));
-        else
-            vendor_say(why, why_size, "cublasSgemm failed: %s (%d)", cublas_status_name(r.status),
-                       r.status);
-        goto done;
-    }
-    if ((err = api.memcpy(c, dc, bytes, CUDA_MEMCPY_DEVICE_TO_HOST)) != 0) {
-        vendor_say(why, why_size, "cudaMemcpy of C failed: %s", api.error_string(err));
-        goto done;
-    }
-    if (bench_check_product(n, a, b, c, why, why_size) == 0)
-        result = 0;
-done:
-    if (handle)
-        api.destroy(handle);
-    if (da)
-        api.free(da);
-    if (db)
-        api.free(db);
-    if (dc)
-        api.free(dc);
-    free(c);
-    if (result != 0)
-        memset(stats, 0, sizeof *stats);
-    return result;
+        vendor_say(library, library_size, "%s: cuBLAS in FP32 (%s math; no TF32)", name, math);
+    *out = &r->base;
+    return 0;
 }
