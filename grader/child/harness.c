@@ -8,11 +8,14 @@
  * kernel and the reference are never in one harness: each has a process of its own.
  *
  *   grader --harness --ex ID --kernel FILE --n N [--m M --k K] --seed S --out DIR
- *                    [--device SPEC] [--exact] [--block B] [--check-tuning] [--serve]
+ *                    [--device SPEC] [--exact] [--block B] [--check-tuning] [--serve [--vendors]]
  * --m, --k: a rectangular row's other sizes (C is M x N, A M x K; default N).
  * --block B: BLOCK for the kernel build and the launch instead of the table's (benchmarks).
  * --check-tuning: the row's smaller tuning values of the runs under oclgrind.
  * --exact: no guard zone, C has exactly its size (for oclgrind, which checks the true bounds).
+ * --vendors: --serve also times the vendors' SGEMMs that apply to the device (CLBlast; OpenBLAS
+ * on a CPU; cuBLAS on an NVIDIA GPU), for the capstone. The grader gives it to the reference's
+ * harness only: a vendor's time is never measured in a process a student's code runs in.
  * Flags are exercise/protocol.h's FLAG_; a number is decimal digits. A fault in the command line
  * stops it with HARNESS_USAGE and one line on stderr, before anything is built.
  */
@@ -20,6 +23,7 @@
 #include "child/child.h"
 #include "exercise/protocol.h"
 #include "exercise/exercise.h"
+#include "clu_vendor.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -66,6 +70,100 @@ static int save_buffer(const struct clu_env *env, cl_mem m, float *host, size_t 
     return clu_save_result(path, host, count);
 }
 
+/* The vendors' SGEMMs of --vendors: each prepared on the harness's first A and B (a vendor's
+ * inputs need not change between rounds: the library cannot keep an answer to them), warmed up
+ * (CLBlast compiles at its first call) and checked once at sampled elements; a vendor that does
+ * not apply to the device, is missing or computes a wrong product is skipped with its reason. */
+#define VENDOR_CHECKS 64
+
+struct vendor_set {
+    struct clu_vendor_gemm *gemm[CLU_VENDOR_COUNT]; /* NULL: skipped */
+    char why[CLU_VENDOR_COUNT][200];                /* the reason it is skipped */
+};
+
+static int vendor_product_wrong(int n, const float *a, const float *b, const float *c,
+                                uint64_t seed) {
+    size_t un = (size_t)n;
+    for (int s = 0; s < VENDOR_CHECKS; s++) {
+        uint64_t pick = grader_derive_seed(seed, "vendor check", s) % (un * un);
+        size_t i = pick / un, j = pick % un;
+        double want = 0.0, scale = 0.0;
+        for (size_t k = 0; k < un; k++) {
+            double term = (double)a[i * un + k] * (double)b[k * un + j];
+            want += term;
+            scale += fabs(term);
+        }
+        if (!(fabs((double)c[i * un + j] - want) <= clu_dot_tolerance(n, scale)))
+            return 1;
+    }
+    return 0;
+}
+
+static void vendors_prepare(const struct clu_env *env, int n, const float *a, const float *b,
+                            uint64_t seed, struct vendor_set *v) {
+    cl_device_type type = 0;
+    char vendor[256] = "";
+    clGetDeviceInfo(env->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    clGetDeviceInfo(env->device, CL_DEVICE_VENDOR, sizeof vendor - 1, vendor, NULL);
+    float *c = malloc((size_t)n * (size_t)n * sizeof *c);
+    for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
+        char library[300];
+        char *why = v->why[id];
+        size_t why_size = sizeof v->why[id];
+        double seconds;
+        v->gemm[id] = NULL;
+        if (id == CLU_OPENBLAS && !(type & CL_DEVICE_TYPE_CPU))
+            snprintf(why, why_size, "OpenBLAS runs on the CPU, not on this device");
+        else if (id == CLU_CUBLAS && !strstr(vendor, "NVIDIA"))
+            snprintf(why, why_size, "cuBLAS runs on NVIDIA GPUs only");
+        else if (!c)
+            snprintf(why, why_size, "out of host memory");
+        else if (clu_vendor_prepare(id, env, n, n, n, a, b, &v->gemm[id], library, sizeof library,
+                                    why, why_size) == 0) {
+            int failed = clu_vendor_launch(v->gemm[id], &seconds, why, why_size) != 0 ||
+                         clu_vendor_read(v->gemm[id], c, why, why_size) != 0;
+            if (!failed && vendor_product_wrong(n, a, b, c, seed)) {
+                snprintf(why, why_size, "%.120s computed a wrong product at N = %d", library, n);
+                failed = 1;
+            }
+            if (!failed) {
+                fprintf(stderr, WHO ": %s ready at N = %d\n", library, n);
+                continue;
+            }
+            clu_vendor_release(v->gemm[id]);
+            v->gemm[id] = NULL;
+        }
+        fprintf(stderr, WHO ": %s skipped: %s\n", clu_vendor_name(id), why);
+    }
+    free(c);
+}
+
+static void vendors_release(struct vendor_set *v) {
+    for (int id = 0; id < CLU_VENDOR_COUNT; id++)
+        clu_vendor_release(v->gemm[id]);
+}
+
+/* `vendor R KEY NONCE`: its launch, or why it is skipped. */
+static void vendor_command(struct vendor_set *v, int round, const char *key,
+                           unsigned long long nonce, FILE *reply) {
+    int id = 0;
+    while (id < CLU_VENDOR_COUNT && strcmp(key, clu_vendor_key(id)) != 0)
+        id++;
+    double seconds = 0.0;
+    char why[200] = "not a vendor";
+    if (id < CLU_VENDOR_COUNT && !v->gemm[id])
+        snprintf(why, sizeof why, "%s", v->why[id]);
+    else if (id < CLU_VENDOR_COUNT &&
+             clu_vendor_launch(v->gemm[id], &seconds, why, sizeof why) == 0 && seconds > 0.0) {
+        fprintf(reply, SERVE_VENDOR " %d %llu %.9g\n", round, nonce, seconds);
+        return;
+    }
+    for (char *p = why; *p; p++) /* one reply line */
+        if (*p == '\n')
+            *p = ' ';
+    fprintf(reply, SERVE_SKIPPED " %d %llu %s\n", round, nonce, why);
+}
+
 /* --serve: the timed runs, one command at a time from the grader, which holds the clock.
  * Commands on stdin, one reply line each on fd 3 (the grader's own channel: a kernel's printf
  * goes to stdout, the log):
@@ -74,12 +172,15 @@ static int save_buffer(const struct clu_env *env, cl_mem m, float *host, size_t 
  *                          with its guard zone; "inputs R NONCE"
  *   launch R NONCE      -> one launch, waited for; "launched R NONCE SECONDS" (its event time)
  *   save R NONCE        -> C with its guard zone saved as c-R.bin; "saved R NONCE"
+ *   vendor R KEY NONCE  -> (--vendors) one launch of that vendor's SGEMM, waited for; "vendor R
+ *                          NONCE SECONDS", or "vendor-skipped R NONCE REASON"
  * End of input ends it. Nothing it says is believed: the grader times each launch command
  * with its own clock, chooses the seeds and checks every saved C itself; the nonces only keep
  * a reply from being taken for another. The reference kernel runs in a process of its own.
  * The words are exercise/protocol.h's SERVE_ names. */
 static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc, float *a,
-                 float *b, float *c, const size_t *in_count, size_t c_total, const char *dir) {
+                 float *b, float *c, const size_t *in_count, size_t c_total, const char *dir,
+                 struct vendor_set *vendors) {
     FILE *reply = fdopen(3, "w");
     if (!reply) {
         fprintf(stderr, WHO ": " FLAG_SERVE " needs the grader's reply channel on fd 3\n");
@@ -94,7 +195,7 @@ static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc
     memcpy(fresh_c, c, c_total * sizeof *fresh_c); /* NaN, then the guard zone */
     fprintf(reply, SERVE_READY "\n");
     fflush(reply);
-    char line[256];
+    char line[256], key[32];
     while (fgets(line, sizeof line, stdin)) {
         int round = -1;
         unsigned long long seed = 0, nonce = 0;
@@ -113,6 +214,9 @@ static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc
             CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, l, 0, 1, &one),
                           "timed launch");
             fprintf(reply, SERVE_LAUNCHED " %d %llu %.9g\n", round, nonce, one.median);
+        } else if (vendors &&
+                   sscanf(line, SERVE_VENDOR " %d %31s %llu", &round, key, &nonce) == 3) {
+            vendor_command(vendors, round, key, nonce, reply);
         } else if (sscanf(line, SERVE_SAVE " %d %llu", &round, &nonce) == 2) {
             char name[32];
             snprintf(name, sizeof name, RESULT_ROUND, round);
@@ -140,11 +244,12 @@ struct harness_flags {
     uint64_t seed;                 /* --seed */
     size_t guard;                  /* floats of guard zone after C; 0 with --exact */
     int serving;                   /* --serve */
+    int vendors;                   /* --vendors */
 };
 
 /* The command line: 0, or HARNESS_USAGE after one line on stderr. */
 static int read_flags(int argc, char **argv, struct harness_flags *f) {
-    enum { EX = 1, KERNEL, N, M, K, SEED, OUT, DEVICE, BLOCK, CHECK, EXACT, SERVE };
+    enum { EX = 1, KERNEL, N, M, K, SEED, OUT, DEVICE, BLOCK, CHECK, EXACT, SERVE, VENDORS };
     const struct option options[] = {{FLAG_NAME(FLAG_EX), required_argument, NULL, EX},
                                      {FLAG_NAME(FLAG_KERNEL), required_argument, NULL, KERNEL},
                                      {FLAG_NAME(FLAG_N), required_argument, NULL, N},
@@ -157,6 +262,7 @@ static int read_flags(int argc, char **argv, struct harness_flags *f) {
                                      {FLAG_NAME(FLAG_BLOCK), required_argument, NULL, BLOCK},
                                      {FLAG_NAME(FLAG_EXACT), no_argument, NULL, EXACT},
                                      {FLAG_NAME(FLAG_SERVE), no_argument, NULL, SERVE},
+                                     {FLAG_NAME(FLAG_VENDORS), no_argument, NULL, VENDORS},
                                      {NULL, 0, NULL, 0}};
     opterr = 0; /* child_bad_flag says it, on one line */
     int got;
@@ -204,6 +310,9 @@ static int read_flags(int argc, char **argv, struct harness_flags *f) {
             break;
         case SERVE:
             f->serving = 1;
+            break;
+        case VENDORS:
+            f->vendors = 1;
             break;
         default:
             child_bad_flag(WHO, got, argv);
@@ -261,7 +370,13 @@ int grader_harness_main(int argc, char **argv) {
 
     int status = HARNESS_OK;
     if (f.serving) {
-        status = serve(&env, &student, abc, a, b, c, in_count, out_count + guard, f.out);
+        /* (square sizes only: the timed comparison is at N x N x N) */
+        struct vendor_set vendors = {0};
+        if (f.vendors && size.m == size.n && size.k == size.n)
+            vendors_prepare(&env, size.n, a, b, f.seed, &vendors);
+        status = serve(&env, &student, abc, a, b, c, in_count, out_count + guard, f.out,
+                       f.vendors ? &vendors : NULL);
+        vendors_release(&vendors);
     } else {
         cl_event done;
         CLU_CHECK(grader_enqueue(&student, env.queue, &done));

@@ -82,6 +82,7 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
         {"points.perf", &ex->points.perf, 0, 1000},
         {"points.technique", &ex->points.technique, 0, 1000},
         {"points.cuda_per_size", &ex->cuda_per_size, 0, 1000},
+        {"points.vendor", &ex->points.vendor, 0, 1000},
     };
     if (ex->rectangular && (!strcmp(key, "sizes") || !strcmp(key, "host_n"))) {
         /* its sizes are M x N x K, which a line of N cannot say */
@@ -132,6 +133,37 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
             sizes[i] = (int)v;
         }
         memcpy(ex->sizes, sizes, sizeof sizes);
+        return 0;
+    }
+    if (!strcmp(key, "vendor_ratios")) {
+        /* fractions of CLBlast's speed, ascending: "0.5, 1, 1.5" */
+        char *items[GRADER_MAX_RATIOS + 1];
+        int count = split_list(value, items, GRADER_MAX_RATIOS + 1);
+        double ratios[GRADER_MAX_RATIOS] = {0};
+        if (!ex->vendor_ratios[0]) {
+            snprintf(why, why_size, "%s.vendor_ratios: %s is not timed against the vendors", ex->id,
+                     ex->id);
+            return -1;
+        }
+        if (count < 1 || count > GRADER_MAX_RATIOS - 1) {
+            snprintf(why, why_size, "%s.vendor_ratios wants 1 to %d fractions", ex->id,
+                     GRADER_MAX_RATIOS - 1);
+            return -1;
+        }
+        for (int i = 0; i < count; i++) {
+            char *end = NULL;
+            double d = strtod(items[i], &end);
+            if (end == items[i] || *end || !(d > 0.0 && d <= 100.0) ||
+                (i > 0 && !(d > ratios[i - 1]))) {
+                snprintf(why, why_size,
+                         "%s.vendor_ratios: \"%s\" is not a fraction above the one before it "
+                         "(from 0 to 100)",
+                         ex->id, items[i]);
+                return -1;
+            }
+            ratios[i] = d;
+        }
+        memcpy(ex->vendor_ratios, ratios, sizeof ratios);
         return 0;
     }
     if (!strncmp(key, "quiz.", 5)) {

@@ -52,8 +52,9 @@ static inline struct grader_size grader_square(int n) {
 #define GRADER_GROUP_LIMIT                                                                         \
     64 /* work-group size cap of SHAPE_ROWS_GROUPED, as the lecture's N/16                         \
         */
-#define GRADER_MAX_SIZES 6
-#define GRADER_MAX_ARGS  8
+#define GRADER_MAX_SIZES  6
+#define GRADER_MAX_RATIOS 5 /* vendor_ratios, with the 0 that ends them */
+#define GRADER_MAX_ARGS   8
 
 /* Points of one exercise; each correctness size is a test of its own. */
 struct grader_points {
@@ -62,6 +63,7 @@ struct grader_points {
     int memcheck;  /* oclgrind finds no out-of-bounds access, data race or uninitialised read */
     int perf;      /* median time within the plan's perf_ratio of the reference's (config.h) */
     int technique; /* the step's technique shows in the kernel's measured memory traffic */
+    int vendor;    /* each fraction of CLBlast's speed reached (the row's vendor_ratios) */
 };
 
 /* What an exercise's technique does to memory traffic, checked on the accesses oclgrind counts
@@ -131,6 +133,9 @@ struct grader_exercise {
     /* exercises without an OpenCL kernel (kernel == NULL) may have a quiz and a CUDA twin */
     struct grader_question quiz[GRADER_MAX_QUESTIONS]; /* answers.txt questions, id NULL ends */
     int cuda_per_size; /* points per hidden size of the CUDA twin kernel.cu (0: none) */
+    /* the capstone: the fractions of CLBlast's speed on the graded device that each earn
+     * points.vendor, ascending (0 ends; none: no vendor is timed) */
+    double vendor_ratios[GRADER_MAX_RATIOS];
 };
 
 /* Full performance points at this fraction of the reference's speed or better (timings on shared

@@ -278,6 +278,28 @@ const struct grader_exercise grader_exercises[] = {
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
     },
     {
+        /* the capstone: any technique, 11's interface and any size; timed against the reference
+         * and, in the same rounds, the vendors' SGEMMs on the graded device */
+        .id = "13_fastest_sgemm",
+        .title = "The fastest SGEMM",
+        .kernel = "sgemm",
+        .args = {ARG_M, ARG_N, ARG_K, ARG_A, ARG_B, ARG_C},
+        .shape = SHAPE_C_TILES,
+        .tuning = REGISTER_BLOCKS(64, 64, 16, 8, 8),
+        .check_tuning = REGISTER_BLOCKS(32, 32, 8, 4, 4),
+        .c_tile = {"TSN", "TSM"},
+        .per_item = {"WPTN", "WPTM"},
+        .const_inputs = 1,
+        .rectangular = 1,
+        .shapes = {{1, 1, 1}, {31, 17, 129}, {257, 64, 5}, {1, 513, 33}, {777, 1025, 333}},
+        .host_shape = {150, 97, 123},
+        .memcheck_n = 28,
+        .perf_n = 512,
+        .multiple = 1,
+        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .vendor = 1},
+        .vendor_ratios = {0.5, 1.0, 1.5},
+    },
+    {
         /* no OpenCL kernel: a quiz on notes.md (answers.txt against solutions/.../answers.txt)
          * and the CUDA twin of 05 (kernel.cu), graded where nvcc and an NVIDIA GPU are found */
         .id = "06_cuda_memory_model",
@@ -429,8 +451,12 @@ int grader_max_points(const struct grader_exercise *ex) {
     for (int q = 0; q < GRADER_MAX_QUESTIONS && ex->quiz[q].id; q++)
         quiz += ex->quiz[q].points;
     /* the sizes serve the OpenCL kernel (per_size) or the CUDA twin (cuda_per_size) */
+    int ratios = 0;
+    while (ratios < GRADER_MAX_RATIOS && ex->vendor_ratios[ratios] > 0)
+        ratios++;
     return sizes * (ex->points.per_size + ex->cuda_per_size) + ex->points.host +
-           ex->points.memcheck + ex->points.perf + ex->points.technique + quiz;
+           ex->points.memcheck + ex->points.perf + ex->points.technique +
+           ratios * ex->points.vendor + quiz;
 }
 
 int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed) {

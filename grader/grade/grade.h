@@ -11,6 +11,7 @@
 
 #include "exercise/exercise.h"
 #include "jail/jail.h"
+#include "clu_vendor.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -36,17 +37,19 @@ struct grader_test {
     char *output;                /* what the student reads about it (malloc'd) */
 };
 
-#define GRADER_MAX_TESTS 32
+#define GRADER_MAX_TESTS    32
+#define GRADER_TIMED_ROUNDS 5 /* timed launches of each kernel in the comparison (timing.c) */
 
 struct grader_exercise_result {
     const struct grader_exercise *ex;
     struct grader_test tests[GRADER_MAX_TESTS];
     int test_count;
-    int not_implemented; /* nothing was written anywhere: the skeleton as given */
-    int too_busy;        /* a run was stopped twice because the machine starved it: no verdict */
-    double gflops;       /* student kernel at perf_n (0: not timed) */
-    double ref_gflops;   /* reference solution at perf_n (0: not timed) */
-    char summary[200];   /* one line for the summary table */
+    int not_implemented;  /* nothing was written anywhere: the skeleton as given */
+    int too_busy;         /* a run was stopped twice because the machine starved it: no verdict */
+    double gflops;        /* student kernel at perf_n (0: not timed) */
+    double ref_gflops;    /* reference solution at perf_n (0: not timed) */
+    double clblast_ratio; /* the capstone: its speed over CLBlast's (0: not timed) */
+    char summary[200];    /* one line for the summary table */
 };
 
 /* Add a test to a result; output is printf-style. Its verdict is GRADER_PASS when score is max,
@@ -177,13 +180,22 @@ void grader_quiz_tests(const struct grader_config *cfg, const struct grader_exer
 void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
                        struct grader_exercise_result *r);
 
+/* The vendors' SGEMMs timed in the same rounds (the capstone): each launch on the grader's clock,
+ * in the reference's harness (never in a process the student's code runs in). */
+struct grader_vendor_times {
+    double seconds[CLU_VENDOR_COUNT][GRADER_TIMED_ROUNDS]; /* each round's launch */
+    int timed[CLU_VENDOR_COUNT];                           /* every round timed */
+    char why[CLU_VENDOR_COUNT][200];                       /* else why not */
+};
+
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving
  * harness of its own, every launch on the grader's clock, every round's C checked. Fills the
  * report text, the GFLOP/s of both (when timed), whether the point is earned, and whether the
- * machine was too busy to time it. */
+ * machine was too busy to time it; with vendors (NULL: none), the vendors' launches too. */
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const char *reference, double *gflops, double *ref_gflops,
-                      char *out, size_t out_size, int *earned, int *too_busy);
+                      char *out, size_t out_size, int *earned, int *too_busy,
+                      struct grader_vendor_times *vendors);
 
 /* A trusted kernel (a reference solution) timed alone at n on the grader's clock, in a serving
  * harness that saves into dir: 0 with min, median and max seconds, or -1 with why. */

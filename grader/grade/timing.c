@@ -20,13 +20,17 @@
 #include "grade/internal.h"
 #include "exercise/protocol.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
 
-#define TIMED_ROUNDS 5 /* timed launches of each kernel */
+#define TIMED_ROUNDS GRADER_TIMED_ROUNDS
 #define LOG_CAP      6000
 
 static double now(void) {
@@ -63,13 +67,15 @@ struct side {
 static struct grader_child *start_server(const struct grader_config *cfg,
                                          const struct grader_exercise *ex, const char *self,
                                          const char *kernel, int n, const char *dir, int jailed,
-                                         const char *log) {
+                                         int vendors, const char *log) {
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (jailed)
         grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
     grader_argv_push_all(&argv, (const char *const[]){self, HARNESS_COMMAND, FLAG_SERVE, FLAG_EX,
                                                       ex->id, FLAG_KERNEL, kernel, FLAG_OUT, dir,
                                                       FLAG_SEED, "0", NULL});
+    if (vendors && !jailed) /* a vendor is timed only in the grader's own harness */
+        grader_argv_push(&argv, FLAG_VENDORS);
     grader_argv_push(&argv, FLAG_N);
     grader_argv_pushf(&argv, "%d", n);
     if (cfg->device) {
@@ -223,6 +229,31 @@ static int timed_round(const struct grader_config *cfg, struct side *s, int roun
     return 0;
 }
 
+/* Round r of every vendor not skipped yet, on the reference's harness: one launch each on the
+ * grader's clock (the reply's own figure is not used). A vendor the harness skips, or whose
+ * launch fails, is left out from then on with the reason. */
+static void vendor_round(const struct grader_config *cfg, struct side *ref, int round,
+                         struct grader_vendor_times *v) {
+    for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
+        if (v->why[id][0])
+            continue;
+        unsigned long long n = nonce();
+        char line[128], reply[256], timed[64], skipped[64];
+        snprintf(line, sizeof line, SERVE_VENDOR " %d %s %llu", round, clu_vendor_key(id), n);
+        snprintf(timed, sizeof timed, SERVE_VENDOR " %d %llu ", round, n);
+        snprintf(skipped, sizeof skipped, SERVE_SKIPPED " %d %llu ", round, n);
+        double start = now();
+        int asked = grader_child_ask(ref->child, line, reply, sizeof reply, cfg->timeout);
+        double seen = now() - start;
+        if (asked == 0 && strncmp(reply, timed, strlen(timed)) == 0)
+            v->seconds[id][round] = seen;
+        else if (asked == 0 && strncmp(reply, skipped, strlen(skipped)) == 0)
+            snprintf(v->why[id], sizeof v->why[id], "%s", reply + strlen(skipped));
+        else
+            snprintf(v->why[id], sizeof v->why[id], "no answer from the reference's harness");
+    }
+}
+
 static void end_side(const struct grader_config *cfg, struct side *s) {
     if (s->child)
         grader_finish(s->child, cfg->timeout, &s->ended);
@@ -253,9 +284,33 @@ static void reference_pace(const struct grader_config *cfg, struct side *ref, in
     pace->reference_seconds = slowest;
 }
 
+/* Timings of different students on one device must not overlap (make batch with JOBS > 1 runs
+ * graders side by side): each comparison holds an exclusive lock on a file of the cache folder,
+ * one per device spec (graders of one batch are given the same), which only the grader's own
+ * uid can open (0600), so a student's process can neither take it nor hold it. Waiting costs the
+ * student nothing: no clock runs. The descriptor, or -1 (no cache folder: no one to wait for). */
+static int timing_lock(const struct grader_config *cfg) {
+    if (!cfg->cache)
+        return -1;
+    const char *device = cfg->device ? cfg->device : "";
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/timing-%016llx.lock", cfg->cache,
+             (unsigned long long)grader_fnv1a(device, strlen(device)));
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    while (flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    return fd;
+}
+
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const char *reference, double *gflops, double *ref_gflops,
-                      char *out, size_t out_size, int *earned, int *too_busy) {
+                      char *out, size_t out_size, int *earned, int *too_busy,
+                      struct grader_vendor_times *vendors) {
     struct side sides[2] = {{.who = "yours"}, {.who = "reference"}};
     struct side *mine = &sides[0], *ref = &sides[1];
     struct grader_jail jail;
@@ -266,6 +321,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         snprintf(out, out_size, "not timed: the grader cannot prepare its folder in /tmp");
         return;
     }
+    int lock = timing_lock(cfg);
     snprintf(mine->dir, sizeof mine->dir, "%s", jail.dir);
     snprintf(ref->dir, sizeof ref->dir, "%s/%s/perf-reference", cfg->work, ex->id);
     grader_make_dirs(ref->dir);
@@ -278,10 +334,10 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     double ready_seconds[2] = {0, 0};
     for (int w = 1; w >= 0 && !why[0]; w--) {
         double started = now();
-        sides[w].child =
-            w == 0
-                ? start_server(cfg, ex, jail.self, jail.kernel, ex->perf_n, jail.dir, 1, mine->log)
-                : start_server(cfg, ex, cfg->self, reference, ex->perf_n, ref->dir, 0, ref->log);
+        sides[w].child = w == 0 ? start_server(cfg, ex, jail.self, jail.kernel, ex->perf_n,
+                                               jail.dir, 1, 0, mine->log)
+                                : start_server(cfg, ex, cfg->self, reference, ex->perf_n, ref->dir,
+                                               0, vendors != NULL, ref->log);
         if (!sides[w].child ||
             grader_child_ask(sides[w].child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
             strcmp(reply, SERVE_READY) != 0)
@@ -293,6 +349,8 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     int checked = (int)(grader_derive_seed(seed, "checked round", 0) % TIMED_ROUNDS);
     if (!why[0])
         grader_child_pause(mine->child, 1);
+    if (vendors)
+        memset(vendors, 0, sizeof *vendors);
     for (int r = 0; r < TIMED_ROUNDS && !why[0]; r++) {
         for (int turn = 0; turn < 2 && !why[0]; turn++) {
             int w = turn ^ (r & 1); /* who goes first swaps every round */
@@ -312,7 +370,15 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
                 }
             }
         }
+        if (vendors && !why[0]) /* the student's processes stopped, as for the reference */
+            vendor_round(cfg, ref, r, vendors);
     }
+    if (vendors)
+        for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
+            vendors->timed[id] = !why[0] && !vendors->why[id][0];
+            if (why[0] && !vendors->why[id][0])
+                snprintf(vendors->why[id], sizeof vendors->why[id], "the comparison stopped");
+        }
     end_side(cfg, mine);
     /* the student's kernel stopped at its limit: the reference's time for the same work */
     struct grader_pace pace = {.ends = "it was right at every hidden size"};
@@ -358,6 +424,8 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     free(mine->log_text);
     free(ref->log_text);
     grader_jail_dir_remove(jail.dir);
+    if (lock >= 0)
+        close(lock); /* (the lock goes with it) */
 }
 
 int grader_time_trusted(const struct grader_config *cfg, const struct grader_exercise *ex,
@@ -366,7 +434,7 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
     struct side s = {.who = "the OpenCL kernel"};
     snprintf(s.dir, sizeof s.dir, "%s", dir);
     snprintf(s.log, sizeof s.log, "%s/log.txt", dir);
-    s.child = start_server(cfg, ex, cfg->self, kernel, n, dir, 0, s.log);
+    s.child = start_server(cfg, ex, cfg->self, kernel, n, dir, 0, 0, s.log);
     char reply[64];
     why[0] = '\0';
     if (grader_child_ask(s.child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
@@ -391,6 +459,64 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
 
 /* ---------------------------------------------------------------- the test */
 
+/* The capstone against the vendors timed in the same rounds: points.vendor for each of the row's
+ * fractions of CLBlast's speed reached, on the medians; the others (cuBLAS, OpenBLAS) reported.
+ * Where CLBlast could not be timed (not installed, a device it fails on), the points leave the
+ * maximum: the grader's trouble costs the student nothing. */
+static void grade_test_vendors(const struct grader_exercise *ex,
+                               const struct grader_vendor_times *v,
+                               struct grader_exercise_result *r) {
+    char name[160], thresholds[64] = "";
+    int count = 0;
+    for (; count < GRADER_MAX_RATIOS && ex->vendor_ratios[count] > 0; count++) {
+        size_t used = strlen(thresholds);
+        snprintf(thresholds + used, sizeof thresholds - used, "%s%gx", count ? ", " : "",
+                 ex->vendor_ratios[count]);
+    }
+    snprintf(name, sizeof name, "speed against CLBlast (points at %s)", thresholds);
+    int pts = count * ex->points.vendor;
+    if (r->gflops <= 0) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
+                           "not timed: the kernel must first be timed against the reference");
+        return;
+    }
+    if (!v->timed[CLU_CLBLAST]) {
+        grader_add_verdict(r, GRADER_SKIPPED, name, 0, 0,
+                           "skipped: CLBlast could not be timed here (%s), so its %d points are "
+                           "left out of the maximum",
+                           v->why[CLU_CLBLAST], pts);
+        return;
+    }
+    double flops = grader_flops(ex, grader_square(ex->perf_n)), clblast = 0.0;
+    char lines[1200];
+    int used = snprintf(lines, sizeof lines,
+                        "N = %d, in the same rounds, on the grader's clock:", ex->perf_n);
+    for (int id = 0; id < CLU_VENDOR_COUNT && used > 0 && (size_t)used < sizeof lines; id++) {
+        if (!v->timed[id]) {
+            used += snprintf(lines + used, sizeof lines - (size_t)used, "\n%-10s not timed: %s",
+                             clu_vendor_name(id), v->why[id]);
+            continue;
+        }
+        double seconds[TIMED_ROUNDS]; /* (clu_stats_of sorts them) */
+        memcpy(seconds, v->seconds[id], sizeof seconds);
+        struct clu_stats t = clu_stats_of(seconds, TIMED_ROUNDS);
+        double gflops = flops / t.median * 1e-9;
+        if (id == CLU_CLBLAST)
+            clblast = gflops;
+        used += snprintf(lines + used, sizeof lines - (size_t)used,
+                         "\n%-10s %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s: yours at %.2fx",
+                         clu_vendor_name(id), t.median * 1e3, t.min * 1e3, t.max * 1e3, gflops,
+                         r->gflops / gflops);
+    }
+    r->clblast_ratio = r->gflops / clblast;
+    int reached = 0;
+    while (reached < count && r->clblast_ratio >= ex->vendor_ratios[reached])
+        reached++;
+    grader_add_test(r, name, reached * ex->points.vendor, pts,
+                    "%s\nyours at %.2fx CLBlast's speed: %d of the %d fractions reached", lines,
+                    r->clblast_ratio, reached, count);
+}
+
 /* The timed size: from the row's perf_n, doubled while one launch of the reference lasts less
  * than PERF_MIN_SECONDS (the median of the comparison's rounds), up to PERF_MAX_N, so that a GPU
  * is not timed on a launch of a few microseconds; a CPU reaches the bound at the row's own size
@@ -411,11 +537,12 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
     char reference[PATH_MAX], text[4000], traffic[400] = "";
     snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
     int earned = 0, too_busy = 0;
+    struct grader_vendor_times vendors;
     struct grader_exercise timed = *ex;
     ex = &timed;
     for (;;) {
         grader_perf_test(cfg, ex, kernel, reference, &r->gflops, &r->ref_gflops, text, sizeof text,
-                         &earned, &too_busy);
+                         &earned, &too_busy, ex->vendor_ratios[0] > 0 ? &vendors : NULL);
         double ref_seconds =
             r->ref_gflops > 0 ? grader_flops(ex, grader_square(ex->perf_n)) / r->ref_gflops * 1e-9
                               : 0.0;
@@ -429,4 +556,6 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
     if (earned && !ex->is_vector)
         grade_traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
     grader_add_test(r, name, earned ? pts : 0, pts, "%s%s", text, traffic);
+    if (ex->vendor_ratios[0] > 0)
+        grade_test_vendors(ex, &vendors, r);
 }
