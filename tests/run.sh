@@ -240,6 +240,49 @@ missing_tool() {
         { echo "--no-memcheck: the memory check and timing are not left out of the maximum"; return 1; }
 }
 
+# make batch with JOBS > 1: two students' timings never overlap on one device. Each timed
+# comparison takes a lock of the cache folder (one per device, mode 600). With it held from
+# outside, an untimed grading finishes, and a timed one waits on it (the kernel's /proc/locks shows
+# the grader blocked), then times once it is free, keeping its point
+timing_lock() {
+    cache=$tmp/lock-cache
+    mkdir -p "$cache"
+    lk() { "$grader" --submission solutions --ex 00 --no-memcheck --cache "$cache" \
+        --work "$tmp/work-lk" --results "$tmp/results-lk" "$@"; }
+    lk >/dev/null 2>&1
+    lock=$(ls "$cache"/timing-*.lock 2>/dev/null)
+    [ -f "$lock" ] && [ "$(stat -c %a "$lock")" = 600 ] ||
+        { echo "no timing lock of mode 600 in the cache folder: '$lock'"; return 1; }
+    rm -f "$tmp/release"
+    flock "$lock" sh -c 'while [ ! -e "$1" ]; do sleep 0.1; done' _ "$tmp/release" &
+    holder=$!
+    ok=0
+    timeout 120 sh -c "$(printf '%s ' "$grader" --submission solutions --ex 00 --no-memcheck \
+        --no-perf --cache "$cache" --work "$tmp/work-lk" --results "$tmp/results-lk")" \
+        >"$tmp/lock-np.txt" 2>&1 || { echo "--no-perf did not finish beside the held lock"; ok=1; }
+    lk >"$tmp/lock.txt" 2>&1 &
+    timed=$!
+    blocked=0
+    for _ in $(seq 1 600); do
+        # a waiter is listed as "N: -> FLOCK ADVISORY WRITE PID ..."
+        pids=$(awk '$2 == "->" && $3 == "FLOCK" { print $6 }' /proc/locks)
+        for p in $pids; do
+            [ "$(cat "/proc/$p/comm" 2>/dev/null)" = grader ] && blocked=1
+        done
+        [ $blocked -eq 1 ] && break
+        kill -0 "$timed" 2>/dev/null || break
+        sleep 0.2
+    done
+    touch "$tmp/release"
+    wait "$holder"
+    wait "$timed"
+    status=$?
+    [ $blocked -eq 1 ] || { echo "the timed grading never waited on the held lock"; ok=1; }
+    [ $status -eq 0 ] && grep -q "^  ok   1/1  performance" "$tmp/lock.txt" ||
+        { tail -n 20 "$tmp/lock.txt"; echo "after the wait, the timing lost its point"; ok=1; }
+    return $ok
+}
+
 step "format (clang-format)" format_check
 step "unit tests (cmocka)" unit_tests
 step "grader/ in layers: no include cycle, none up a layer" sh tests/layers.sh
@@ -248,6 +291,7 @@ step "host programs" host_programs
 step "grading the solutions: full marks" solutions_full_marks
 step "grading the skeletons: zero, no crash" skeletons_zero
 step "a check that cannot run costs no point" missing_tool
+step "timings on one device take turns (a lock per device)" timing_lock
 step "make grade inside an exercise folder" make_grade_in_folder
 step "make grade's exit status: 0 graded, 2 not graded" make_grade_status
 step "README.md's examples are what the grader prints" readme_examples
