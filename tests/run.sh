@@ -292,6 +292,7 @@ step "grading the solutions: full marks" solutions_full_marks
 step "grading the skeletons: zero, no crash" skeletons_zero
 step "a check that cannot run costs no point" missing_tool
 step "timings on one device take turns (a lock per device)" timing_lock
+step "a batch's summary: the fastest kernels, against CLBlast too" sh tests/summary.sh
 step "make grade inside an exercise folder" make_grade_in_folder
 step "make grade's exit status: 0 graded, 2 not graded" make_grade_status
 step "README.md's examples are what the grader prints" readme_examples

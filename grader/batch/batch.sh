@@ -351,23 +351,8 @@ all_json=$(while IFS="$(printf '\t')" read -r id entry; do
     [ -s "$f" ] && jq -c --arg id "$id" '. + {student: $id}' "$f" 2>/dev/null
 done <"$queue")
 
-printf '%s\n' "$all_json" | jq -rs --arg total "$total" '
-  def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score | floor) else 0 end;
-  "# Batch summary\n",
-  "\(length) of \($total) students graded.\n",
-  "## Scores (percent of the maximum)\n",
-  "| range | students |", "|---|---:|",
-  (group_by(pct / 10 | floor) | .[] | (.[0] | pct / 10 | floor * 10) as $low
-    | "| \(if $low == 100 then "100%" else "\($low)-\($low + 9)%" end) | \(length) |"),
-  "\n## Most common failures\n",
-  "| test | students |", "|---|---:|",
-  ([.[] | [.tests[] | select(.status == "failed") | .name | sub("N=[0-9]+"; "N=*")] | unique[]]
-    | group_by(.) | map({t: .[0], n: length}) | sort_by(-.n) | .[:10][] | "| \(.t) | \(.n) |"),
-  "\n## Fastest kernels\n",
-  "| exercise | student | GFLOP/s |", "|---|---|---:|",
-  ([.[] | .student as $s | .leaderboard[]? | {e: .name, s: $s, v: .value}] | group_by(.e)
-    | map(max_by(.v)) | .[] | "| \(.e | sub(" GFLOP/s"; "")) | \(.s) | \(.v) |")
-' >"$out/summary.md.tmp" 2>/dev/null && mv "$out/summary.md.tmp" "$out/summary.md"
+printf '%s\n' "$all_json" | jq -rs --arg total "$total" -f "$root/grader/batch/summary.jq" \
+    >"$out/summary.md.tmp" 2>/dev/null && mv "$out/summary.md.tmp" "$out/summary.md"
 
 # XML 1.0 has no place for control characters other than tab and line breaks: they become ?
 printf '%s\n' "$all_json" | jq -rs '
