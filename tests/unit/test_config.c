@@ -364,6 +364,7 @@ static const struct {
     {"points.perf", offsetof(struct grader_exercise, points.perf), 0, 1000, 0},
     {"points.technique", offsetof(struct grader_exercise, points.technique), 0, 1000, 0},
     {"points.cuda_per_size", offsetof(struct grader_exercise, cuda_per_size), 0, 1000, 0},
+    {"points.vendor", offsetof(struct grader_exercise, points.vendor), 0, 1000, 0},
 };
 #define INT_KEYS ((int)(sizeof int_keys / sizeof int_keys[0]))
 
@@ -436,6 +437,58 @@ static void test_whole_number_keys(void **state) {
         check_loaded(load_text(t.buf), t.buf);
         check_table(want);
     }
+    free(want);
+}
+
+/* vendor_ratios: a row timed against the vendors takes 1 to GRADER_MAX_RATIOS - 1 ascending
+ * fractions in (0, 100] (random ones load exactly); a row without vendors, an empty or
+ * overlong list, a fraction not above the one before it, out of range or not a number is
+ * refused with the file and line, the plan unchanged. */
+static void test_vendor_ratios(void **state) {
+    (void)state;
+    struct rng r = rng_for("vendor ratios");
+    struct grader_exercise *want = malloc(sizeof want[0] * (size_t)grader_exercise_count);
+    CHECK(want != NULL, "out of memory");
+    int timed = 0;
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &g_saved_table[e];
+        char key[64], id[32], value[200], line[300];
+        snprintf(key, sizeof key, "%s.vendor_ratios", spelling(&r, ex, id, sizeof id));
+        if (!ex->vendor_ratios[0]) {
+            snprintf(line, sizeof line, "%s = 0.5, 1\n", key);
+            check_error_at(load_text(line), line, 1, "not timed against the vendors");
+            continue;
+        }
+        timed++;
+        for (int round = 0; round < 20; round++) {
+            memcpy(want, g_saved_table, sizeof want[0] * (size_t)grader_exercise_count);
+            int count = (int)rng_range(&r, 1, GRADER_MAX_RATIOS - 1);
+            double ratios[GRADER_MAX_RATIOS] = {0};
+            int used = 0;
+            long cents = 0;
+            for (int i = 0; i < count; i++) {
+                cents += rng_range(&r, 1, 2400);
+                double at = (double)cents / 100.0; /* rounded as strtod rounds "x.yz" */
+                ratios[i] = at;
+                used += snprintf(value + used, sizeof value - (size_t)used, "%s%.2f", i ? ", " : "",
+                                 at);
+            }
+            memcpy(want[e].vendor_ratios, ratios, sizeof ratios);
+            struct text t;
+            text_start(&t, &r);
+            text_noise(&t);
+            text_key(&t, key, value);
+            check_loaded(load_text(t.buf), t.buf);
+            check_table(want);
+        }
+        const char *bad[] = {"",    "1, 0.5", "0.5, 0.5",      "0",   "-1",
+                             "101", "x",      "1, 2, 3, 4, 5", "nan", "inf"};
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            snprintf(line, sizeof line, "# the capstone\n%s = %s\n", key, bad[b]);
+            check_error_at(load_text(line), line, 2, "vendor_ratios");
+        }
+    }
+    CHECK(timed > 0, "no row of the table is timed against the vendors");
     free(want);
 }
 
@@ -996,6 +1049,7 @@ int main(void) {
         cmocka_unit_test(test_errors_name_file_and_line),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_random_files),
+        cmocka_unit_test(test_vendor_ratios),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
