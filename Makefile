@@ -32,7 +32,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit grade bench batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade bench batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(UNPACK) programs
 grader: $(GRADER)
 libclu: $(LIBCLU)
@@ -64,8 +64,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(GRADER_LIB) $(LIBCLU) | deps-test
 	$(CC) $(STRICT) $(DEPFLAGS) -Icommon -Igrader -o $@ $< $(GRADER_LIB) $(LIBCLU) -lcmocka -lOpenCL \
 	    -lcrypt -lm
 
-unit: $(UNIT_TESTS) $(UNPACK)
+unit: unit-build
 	@status=0; for t in $(UNIT_TESTS); do $$t || status=1; done; exit $$status
+
+# the unit tests built, not run (make test runs them once, under ASan and UBSan)
+unit-build: $(UNIT_TESTS) $(UNPACK)
 
 # make batch's unpacker of students' archives (a program of its own: libarchive, no OpenCL)
 $(UNPACK): grader/batch/unpack.c | deps-batch

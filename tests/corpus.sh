@@ -155,13 +155,12 @@ s.bind(('127.0.0.1', $port)); s.listen(16); time.sleep(3600)" &
     listener=$!
 fi
 assemble "$class" "$out" "$port" || exit 1
-# outside load the grader does not control: two busy loops at nice 0, not under the grader, for
-# the whole batch; every good neighbour must keep full marks beside it (CORPUS_NO_LOAD=1: none)
+# outside load the grader does not control: a busy loop at nice 0, not under the grader, for the
+# whole batch, half of this machine's two cores; every good neighbour must keep full marks beside
+# it (CORPUS_NO_LOAD=1: none)
 if [ "${CORPUS_NO_LOAD:-0}" != 1 ]; then
-    for _ in 1 2; do
-        sh -c 'while :; do :; done' &
-        loaders="$loaders $!"
-    done
+    sh -c 'while :; do :; done' &
+    loaders=$!
 fi
 
 sandbox=0

@@ -32,9 +32,13 @@ format_check() {
     make -s format-check SKELETONS="$SKELETONS"
 }
 
-# the unit tests (make unit: each linked with the grader's library)
+# the unit tests (make unit: each linked with the grader's library), built with -Werror, two at a
+# time on this machine's two cores (make's default is one job). They run once, in the sanitizers'
+# step, built with ASan and UBSan, which see more than a plain run does (a second, plain run of
+# the same tests cost make test half a minute)
+jobs=$(nproc 2>/dev/null || echo 2)
 unit_tests() {
-    make -s unit
+    make -s -j"$jobs" unit-build
 }
 
 # every solution gets full marks, and results.json says so
@@ -191,16 +195,17 @@ bench_small() {
     return $ok
 }
 
-# The grader and the unit tests built with AddressSanitizer and UBSan (make asan), run once more:
-# the unit tests, and the planted submissions (tests/planted.sh fails any that shows a sanitizer
+# The grader and the unit tests built with AddressSanitizer and UBSan (make asan): the unit tests
+# (their one run), and the planted submissions (tests/planted.sh fails any that shows a sanitizer
 # report). The sanitizers' shadow memory needs the jail's RLIMIT_DATA raised (memory_mb).
 # A representative subset of the planted set by default (a build error, a crashing and an escaping
-# host program, wrong and out-of-bounds kernels, oclgrind's race check, the timed runs), for time:
+# host program, wrong and out-of-bounds kernels, oclgrind's race check, the timed runs, sizes of
+# M x N x K), for time:
 # ASAN_PLANTED=all runs every one, ASAN_PLANTED="NAME..." those.
 asan_planted="does_not_compile host_crashes host_escapes transposed_index past_end_of_C
-    missing_barrier wrong_block lecture_blocked_kernel host_local_too_small perf_cache_cheat"
+    missing_barrier host_local_too_small perf_cache_cheat no_bounds_checks"
 sanitizers() {
-    make -s asan || return 1
+    make -s -j"$jobs" asan || return 1
     ok=0
     for bin in build/asan/unit/test_*; do
         case $bin in *.d) continue ;; esac # (the compiler's dependency files)
@@ -284,7 +289,7 @@ timing_lock() {
 }
 
 step "format (clang-format)" format_check
-step "unit tests (cmocka)" unit_tests
+step "unit tests (cmocka) build with -Werror (run with ASan below)" unit_tests
 step "grader/ in layers: no include cycle, none up a layer" sh tests/layers.sh
 step "exercises differ from solutions only in TODO(student) blocks" sh tests/check_skeletons.sh
 step "host programs" host_programs
@@ -297,7 +302,7 @@ step "make grade inside an exercise folder" make_grade_in_folder
 step "make grade's exit status: 0 graded, 2 not graded" make_grade_status
 step "README.md's examples are what the grader prints" readme_examples
 step "planted bugs lose the right points" sh tests/planted.sh
-step "ASan and UBSan: unit tests and planted bugs" sanitizers
+step "ASan and UBSan: the unit tests and planted bugs" sanitizers
 step "make bench at a small N" bench_small
 step "make slides: every deck rendered, tables filled" sh tests/slides.sh "$tmp/bench"
 step "Gradescope recipe: a pristine workbook grades the upload" sh tests/gradescope.sh
