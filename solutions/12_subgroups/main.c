@@ -73,7 +73,7 @@ static int has_subgroups(const struct clu_env *env) {
 
 int main(int argc, char **argv) {
     /* the defaults, chosen by measurement (README: "What performance to expect") */
-    static const struct clu_define tuning[] = {{"TSN", 64}, {"WPTM", 16}, {"WPTN", 4}, {NULL, 0}};
+    static const struct clu_define tuning[] = {{"TSN", 128}, {"WPTM", 16}, {"WPTN", 8}, {NULL, 0}};
     static const char *const multiple_of[] = {"TSN", "WPTM", NULL}; /* N's steps */
     static const struct clu_mm_exercise exercise = {
         .title = "Sub-group broadcasts instead of local memory",
