@@ -444,6 +444,13 @@ static int grade_main(int argc, char **argv, const char *self) {
         return EXIT_USAGE;
     }
     snprintf(device, sizeof device, "%s (%s)", env.device_name, env.platform_name);
+    char extensions[8192] = "", device_name[sizeof env.device_name];
+    if (clGetDeviceInfo(env.device, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions,
+                        NULL) != CL_SUCCESS)
+        extensions[0] = '\0'; /* (a longer list than this: rows needing one are skipped) */
+    snprintf(device_name, sizeof device_name, "%s", env.device_name);
+    cfg.device_name = device_name;
+    cfg.device_extensions = extensions;
     clu_env_close(&env);
 
     /* the head of every log: this run, and the one command that repeats it */

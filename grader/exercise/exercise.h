@@ -136,6 +136,9 @@ struct grader_exercise {
     /* the capstone: the fractions of CLBlast's speed on the graded device that each earn
      * points.vendor, ascending (0 ends; none: no vendor is timed) */
     double vendor_ratios[GRADER_MAX_RATIOS];
+    /* an OpenCL extension the kernel needs (NULL: none): graded where the device has it, else
+     * one test skipped 0 of 0; oclgrind has none of them, so its runs are left out there too */
+    const char *needs_extension;
 };
 
 /* Full performance points at this fraction of the reference's speed or better (timings on shared

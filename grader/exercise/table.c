@@ -278,6 +278,29 @@ const struct grader_exercise grader_exercises[] = {
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
     },
     {
+        /* values of A shared by sub-group broadcasts, no local memory: graded where the device
+         * has cl_khr_subgroups (POCL 5's CPU device, Intel's), skipped elsewhere (POCL 3.1,
+         * NVIDIA's OpenCL). oclgrind has no sub-groups, so no memory check and no counted
+         * technique: its points are its correctness, its host program and its speed */
+        .id = "12_subgroups",
+        .title = "Sub-group broadcasts, no local memory",
+        .kernel = "mmul",
+        .args = {MM_ARGS},
+        .shape = SHAPE_C_TILES,
+        .tuning = {{"TSN", 128}, {"WPTM", 16}, {"WPTN", 8}},
+        .c_tile = {"TSN", "WPTM"}, /* a group: TSN columns (dimension 0) by WPTM rows */
+        .per_item = {"WPTN", "WPTM"},
+        .multiple_of = {"TSN", "WPTM"},
+        .const_inputs = 1,
+        .sizes = {128, 256, 384},
+        .host_n = 128,
+        .memcheck_n = 32,
+        .perf_n = 512,
+        .multiple = 1,
+        .points = {.per_size = 2, .host = 2, .perf = 1},
+        .needs_extension = "cl_khr_subgroups",
+    },
+    {
         /* the capstone: any technique, 11's interface and any size; timed against the reference
          * and, in the same rounds, the vendors' SGEMMs on the graded device */
         .id = "13_fastest_sgemm",

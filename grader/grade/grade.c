@@ -13,6 +13,14 @@ static int exists(const char *path) {
     return access(path, R_OK) == 0;
 }
 
+int grader_has_extension(const char *extensions, const char *name) {
+    size_t length = strlen(name);
+    for (const char *p = extensions; p && (p = strstr(p, name)) != NULL; p += length)
+        if ((p == extensions || p[-1] == ' ') && (p[length] == ' ' || p[length] == '\0'))
+            return 1;
+    return 0;
+}
+
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,
                            struct grader_exercise_result *r) {
     memset(r, 0, sizeof *r);
@@ -31,6 +39,26 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         }
         r->not_implemented = unanswered && cuda_untouched && grader_result_score(r) == 0;
         return;
+    }
+    if (ex->needs_extension && !grader_has_extension(cfg->device_extensions, ex->needs_extension)) {
+        grader_add_verdict(r, GRADER_SKIPPED, "graded where the device has the kernel's extension",
+                           0, 0,
+                           "skipped: %s has no %s, which this exercise needs, so its %d points "
+                           "are left out of the maximum (grade it on a device that has it: "
+                           "--device, DEVICE=)",
+                           cfg->device_name ? cfg->device_name : "this device", ex->needs_extension,
+                           grader_max_points(ex));
+        return;
+    }
+    /* oclgrind implements no extension: a kernel that needs one is not run under it */
+    struct grader_config without_oclgrind;
+    char oclgrind_lacks[160];
+    if (ex->needs_extension && cfg->memcheck) {
+        without_oclgrind = *cfg;
+        snprintf(oclgrind_lacks, sizeof oclgrind_lacks, "oclgrind has no %s", ex->needs_extension);
+        without_oclgrind.memcheck = 0;
+        without_oclgrind.memcheck_off = oclgrind_lacks;
+        cfg = &without_oclgrind;
     }
     /* the memory check and the technique at a size drawn from the hidden seed, printed only
      * afterwards: a kernel cannot behave at one known size and differently at the others */
@@ -87,8 +115,9 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         grader_add_verdict(r, GRADER_SKIPPED,
                            "memory check (oclgrind): bounds, races, uninitialised values, barriers",
                            0, 0,
-                           "skipped: the memory check was switched off (--no-memcheck), so its %d "
+                           "skipped: the memory check was switched off (%s), so its %d "
                            "point%s and the technique's are left out of the maximum",
+                           cfg->memcheck_off ? cfg->memcheck_off : "--no-memcheck",
                            ex->points.memcheck, ex->points.memcheck == 1 ? "" : "s");
     /* the kernel's memory traffic, counted once: for the technique and for the report */
     struct grader_traffic traffic = {0};
@@ -99,7 +128,8 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         grade_test_technique(ex, passed == sizes, &traffic, r);
     else if (ex->points.technique > 0)
         grader_add_verdict(r, GRADER_SKIPPED, "technique: counted by oclgrind", 0, 0,
-                           "skipped: oclgrind's counts were switched off (--no-memcheck)");
+                           "skipped: oclgrind's counts were switched off (%s)",
+                           cfg->memcheck_off ? cfg->memcheck_off : "--no-memcheck");
     if (cfg->perf)
         grade_test_perf(&kernels, ex, kernel, passed == sizes, counted ? &traffic : NULL, r);
     else

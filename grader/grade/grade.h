@@ -131,18 +131,21 @@ void grader_free_result(struct grader_exercise_result *r);
 /* ---------------------------------------------------------------- grading */
 
 struct grader_config {
-    const char *root;       /* repository root: pristine common/, build/libclu.a, solutions/ */
-    const char *submission; /* folder holding the student's NN_name/ folders */
-    const char *work;       /* scratch folder for builds and outputs */
-    const char *cache;      /* what does not depend on the student, kept between runs (or NULL) */
-    const char *results;    /* folder for per-exercise logs */
-    const char *device;     /* device spec for every run (NULL: the first device) */
-    const char *self;       /* path of the grader executable (for --harness children) */
-    uint64_t seed;          /* hidden seed of this grading run */
-    double timeout;         /* seconds allowed per run of a student's kernel or program */
-    double perf_ratio;      /* full performance points at this fraction of the reference's speed */
-    int memcheck;           /* run oclgrind when it is installed */
-    int perf;               /* time against the reference */
+    const char *root;        /* repository root: pristine common/, build/libclu.a, solutions/ */
+    const char *submission;  /* folder holding the student's NN_name/ folders */
+    const char *work;        /* scratch folder for builds and outputs */
+    const char *cache;       /* what does not depend on the student, kept between runs (or NULL) */
+    const char *results;     /* folder for per-exercise logs */
+    const char *device;      /* device spec for every run (NULL: the first device) */
+    const char *device_name; /* what the device calls itself (NULL: unknown) */
+    const char *device_extensions; /* its CL_DEVICE_EXTENSIONS, space-separated (NULL: none) */
+    const char *self;              /* path of the grader executable (for --harness children) */
+    uint64_t seed;                 /* hidden seed of this grading run */
+    double timeout;                /* seconds allowed per run of a student's kernel or program */
+    double perf_ratio; /* full performance points at this fraction of the reference's speed */
+    int memcheck;      /* run oclgrind when it is installed */
+    const char *memcheck_off; /* why memcheck is 0, for the report (NULL: --no-memcheck) */
+    int perf;                 /* time against the reference */
     struct grader_sandbox
         sandbox; /* build and run student programs under bubblewrap when it works */
     struct grader_jail_settings jail; /* every jailed run's limits, cgroups, nice (jail.h) */
@@ -202,6 +205,9 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
 int grader_time_trusted(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const char *kernel, int n, const char *dir, double stats[3], char *why,
                         size_t why_size);
+
+/* Whether the space-separated list extensions (NULL: none) names the extension `name` whole. */
+int grader_has_extension(const char *extensions, const char *name);
 
 /* Grade one exercise of the submission. */
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,

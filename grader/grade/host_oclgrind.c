@@ -53,7 +53,8 @@ void grade_host_oclgrind_prepare(const struct grader_config *cfg, const struct g
     o->kernel = kernel;
     char oclgrind[PATH_MAX], to[PATH_MAX + 32];
     if (!cfg->memcheck) {
-        snprintf(o->skip, sizeof o->skip, "the memory check is switched off (--no-memcheck)");
+        snprintf(o->skip, sizeof o->skip, "the memory check is switched off (%s)",
+                 cfg->memcheck_off ? cfg->memcheck_off : "--no-memcheck");
         return;
     }
     if (grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
