@@ -1,0 +1,113 @@
+/* kernel.cu - 13_fastest_sgemm: the CUDA twin of kernel.cl's sgemm, the same algorithm in CUDA.
+ * C = A * B for any M, N, K >= 1: a TSM x TSN block of C per thread block, a WPTM x WPTN block of
+ * it per thread in registers, TSM x TSK and TSK x TSN tiles of A and B in shared memory (A
+ * transposed), double-buffered with one __syncthreads() per tile and the next tile's global loads
+ * in flight during the multiply-adds, float4 loads where a tile lies inside its matrix, the edges
+ * handled inside the kernel.
+ *
+ * Index convention: row-major; A is M x K, B is K x N, C is M x N:
+ *     A(i,k) = A[i*K + k],  B(k,j) = B[k*N + j],  C(i,j) = C[i*N + j].
+ * Work sizes: a grid of {roundup(N, TSN) / TSN, roundup(M, TSM) / TSM} blocks of
+ *             {TSN / WPTN, TSM / WPTM} threads (CUDA counts blocks where OpenCL counts
+ *             work-items: OpenCL's NDRange {roundup(N, TSN) / WPTN, roundup(M, TSM) / WPTM}).
+ *             x runs along a row of C (the column j), as dimension 0 does in kernel.cl: block
+ *             (blockIdx.x, blockIdx.y) computes the TSM x TSN block of C whose corner is
+ *             (blockIdx.y*TSM, blockIdx.x*TSN); thread (tx, ty) = (threadIdx.x, threadIdx.y)
+ *             owns its rows g*(RTSM*VWM) + ty*VWM + e (g < WPTM/VWM, e < VWM) and columns
+ *             h*(RTSN*VWN) + tx*VWN + e (h < WPTN/VWN, e < VWN), as in kernel.cl, whose header
+ *             explains the tile layout, the loads and the double buffering step by step.
+ * Divisibility rules (checked below): WPTM divides TSM, WPTN TSN, VWM WPTM, VWN WPTN (VWM and
+ *             VWN are 1, 2 or 4); 4 divides TSK and TSN; (TSM/WPTM)*(TSN/WPTN) divides
+ *             TSM*TSK/4 and TSK*TSN/4. M, N and K need not be multiples of anything. The tuning
+ *             values are fixed when nvcc compiles: make cuda CUDA_DEFINES="-DTSK=8".
+ * Reference loop this replaces:
+ *     for (i = 0; i < M; i++)
+ *         for (j = 0; j < N; j++) {
+ *             float acc = 0.0f;
+ *             for (k = 0; k < K; k++)
+ *                 acc += A[i*K + k] * B[k*N + j];
+ *             C[i*N + j] = acc;
+ *         }
+ * OpenCL names and their CUDA twins, as in 06: __local -> __shared__, barrier -> __syncthreads,
+ * get_local_id -> threadIdx, get_group_id -> blockIdx, reqd_work_group_size -> __launch_bounds__
+ * (a bound, not a requirement: the host launches exactly that many threads). OpenCL's float4 has
+ * arithmetic and .s0 ..; CUDA's float4 is a struct of x, y, z, w without operators, so here the
+ * sums are plain floats and the vectors serve only the loads and stores.
+ */
+#ifndef TSM
+#define TSM 128 /* rows of C (and of the A tile) per block */
+#endif
+#ifndef TSN
+#define TSN 128 /* columns of C (and of the B tile) per block */
+#endif
+#ifndef TSK
+#define TSK 16 /* length of a tile along K */
+#endif
+#ifndef WPTM
+#define WPTM 8 /* rows of C per thread */
+#endif
+#ifndef WPTN
+#define WPTN 8 /* columns of C per thread */
+#endif
+#ifndef VWM
+#define VWM 4 /* rows of a thread side by side: one vector load of the A tile */
+#endif
+#ifndef VWN
+#define VWN 4 /* columns of a thread side by side: one vector load of the B tile */
+#endif
+
+#define RTSM (TSM / WPTM)         /* threads along y */
+#define RTSN (TSN / WPTN)         /* threads along x */
+#define NT   (RTSM * RTSN)        /* threads of a block */
+#define LPTA (TSM * TSK / 4 / NT) /* float4 runs of the A tile each thread loads */
+#define LPTB (TSK * TSN / 4 / NT) /* float4 runs of the B tile each thread loads */
+#define APAD (TSM + 4)            /* row length of the transposed A tile in shared memory */
+
+#if TSM % WPTM != 0 || TSN % WPTN != 0 || WPTM % VWM != 0 || WPTN % VWN != 0
+#error "tuning values: WPTM must divide TSM, WPTN TSN, VWM WPTM and VWN WPTN"
+#endif
+#if TSK % 4 != 0 || TSN % 4 != 0 || (TSM * TSK / 4) % NT != 0 || (TSK * TSN / 4) % NT != 0
+#error "tuning values: 4 must divide TSK and TSN, and (TSM/WPTM)*(TSN/WPTN) TSM*TSK/4 and TSK*TSN/4"
+#endif
+#if (VWM != 1 && VWM != 2 && VWM != 4) || (VWN != 1 && VWN != 2 && VWN != 4)
+#error "VWM and VWN must be 1, 2 or 4"
+#endif
+
+/* W floats from p (aligned to W floats) into out[0 .. W-1]: one vector load. */
+template <int W> __device__ __forceinline__ void load_vec(const float *p, float *out);
+template <> __device__ __forceinline__ void load_vec<1>(const float *p, float *out) {
+    out[0] = *p;
+}
+template <> __device__ __forceinline__ void load_vec<2>(const float *p, float *out) {
+    float2 v = *(const float2 *)p;
+    out[0] = v.x, out[1] = v.y;
+}
+template <> __device__ __forceinline__ void load_vec<4>(const float *p, float *out) {
+    float4 v = *(const float4 *)p;
+    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+}
+/* in[0 .. W-1] to p (aligned to W floats): one vector store. */
+template <int W> __device__ __forceinline__ void store_vec(float *p, const float *in);
+template <> __device__ __forceinline__ void store_vec<1>(float *p, const float *in) {
+    *p = in[0];
+}
+template <> __device__ __forceinline__ void store_vec<2>(float *p, const float *in) {
+    *(float2 *)p = make_float2(in[0], in[1]);
+}
+template <> __device__ __forceinline__ void store_vec<4>(float *p, const float *in) {
+    *(float4 *)p = make_float4(in[0], in[1], in[2], in[3]);
+}
+
+extern "C" __global__ void __launch_bounds__(NT)
+    sgemm(const int M, const int N, const int K, const float *A, const float *B, float *C) {
+    /* Contract: kernel.cl's, word for word: C(i,j) = sum over k < K of A(i,k) * B(k,j) for every
+     * i < M, j < N of the block's part of C, with the thread's rows and columns of the header,
+     * the tiles in __shared__ float Asub[2][TSK][APAD] (transposed) and Bsub[2][TSK][TSN]
+     * (aligned to 16 bytes), ntiles + 1 steps of: fetch tile t into registers (float4 loads
+     * where the tile lies inside its matrix and K or N is a multiple of 4, else element by
+     * element with 0 outside), compute with tile t-1, store tile t into buffers t % 2,
+     * __syncthreads(); then the stores to C (vector stores inside, element by element at the
+     * edges, nothing outside C). Every thread reaches every __syncthreads(). */
+    /* TODO(student) begin */
+    /* TODO(student) end */
+}
