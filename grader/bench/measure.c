@@ -310,6 +310,14 @@ static void time_kernel(struct bench *b, struct clu_env *env, struct bench_row *
     size_t max_group = clu_device_max_group(env);
     cl_ulong local_mem = 0;
     clGetDeviceInfo(env->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, NULL);
+    char extensions[8192] = "";
+    if (r->ex->needs_extension &&
+        (clGetDeviceInfo(env->device, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions,
+                         NULL) != CL_SUCCESS ||
+         !grader_has_extension(extensions, r->ex->needs_extension))) {
+        snprintf(f->note, sizeof f->note, "the device has no %s", r->ex->needs_extension);
+        return;
+    }
     if (r->ex->max_n > 0 && n > r->ex->max_n) {
         snprintf(f->note, sizeof f->note, "N above the exercise's limit of %d", r->ex->max_n);
         return;

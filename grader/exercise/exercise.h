@@ -289,4 +289,8 @@ uint64_t grader_derive_seed(uint64_t seed, const char *label, long index);
 uint64_t grader_seed_for(uint64_t hidden_seed, const struct grader_exercise *ex,
                          struct grader_size s);
 
+/* Whether the space-separated list extensions (NULL: none) names the extension `name` whole
+ * (CL_DEVICE_EXTENSIONS; a row's needs_extension). */
+int grader_has_extension(const char *extensions, const char *name);
+
 #endif

@@ -198,3 +198,11 @@ cl_int grader_set_args(const struct grader_exercise *ex, cl_kernel kernel, struc
     }
     return CL_SUCCESS;
 }
+
+int grader_has_extension(const char *extensions, const char *name) {
+    size_t length = strlen(name);
+    for (const char *p = extensions; p && (p = strstr(p, name)) != NULL; p += length)
+        if ((p == extensions || p[-1] == ' ') && (p[length] == ' ' || p[length] == '\0'))
+            return 1;
+    return 0;
+}

@@ -13,14 +13,6 @@ static int exists(const char *path) {
     return access(path, R_OK) == 0;
 }
 
-int grader_has_extension(const char *extensions, const char *name) {
-    size_t length = strlen(name);
-    for (const char *p = extensions; p && (p = strstr(p, name)) != NULL; p += length)
-        if ((p == extensions || p[-1] == ' ') && (p[length] == ' ' || p[length] == '\0'))
-            return 1;
-    return 0;
-}
-
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,
                            struct grader_exercise_result *r) {
     memset(r, 0, sizeof *r);

@@ -206,9 +206,6 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
                         const char *kernel, int n, const char *dir, double stats[3], char *why,
                         size_t why_size);
 
-/* Whether the space-separated list extensions (NULL: none) names the extension `name` whole. */
-int grader_has_extension(const char *extensions, const char *name);
-
 /* Grade one exercise of the submission. */
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,
                            struct grader_exercise_result *r);
