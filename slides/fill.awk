@@ -5,13 +5,14 @@ BEGIN {
     # Row names of a placeholder -> bench.csv's key column (grader/bench/csv.h), which is what
     # the tables match on; the case text in bench.csv is for people and may change.
     split("seq|01|02|03|04|05|05x8|05x16|05x32|05x64|openblas|clblast|cublas|peak|bw|" \
-          "07|08|09|10|11", rk, "|")
+          "07|08|09|10|11|12|13", rk, "|")
     split("baseline:sequential|ex:01_per_element|ex:02_per_row|ex:03_private_A|ex:04_local_B|" \
           "ex:05_blocked_16x16@b16|ex:05_blocked_16x16@b8|ex:05_blocked_16x16@b16|" \
           "ex:05_blocked_16x16@b32|ex:05_blocked_16x16@b64|vendor:openblas|vendor:clblast|" \
           "vendor:cublas|peak|bandwidth|ex:07_more_work_per_item|ex:08_wide_loads|" \
-          "ex:09_register_blocking|ex:10_prefetch|ex:11_any_size", kk, "|")
-    for (i = 1; i <= 20; i++) rowkey[rk[i]] = kk[i]
+          "ex:09_register_blocking|ex:10_prefetch|ex:11_any_size|ex:12_subgroups|" \
+          "ex:13_fastest_sgemm", kk, "|")
+    for (i = 1; i <= 22; i++) rowkey[rk[i]] = kk[i]
     # ... and the label of each row in the decks' tables
     B = "Blocked in local memory, "
     split("Sequential C (not OpenCL)|C(i,j) per work-item, all global|C row per work-item, all global|" \
@@ -19,8 +20,9 @@ BEGIN {
           B "16x16|" B "8x8|" B "16x16|" B "32x32|" B "64x64|OpenBLAS sgemm (CPU)|CLBlast SGEMM|" \
           "cuBLAS SGEMM (FP32, no TF32)|FP32 peak, GFLOP/s|Memory bandwidth, GB/s|" \
           "07 More work per work-item|08 Wide vector loads|09 2-D register blocking|" \
-          "10 Prefetching, double-buffered|11 Any size, bounds in the kernel", rl, "|")
-    for (i = 1; i <= 20; i++) rowlabel[rk[i]] = rl[i]
+          "10 Prefetching, double-buffered|11 Any size, bounds in the kernel|" \
+          "12 Sub-group broadcasts|13 The fastest SGEMM", rl, "|")
+    for (i = 1; i <= 22; i++) rowlabel[rk[i]] = rl[i]
     nores = "No `make bench` results on this machine yet: run `make bench`, then `make slides`."
     while ((getline line < list) > 0) { nimg++; imgsrc[nimg] = line; sub(/ .*/, "", imgsrc[nimg])
         imgfile[nimg] = line; sub(/^[^ ]* /, "", imgfile[nimg]) }

@@ -93,8 +93,13 @@ write() {
     trap 'rm -rf "$tmp"' EXIT
     sh "$root/tests/skeletons.sh" "$tmp/exercises" || exit 1
     echo "readme examples: grading solutions/ (a few minutes)"
+    # (exit 1 with points lost only in the capstone's test against CLBlast: see tests/run.sh)
     "$root/build/grader/grader" --submission "$root/solutions" --work "$tmp/work" \
-        --results "$tmp/results-sol" >"$tmp/solutions.txt" 2>&1 ||
+        --results "$tmp/results-sol" --json "$tmp/solutions.json" >"$tmp/solutions.txt" 2>&1
+    status=$?
+    lost=$(jq '[.tests[] | select(.name | startswith("speed against CLBlast") | not)
+        | .max_score - .score] | add' "$tmp/solutions.json" 2>/dev/null)
+    [ $status -eq 0 ] || { [ $status -eq 1 ] && [ "$lost" = 0 ]; } ||
         { tail -n 20 "$tmp/solutions.txt"; echo "readme examples: the solutions lost points"; exit 1; }
     # as a student grades a fresh exercise: `make grade` in its folder
     echo "readme examples: make grade in the skeleton of $ex"
