@@ -34,7 +34,8 @@
 #define FLAG_CHECK  "--check-tuning" /* the row's oclgrind tuning values (--harness) */
 #define FLAG_SEED   "--seed"         /* S: the seed of A and B */
 #define FLAG_BLOCK  "--block"        /* B: BLOCK (--harness: 0 is the table row's) */
-#define FLAG_OUT    "--out"          /* DIR: where the child saves its files */
+#define FLAG_DEFINE "--define" /* NAME=VALUE: a tuning value instead of the row's (--harness) */
+#define FLAG_OUT    "--out"    /* DIR: where the child saves its files */
 
 #define FLAG_NAME(flag) ((flag) + 2) /* without its two dashes */
 
@@ -46,6 +47,8 @@
 #define HARNESS_NO_KERNEL   5    /* no __kernel of the expected name */
 #define HARNESS_BAD_DEVICE  6    /* no device, or the work-group does not fit it */
 #define HARNESS_BAD_ARGS    7    /* the kernel's parameters do not take the row's arguments */
+#define HARNESS_GROUP_LIMIT 8    /* the built kernel takes smaller work-groups than the launch's */
+#define HARNESS_LOCAL_LIMIT 9    /* the built kernel needs more local memory than the device has */
 #define HARNESS_GUARD       1024 /* floats of guard zone after C, filled with GUARD_VALUE */
 #define HARNESS_GUARD_VALUE 1234567.0f
 
