@@ -26,8 +26,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#define TIMED_ROUNDS 5 /* timed launches of each kernel */
-#define LOG_CAP      6000
+#define LOG_CAP 6000
 
 static double now(void) {
     struct timespec t;
@@ -48,22 +47,9 @@ static uint64_t round_seed(uint64_t seed, int r) {
     return grader_derive_seed(seed, "timed round", r);
 }
 
-/* One side of the comparison. */
-struct side {
-    const char *who;                /* "yours" or "reference" */
-    struct grader_child *child;     /* its serving harness */
-    char dir[PATH_MAX];             /* its folder (where it saves c-R.bin) */
-    char log[PATH_MAX + 32];        /* its stdout and stderr */
-    double seconds[TIMED_ROUNDS];   /* each launch on the grader's clock */
-    double reported[TIMED_ROUNDS];  /* each launch as the harness reported it */
-    struct grader_run_result ended; /* how it ended */
-    char *log_text;                 /* its output, capped, once it ended */
-};
-
-static struct grader_child *start_server(const struct grader_config *cfg,
-                                         const struct grader_exercise *ex, const char *self,
-                                         const char *kernel, int n, const char *dir, int jailed,
-                                         const char *log) {
+struct grader_child *start_server(const struct grader_config *cfg, const struct grader_exercise *ex,
+                                  const char *self, const char *kernel, int n, const char *dir,
+                                  int jailed, const char *log) {
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (jailed)
         grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
@@ -133,8 +119,8 @@ static size_t sampled_wrong(int n, const float *a, const float *b, const float *
 /* Why the student's C of timed round r is wrong ("" if right): every element against the
  * reference (full; sampled elements above FULL_CHECK_MAX_N), or Freivalds' O(N^2) check of the
  * product. */
-static void round_wrong(const struct grader_exercise *ex, const char *dir, int round, uint64_t seed,
-                        int full, char *why, size_t why_size) {
+void round_wrong(const struct grader_exercise *ex, const char *dir, int round, uint64_t seed,
+                 int full, char *why, size_t why_size) {
     int n = ex->perf_n;
     size_t count = grader_output_count(ex, grader_square(n)), in_count = (size_t)n * (size_t)n;
     char reason[200] = "", name[32];
@@ -189,8 +175,8 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
 
 /* One timed round of one side: inputs, the launch on the grader's clock, and (for the student)
  * C saved. 0, or -1 with why. */
-static int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed,
-                       int save, char *why, size_t why_size) {
+int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed, int save,
+                char *why, size_t why_size) {
     char command[128], rest[128];
     snprintf(command, sizeof command, SERVE_INPUTS " %d %llu", round, (unsigned long long)seed);
     if (exchange(s, command, round, cfg->timeout, SERVE_INPUTS, NULL, 0) != 0) {
@@ -223,7 +209,7 @@ static int timed_round(const struct grader_config *cfg, struct side *s, int roun
     return 0;
 }
 
-static void end_side(const struct grader_config *cfg, struct side *s) {
+void end_side(const struct grader_config *cfg, struct side *s) {
     if (s->child)
         grader_finish(s->child, cfg->timeout, &s->ended);
     s->child = NULL;
