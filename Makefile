@@ -110,7 +110,7 @@ programs: $(LIBCLU) | deps-build
 grade: deps-grade $(GRADER)
 	@rm -f $(RESULTS)/grade.json; \
 	$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) $(if $(CONFIG),--config $(CONFIG)) \
-	    --results $(RESULTS) --json $(RESULTS)/grade.json; \
+	    $(if $(TUNING),--tuning $(TUNING)) --results $(RESULTS) --json $(RESULTS)/grade.json; \
 	status=$$?; [ $$status -le 1 ] || { echo "make grade: no grade given (the grader exited $$status)" >&2; exit 2; }
 
 bench: deps-bench $(GRADER)

@@ -4,6 +4,7 @@
 #define _DEFAULT_SOURCE /* realpath */
 #include "grader.h"
 #include "exercise/protocol.h"
+#include "exercise/tuning.h"
 
 #include <crypt.h>
 #include <ctype.h>
@@ -31,7 +32,7 @@ static void usage(FILE *out) {
         out,
         "usage: grader [--submission DIR] [--ex ID]... [--device SPEC] [--json FILE]\n"
         "              [--results DIR] [--work DIR] [--root DIR] [--seed S | --seed-file FILE]\n"
-        "              [--timeout SEC]\n"
+        "              [--timeout SEC] [--tuning DIR]\n"
         "              [--no-memcheck] [--no-perf] [--no-sandbox] [--config FILE] [--cache DIR]\n"
         "Grades the NN_name/ folders of DIR (default: exercises/ of the workbook): each\n"
         "kernel.cl on hidden data at several sizes, each main.c built against the pristine\n"
@@ -44,6 +45,8 @@ static void usage(FILE *out) {
         "--json writes Gradescope's results.json. --config reads an instructor's settings\n"
         "(exercises, sizes, points, limits: see grader/exercise/config.c); flags after it win.\n"
         "--timeout must be a number of seconds (0: the default, 30) and --seed a whole number.\n"
+        "--tuning DIR holds make tune's files (default: results/tuning/ of the workbook): where\n"
+        "the device has one, the timed comparison builds each side with its line's values.\n"
         "Each ID.log begins with the date, device, grader version, seed and the command that\n"
         "repeats the run (a --seed-file seed: only its fingerprint).\n"
         "Exit: 0 full marks, 1 points lost, 2 could not grade, 3 the machine was too busy to\n"
@@ -183,6 +186,7 @@ enum {
     OPT_NO_SANDBOX,
     OPT_CONFIG,
     OPT_CACHE,
+    OPT_TUNING,
 };
 
 static const struct option grade_options[] = {
@@ -202,6 +206,7 @@ static const struct option grade_options[] = {
     {"no-sandbox", no_argument, NULL, OPT_NO_SANDBOX},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"cache", required_argument, NULL, OPT_CACHE},
+    {"tuning", required_argument, NULL, OPT_TUNING},
     {NULL, 0, NULL, 0},
 };
 
@@ -238,6 +243,7 @@ static int bad_number(const char *flag, const char *value, const char *want) {
 /* What the grade command line asks for, beyond the config it fills. */
 struct grade_request {
     const char *root, *json;
+    const char *tuning;               /* --tuning: the folder of make tune's files */
     int chosen[GRADER_MAX_EXERCISES]; /* rows of the plan, from --ex */
     int chosen_count;
     int seed_secret; /* the seed came from --seed-file: never print it */
@@ -291,6 +297,9 @@ static int parse_grade_flags(int argc, char **argv, struct grader_config *cfg,
             break;
         case OPT_CACHE:
             cfg->cache = value;
+            break;
+        case OPT_TUNING:
+            req->tuning = value;
             break;
         case OPT_WORK:
             cfg->work = value;
@@ -444,6 +453,13 @@ static int grade_main(int argc, char **argv, const char *self) {
         return EXIT_USAGE;
     }
     snprintf(device, sizeof device, "%s (%s)", env.device_name, env.platform_name);
+    /* make tune's values for this device, when it has a file */
+    char tuning_file[PATH_MAX + 160];
+    snprintf(buf, sizeof buf, "%s/results/tuning", cfg.root);
+    if (grader_tuning_path(req.tuning ? req.tuning : buf, env.device_name, tuning_file,
+                           sizeof tuning_file) == 0 &&
+        access(tuning_file, F_OK) == 0)
+        cfg.tuning_file = tuning_file;
     clu_env_close(&env);
 
     /* the head of every log: this run, and the one command that repeats it */
@@ -484,6 +500,9 @@ static int grade_main(int argc, char **argv, const char *self) {
     int grouped = grader_cgroup_student_open(&groups, "grade", no_groups, sizeof no_groups) == 0;
     if (grouped)
         cfg.jail.cgroups = &groups;
+    if (cfg.tuning_file)
+        printf("Tuning values: %s (make tune's; the timed comparison builds with them)\n",
+               cfg.tuning_file);
     printf("Containment: %s\n",
            grouped ? (groups.mode == GRADER_CGROUP_V2
                           ? "a cgroup v2 group per run (memory, processes, CPU), uid, rlimits"

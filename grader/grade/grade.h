@@ -140,6 +140,9 @@ struct grader_config {
     double perf_ratio;      /* full performance points at this fraction of the reference's speed */
     int memcheck;           /* run oclgrind when it is installed */
     int perf;               /* time against the reference */
+    /* the graded device's tuning file (exercise/tuning.h; NULL: none): the timed comparison
+     * builds each side with its line's values */
+    const char *tuning_file;
     struct grader_sandbox
         sandbox; /* build and run student programs under bubblewrap when it works */
     struct grader_jail_settings jail; /* every jailed run's limits, cgroups, nice (jail.h) */
@@ -178,12 +181,14 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
                        struct grader_exercise_result *r);
 
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving
- * harness of its own, every launch on the grader's clock, every round's C checked. Fills the
- * report text, the GFLOP/s of both (when timed), whether the point is earned, and whether the
+ * harness of its own, every launch on the grader's clock, every round's C checked; each built
+ * and launched with its own row's tuning values (ex; rx, the reference's: a tuning file's). Fills
+ * the report text, the GFLOP/s of both (when timed), whether the point is earned, and whether the
  * machine was too busy to time it. */
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
-                      const char *kernel, const char *reference, double *gflops, double *ref_gflops,
-                      char *out, size_t out_size, int *earned, int *too_busy);
+                      const char *kernel, const struct grader_exercise *rx, const char *reference,
+                      double *gflops, double *ref_gflops, char *out, size_t out_size, int *earned,
+                      int *too_busy);
 
 /* A trusted kernel (a reference solution) timed alone at n on the grader's clock, in a serving
  * harness that saves into dir: 0 with min, median and max seconds, or -1 with why. */

@@ -121,9 +121,29 @@ int timed_round(const struct grader_config *cfg, struct side *s, int round, uint
 /* The harness ended (within cfg->timeout), how in s->ended, its output in s->log_text. */
 void end_side(const struct grader_config *cfg, struct side *s);
 
-/* The kernel timed against the reference (timing.c), with the traffic rows when it earns it. */
+/* The kernel timed against the reference (timing.c), with the traffic rows when it earns it:
+ * kernel built with ex's tuning values, the reference with ref_ex's; note (may be "") heads the
+ * report's text. */
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
-                     const char *kernel, int all_right, const struct grader_traffic *mine,
+                     const struct grader_exercise *ref_ex, const char *kernel, const char *note,
+                     int all_right, const struct grader_traffic *mine,
                      struct grader_exercise_result *r);
+
+/* ---------------------------------------------------------------- tuned values (tuned.c) */
+
+/* What the timed comparison builds each side with: the row's defaults, or where the graded
+ * device has a tuning file (cfg->tuning_file), its reference line for the reference and its
+ * submission line for the student's kernel. */
+struct grade_timed {
+    struct grader_exercise mine, reference; /* the row with each side's values */
+    char kernel[PATH_MAX + 128];            /* the student's canonical text at theirs */
+    char note[1600];                        /* for the report: which values, from where ("") */
+};
+
+/* From the row ex, the student's kernel.cl as copied (source) and its canonical text at the
+ * defaults (canonical), into t; a submission line's values get a canonical text of their own
+ * beside it. A line that cannot be used is said in the note and left out. */
+void grade_timed_values(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *source, const char *canonical, struct grade_timed *t);
 
 #endif

@@ -58,6 +58,10 @@ struct grader_child *start_server(const struct grader_config *cfg, const struct 
                                                       FLAG_SEED, "0", NULL});
     grader_argv_push(&argv, FLAG_N);
     grader_argv_pushf(&argv, "%d", n);
+    for (int t = 0; t < CLU_MAX_DEFINES && ex->tuning[t].name; t++) { /* the row's, or tuned */
+        grader_argv_push(&argv, FLAG_DEFINE);
+        grader_argv_pushf(&argv, "%s=%d", ex->tuning[t].name, ex->tuning[t].value);
+    }
     if (cfg->device) {
         grader_argv_push(&argv, FLAG_DEVICE);
         grader_argv_push(&argv, cfg->device);
@@ -240,8 +244,9 @@ static void reference_pace(const struct grader_config *cfg, struct side *ref, in
 }
 
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
-                      const char *kernel, const char *reference, double *gflops, double *ref_gflops,
-                      char *out, size_t out_size, int *earned, int *too_busy) {
+                      const char *kernel, const struct grader_exercise *rx, const char *reference,
+                      double *gflops, double *ref_gflops, char *out, size_t out_size, int *earned,
+                      int *too_busy) {
     struct side sides[2] = {{.who = "yours"}, {.who = "reference"}};
     struct side *mine = &sides[0], *ref = &sides[1];
     struct grader_jail jail;
@@ -267,7 +272,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         sides[w].child =
             w == 0
                 ? start_server(cfg, ex, jail.self, jail.kernel, ex->perf_n, jail.dir, 1, mine->log)
-                : start_server(cfg, ex, cfg->self, reference, ex->perf_n, ref->dir, 0, ref->log);
+                : start_server(cfg, rx, cfg->self, reference, ex->perf_n, ref->dir, 0, ref->log);
         if (!sides[w].child ||
             grader_child_ask(sides[w].child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
             strcmp(reply, SERVE_READY) != 0)
@@ -385,7 +390,8 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
 #define PERF_MAX_N       4096
 
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
-                     const char *kernel, int all_right, const struct grader_traffic *mine,
+                     const struct grader_exercise *ref_ex, const char *kernel, const char *note,
+                     int all_right, const struct grader_traffic *mine,
                      struct grader_exercise_result *r) {
     const char *name = "performance against the reference solution";
     int pts = ex->points.perf;
@@ -397,22 +403,24 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
     char reference[PATH_MAX], text[4000], traffic[400] = "";
     snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
     int earned = 0, too_busy = 0;
-    struct grader_exercise timed = *ex;
+    struct grader_exercise timed = *ex, ref_timed = *ref_ex;
     ex = &timed;
     for (;;) {
-        grader_perf_test(cfg, ex, kernel, reference, &r->gflops, &r->ref_gflops, text, sizeof text,
-                         &earned, &too_busy);
+        ref_timed.perf_n = timed.perf_n;
+        grader_perf_test(cfg, ex, kernel, &ref_timed, reference, &r->gflops, &r->ref_gflops, text,
+                         sizeof text, &earned, &too_busy);
         double ref_seconds =
             r->ref_gflops > 0 ? grader_flops(ex, grader_square(ex->perf_n)) / r->ref_gflops * 1e-9
                               : 0.0;
         int next = 2 * ex->perf_n;
         if (ex->is_vector || ex->perf_fixed || ref_seconds <= 0.0 ||
-            ref_seconds >= PERF_MIN_SECONDS || next > PERF_MAX_N || !grader_size_valid(ex, next))
+            ref_seconds >= PERF_MIN_SECONDS || next > PERF_MAX_N || !grader_size_valid(ex, next) ||
+            !grader_size_valid(&ref_timed, next))
             break;
         timed.perf_n = next; /* too short a launch to time well: again at twice the size */
     }
     r->too_busy |= too_busy;
     if (earned && !ex->is_vector)
         grade_traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
-    grader_add_test(r, name, earned ? pts : 0, pts, "%s%s", text, traffic);
+    grader_add_test(r, name, earned ? pts : 0, pts, "%s%s%s", note, text, traffic);
 }
