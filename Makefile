@@ -119,7 +119,7 @@ grade: deps-grade $(GRADER)
 
 bench: deps-bench $(GRADER)
 	@$(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
-	    $(if $(BUDGET),--budget $(BUDGET)) \
+	    $(if $(BUDGET),--budget $(BUDGET)) $(if $(TUNING),--tuning $(TUNING)) \
 	    --out results
 
 # make tune tunes solutions/ (the reference) unless SUBMISSION is given: its default above is
