@@ -565,14 +565,15 @@ static void tune_usage(FILE *out) {
         out,
         "usage: grader --tune --ex ID [--submission DIR] [--device SPEC] [--budget SEC]\n"
         "                     [--tuning DIR] [--root DIR] [--work DIR] [--seed S]\n"
-        "                     [--timeout SEC] [--no-sandbox]\n"
+        "                     [--timeout SEC] [--config FILE] [--no-sandbox]\n"
         "Searches exercise ID's tuning values on the device (default $DEVICE, else the first):\n"
         "each candidate of its table row built with -DNAME=VALUE and timed in the jailed\n"
         "harness as the grader times, every result checked. DIR/ID/kernel.cl is tuned\n"
         "(default: solutions/, the reference; the line it sets says reference, any other\n"
         "folder's submission). --budget bounds the whole search (default %.0f s). The best is\n"
         "kept in --tuning's <device>.conf (default results/tuning/), one line per exercise\n"
-        "and side, the other lines kept; make grade and make bench read it.\n"
+        "and side, the other lines kept; make grade and make bench read it. --config: an\n"
+        "instructor's file, as grading reads it (the limits of the jailed runs, perf_n).\n"
         "Exit: 0 a best kept, 1 nothing timed or kept, 2 bad flags.\n",
         TUNE_BUDGET);
 }
@@ -601,8 +602,11 @@ static int tune_main(int argc, char **argv, const char *self) {
         T_WORK,
         T_SEED,
         T_TIMEOUT,
+        T_CONFIG,
         T_NO_SANDBOX
     };
+    struct grader_plan plan; /* the rows, limits and timeout, as a --config sets them */
+    grader_plan_init(&plan, cfg.timeout, &cfg.jail.limits);
     static const struct option options[] = {
         {"help", no_argument, NULL, 'h'},
         {"ex", required_argument, NULL, T_EX},
@@ -614,6 +618,7 @@ static int tune_main(int argc, char **argv, const char *self) {
         {"work", required_argument, NULL, T_WORK},
         {"seed", required_argument, NULL, T_SEED},
         {"timeout", required_argument, NULL, T_TIMEOUT},
+        {"config", required_argument, NULL, T_CONFIG},
         {"no-sandbox", no_argument, NULL, T_NO_SANDBOX},
         {NULL, 0, NULL, 0},
     };
@@ -652,9 +657,17 @@ static int tune_main(int argc, char **argv, const char *self) {
                 return bad_number("--seed", value, "a whole number from 0 up");
             break;
         case T_TIMEOUT:
-            if (parse_seconds(value, &cfg.timeout) != 0 || cfg.timeout <= 0)
-                return bad_number("--timeout", value, "seconds, more than 0");
+            if (parse_seconds(value, &plan.timeout) != 0)
+                return bad_number("--timeout", value, "a number of seconds (0: the default, 30)");
             break;
+        case T_CONFIG: {
+            char err[600];
+            if (grader_load_config(value, &plan, err, sizeof err) != 0) {
+                fprintf(stderr, "grader: config %s\n", err);
+                return EXIT_USAGE;
+            }
+            break;
+        }
         case T_NO_SANDBOX:
             cfg.sandbox.mode = SANDBOX_NONE;
             break;
@@ -674,6 +687,10 @@ static int tune_main(int argc, char **argv, const char *self) {
         return EXIT_USAGE;
     }
     req.ex = id ? grader_find_exercise(id) : NULL;
+    if (req.ex) /* the plan's copy of the row: a config's perf_n */
+        req.ex = &plan.rows[req.ex - grader_exercises];
+    cfg.timeout = plan.timeout > 0 ? plan.timeout : 30;
+    cfg.jail.limits = plan.limits;
     if (!req.ex || grader_grid_size(req.ex) < 1 || !req.ex->candidates[0].name) {
         fprintf(stderr, "grader: --tune needs --ex and an exercise with tuning values:");
         for (int i = 0; i < grader_exercise_count; i++)

@@ -239,11 +239,11 @@ static struct trial *try_values(struct tune *t, const struct grader_values *valu
         tr->state = TRIAL_SKIPPED;
         snprintf(tr->why, sizeof tr->why, "%s", why);
     } else if (grader_canonicalise(t->req->kernel, text, &variant, refusal, sizeof refusal) != 0) {
-        tr->state = TRIAL_SKIPPED; /* an #error of the kernel's own rules, mostly */
-        char *end = strchr(refusal, '\n');
+        tr->state = TRIAL_SKIPPED; /* an #error of the kernel's own rules, mostly: said alone */
+        char *end = strchr(refusal, '\n'), *rule = strstr(refusal, "#error");
         if (end)
             *end = '\0';
-        snprintf(tr->why, sizeof tr->why, "build failure: %.200s", refusal);
+        snprintf(tr->why, sizeof tr->why, "build failure: %.200s", rule ? rule : refusal);
     } else {
         time_trial(t, &row, text, tr);
     }
@@ -264,7 +264,8 @@ static struct trial *try_defaults(struct tune *t) {
         int next = 2 * t->row.perf_n;
         char why[200];
         if (!tr || tr->state != TRIAL_TIMED || tr->s.median >= TUNE_MIN_LAUNCH ||
-            next > TUNE_MAX_N || !grader_values_fit(&t->row, &defaults, next, 0, why, sizeof why))
+            t->row.perf_fixed || next > TUNE_MAX_N ||
+            !grader_values_fit(&t->row, &defaults, next, 0, why, sizeof why))
             return tr;
         if (t->tty)
             fprintf(stderr, "\r\033[K");
@@ -344,7 +345,8 @@ static void search(struct tune *t) {
                 }
         }
         long index = -1;
-        if (sampled < sample && next < pool_count)
+        int sampling = sampled < sample && next < pool_count;
+        if (sampling)
             index = pool[next++], sampled++;
         else if (queue_count > 0)
             index = queue[--queue_count];
@@ -361,8 +363,10 @@ static void search(struct tune *t) {
         grader_values_text(&values, text, sizeof text);
         long waiting = queue_count + pool_count - next + 1;
         progress(t, (int)(waiting < 100000 ? waiting : 100000), text);
-        if (!try_values(t, &values))
+        struct trial *tr = try_values(t, &values);
+        if (!tr)
             break;
+        sampled -= sampling && !tr->ran; /* refused before a run: it sampled nothing */
     }
     free(pool);
     free(queue);
@@ -417,10 +421,9 @@ static void report(struct tune *t, const struct grader_values *defaults) {
         for (int k = 0; k < t->kind_count; k++)
             printf("  %d: %s\n", t->kinds[k].count, t->kinds[k].why);
     }
-    long untried = 0;
-    for (long i = 0; i < t->grid; i++)
-        untried += !t->tried[i];
-    printf("%d tried, %ld left untried within the budget of %.0f s\n", t->count, untried,
+    char took[32];
+    duration_text(now() - t->start, took, sizeof took);
+    printf("%d of %ld combinations tried in %s (budget %.0f s)\n", t->count, t->grid, took,
            t->req->budget);
 }
 
