@@ -3,6 +3,10 @@
 #                                                 exercise of a submission folder (exit: 0 graded, 2 not)
 #   make test                                     the whole test suite (what CI runs)
 #   make bench [N=1024] [SWEEP=1] [DEVICE=...] [BUDGET=s]  the lecture's GFLOP/s table, measured here
+#   make tune EX=09 [DEVICE=...] [BUDGET=s] [SUBMISSION=dir]  search an exercise's tuning values
+#                                                 (07 on) on a device; the best goes to
+#                                                 results/tuning/<device>.conf, which grade and
+#                                                 bench read (TUNING=dir: another folder for them)
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [SANDBOX=none]  grade a class
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
@@ -32,7 +36,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade bench batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade bench tune batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(UNPACK) programs
 grader: $(GRADER)
 libclu: $(LIBCLU)
@@ -113,13 +117,20 @@ programs: $(LIBCLU) | deps-build
 grade: deps-grade $(GRADER)
 	@rm -f $(RESULTS)/grade.json; \
 	$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) $(if $(CONFIG),--config $(CONFIG)) \
-	    --results $(RESULTS) --json $(RESULTS)/grade.json; \
+	    $(if $(TUNING),--tuning $(TUNING)) --results $(RESULTS) --json $(RESULTS)/grade.json; \
 	status=$$?; [ $$status -le 1 ] || { echo "make grade: no grade given (the grader exited $$status)" >&2; exit 2; }
 
 bench: deps-bench $(GRADER)
 	@$(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
-	    $(if $(BUDGET),--budget $(BUDGET)) \
+	    $(if $(BUDGET),--budget $(BUDGET)) $(if $(TUNING),--tuning $(TUNING)) \
 	    --out results
+
+# make tune tunes solutions/ (the reference) unless SUBMISSION is given: its default above is
+# make grade's, so only a SUBMISSION from the command line or the environment is passed on
+tune: deps-grade $(GRADER)
+	@$(GRADER) --tune --root $(ROOT) --ex "$(EX)" $(if $(BUDGET),--budget $(BUDGET)) \
+	    $(if $(TUNING),--tuning $(TUNING)) \
+	    $(if $(filter file,$(origin SUBMISSION)),,--submission $(SUBMISSION))
 
 batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \

@@ -1,14 +1,17 @@
 /* grader.h - the workbook's grader, and the index of its tree. main.c includes this header; every
  * other file includes the headers of its own wing and of the wings below it, never above:
  *
- *   main.c           the command table: grade (default), --harness, --cuda-harness, --bench
+ *   main.c           the command table: grade (default), --harness, --cuda-harness, --bench,
+ *                    --tune
  *   grade/           one exercise, test by test (grade.h; internal.h within the wing): grade.c
  *                    holds the order of the tests; harness_run.c runs the harness child;
  *                    kernel_tests.c the hidden sizes; host_test.c the student's main.c;
  *                    host_oclgrind.c main.c once more under oclgrind; memcheck.c oclgrind's
  *                    check; findings.c oclgrind's log read and summarised; technique.c the
  *                    traffic and the technique;
- *                    timing.c the timing protocol against the reference; cuda.c the CUDA twin;
+ *                    timing.c the timing protocol against the reference; tuned.c the values
+ *                    it builds each side with (a tuning file's); tune.c `make tune`'s search
+ *                    of the tuning values, timed the same way; cuda.c the CUDA twin;
  *                    quiz.c the quiz; canon.c the one canonical kernel text; report.c the report,
  *                    the logs' head and results.json; provenance.c what the logs' head says of
  *                    the run (the grader's version, the date, the command that repeats it)
@@ -24,7 +27,9 @@
  *                    (table.c), the instructor's config as a plan (config.h), the launch geometry
  *                    of a row (launch.c), the reference and the checks (check.c), what a wrong
  *                    output says (hint.c), the seeds (seed.c), the memory traffic count
- *                    (traffic.h), and protocol.h, what the grader and its children agree on
+ *                    (traffic.h), the candidates of make tune and the tuning files of each
+ *                    device (tuning.h: candidates.c, tuning_file.c), and protocol.h, what the
+ *                    grader and its children agree on
  *                    (flags, file names, exit statuses, the guard zone after C, the CUDA timing
  *                    file's one writer and reader)
  *   jail/            everything that runs a student's code (jail.h, settings in a struct): the

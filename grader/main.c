@@ -4,6 +4,7 @@
 #define _DEFAULT_SOURCE /* realpath */
 #include "grader.h"
 #include "exercise/protocol.h"
+#include "exercise/tuning.h"
 
 #include <crypt.h>
 #include <ctype.h>
@@ -31,7 +32,7 @@ static void usage(FILE *out) {
         out,
         "usage: grader [--submission DIR] [--ex ID]... [--device SPEC] [--json FILE]\n"
         "              [--results DIR] [--work DIR] [--root DIR] [--seed S | --seed-file FILE]\n"
-        "              [--timeout SEC]\n"
+        "              [--timeout SEC] [--tuning DIR]\n"
         "              [--no-memcheck] [--no-perf] [--no-sandbox] [--config FILE] [--cache DIR]\n"
         "Grades the NN_name/ folders of DIR (default: exercises/ of the workbook): each\n"
         "kernel.cl on hidden data at several sizes, each main.c built against the pristine\n"
@@ -44,6 +45,8 @@ static void usage(FILE *out) {
         "--json writes Gradescope's results.json. --config reads an instructor's settings\n"
         "(exercises, sizes, points, limits: see grader/exercise/config.c); flags after it win.\n"
         "--timeout must be a number of seconds (0: the default, 30) and --seed a whole number.\n"
+        "--tuning DIR holds make tune's files (default: results/tuning/ of the workbook): where\n"
+        "the device has one, the timed comparison builds each side with its line's values.\n"
         "Each ID.log begins with the date, device, grader version, seed and the command that\n"
         "repeats the run (a --seed-file seed: only its fingerprint).\n"
         "Exit: 0 full marks, 1 points lost, 2 could not grade, 3 the machine was too busy to\n"
@@ -183,6 +186,7 @@ enum {
     OPT_NO_SANDBOX,
     OPT_CONFIG,
     OPT_CACHE,
+    OPT_TUNING,
 };
 
 static const struct option grade_options[] = {
@@ -202,6 +206,7 @@ static const struct option grade_options[] = {
     {"no-sandbox", no_argument, NULL, OPT_NO_SANDBOX},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"cache", required_argument, NULL, OPT_CACHE},
+    {"tuning", required_argument, NULL, OPT_TUNING},
     {NULL, 0, NULL, 0},
 };
 
@@ -238,6 +243,7 @@ static int bad_number(const char *flag, const char *value, const char *want) {
 /* What the grade command line asks for, beyond the config it fills. */
 struct grade_request {
     const char *root, *json;
+    const char *tuning;               /* --tuning: the folder of make tune's files */
     int chosen[GRADER_MAX_EXERCISES]; /* rows of the plan, from --ex */
     int chosen_count;
     int seed_secret; /* the seed came from --seed-file: never print it */
@@ -291,6 +297,9 @@ static int parse_grade_flags(int argc, char **argv, struct grader_config *cfg,
             break;
         case OPT_CACHE:
             cfg->cache = value;
+            break;
+        case OPT_TUNING:
+            req->tuning = value;
             break;
         case OPT_WORK:
             cfg->work = value;
@@ -451,6 +460,13 @@ static int grade_main(int argc, char **argv, const char *self) {
     snprintf(device_name, sizeof device_name, "%s", env.device_name);
     cfg.device_name = device_name;
     cfg.device_extensions = extensions;
+    /* make tune's values for this device, when it has a file */
+    char tuning_file[PATH_MAX + 160];
+    snprintf(buf, sizeof buf, "%s/results/tuning", cfg.root);
+    if (grader_tuning_path(req.tuning ? req.tuning : buf, env.device_name, tuning_file,
+                           sizeof tuning_file) == 0 &&
+        access(tuning_file, F_OK) == 0)
+        cfg.tuning_file = tuning_file;
     clu_env_close(&env);
 
     /* the head of every log: this run, and the one command that repeats it */
@@ -491,6 +507,9 @@ static int grade_main(int argc, char **argv, const char *self) {
     int grouped = grader_cgroup_student_open(&groups, "grade", no_groups, sizeof no_groups) == 0;
     if (grouped)
         cfg.jail.cgroups = &groups;
+    if (cfg.tuning_file)
+        printf("Tuning values: %s (make tune's; the timed comparison builds with them)\n",
+               cfg.tuning_file);
     printf("Containment: %s\n",
            grouped ? (groups.mode == GRADER_CGROUP_V2
                           ? "a cgroup v2 group per run (memory, processes, CPU), uid, rlimits"
@@ -544,6 +563,207 @@ static int grade_main(int argc, char **argv, const char *self) {
     return status;
 }
 
+/* ---------------------------------------------------------------- make tune */
+
+#define TUNE_BUDGET 300.0 /* seconds, the default of --budget */
+
+static void tune_usage(FILE *out) {
+    fprintf(
+        out,
+        "usage: grader --tune --ex ID [--submission DIR] [--device SPEC] [--budget SEC]\n"
+        "                     [--tuning DIR] [--root DIR] [--work DIR] [--seed S]\n"
+        "                     [--timeout SEC] [--config FILE] [--no-sandbox]\n"
+        "Searches exercise ID's tuning values on the device (default $DEVICE, else the first):\n"
+        "each candidate of its table row built with -DNAME=VALUE and timed in the jailed\n"
+        "harness as the grader times, every result checked. DIR/ID/kernel.cl is tuned\n"
+        "(default: solutions/, the reference; the line it sets says reference, any other\n"
+        "folder's submission). --budget bounds the whole search (default %.0f s). The best is\n"
+        "kept in --tuning's <device>.conf (default results/tuning/), one line per exercise\n"
+        "and side, the other lines kept; make grade and make bench read it. --config: an\n"
+        "instructor's file, as grading reads it (the limits of the jailed runs, perf_n).\n"
+        "Exit: 0 a best kept, 1 nothing timed or kept, 2 bad flags.\n",
+        TUNE_BUDGET);
+}
+
+/* `grader --tune`: the flags, the device, the sandbox; the search is grader_tune's (tune.c). */
+static int tune_main(int argc, char **argv, const char *self) {
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); /* as grading: a kernel's process must not read ours */
+    struct grader_config cfg = {
+        .device = getenv("DEVICE"),
+        .self = self,
+        .seed = hidden_seed(),
+        .timeout = 30,
+        .sandbox = {.mode = SANDBOX_OWN_PROC},
+        .jail = GRADER_JAIL_DEFAULTS,
+    };
+    setenv("LC_ALL", "C", 1);
+    const char *id = NULL, *root = NULL, *tuning = NULL;
+    struct grader_tune_request req = {.budget = TUNE_BUDGET};
+    enum {
+        T_EX = 256,
+        T_SUBMISSION,
+        T_DEVICE,
+        T_BUDGET,
+        T_TUNING,
+        T_ROOT,
+        T_WORK,
+        T_SEED,
+        T_TIMEOUT,
+        T_CONFIG,
+        T_NO_SANDBOX
+    };
+    struct grader_plan plan; /* the rows, limits and timeout, as a --config sets them */
+    grader_plan_init(&plan, cfg.timeout, &cfg.jail.limits);
+    static const struct option options[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"ex", required_argument, NULL, T_EX},
+        {"submission", required_argument, NULL, T_SUBMISSION},
+        {"device", required_argument, NULL, T_DEVICE},
+        {"budget", required_argument, NULL, T_BUDGET},
+        {"tuning", required_argument, NULL, T_TUNING},
+        {"root", required_argument, NULL, T_ROOT},
+        {"work", required_argument, NULL, T_WORK},
+        {"seed", required_argument, NULL, T_SEED},
+        {"timeout", required_argument, NULL, T_TIMEOUT},
+        {"config", required_argument, NULL, T_CONFIG},
+        {"no-sandbox", no_argument, NULL, T_NO_SANDBOX},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 0; /* argv[0] is "--tune" */
+    opterr = 0;
+    for (int opt; (opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1;) {
+        const char *value = optarg;
+        switch (opt) {
+        case 'h':
+            tune_usage(stdout);
+            return EXIT_FULL;
+        case T_EX:
+            id = value;
+            break;
+        case T_SUBMISSION:
+            cfg.submission = value;
+            break;
+        case T_DEVICE:
+            cfg.device = value;
+            break;
+        case T_BUDGET:
+            if (parse_seconds(value, &req.budget) != 0 || req.budget <= 0 || req.budget > 1e6)
+                return bad_number("--budget", value, "seconds, more than 0");
+            break;
+        case T_TUNING:
+            tuning = value;
+            break;
+        case T_ROOT:
+            root = value;
+            break;
+        case T_WORK:
+            cfg.work = value;
+            break;
+        case T_SEED:
+            if (parse_seed(value, &cfg.seed) != 0)
+                return bad_number("--seed", value, "a whole number from 0 up");
+            break;
+        case T_TIMEOUT:
+            if (parse_seconds(value, &plan.timeout) != 0)
+                return bad_number("--timeout", value, "a number of seconds (0: the default, 30)");
+            break;
+        case T_CONFIG: {
+            char err[600];
+            if (grader_load_config(value, &plan, err, sizeof err) != 0) {
+                fprintf(stderr, "grader: config %s\n", err);
+                return EXIT_USAGE;
+            }
+            break;
+        }
+        case T_NO_SANDBOX:
+            cfg.sandbox.mode = SANDBOX_NONE;
+            break;
+        case ':':
+            fprintf(stderr, "grader: %s needs a value\n", argv[optind - 1]);
+            tune_usage(stderr);
+            return EXIT_USAGE;
+        default:
+            fprintf(stderr, "grader: unknown flag %s\n", argv[optind - 1]);
+            tune_usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "grader: unknown flag %s\n", argv[optind]);
+        tune_usage(stderr);
+        return EXIT_USAGE;
+    }
+    req.ex = id ? grader_find_exercise(id) : NULL;
+    if (req.ex) /* the plan's copy of the row: a config's perf_n */
+        req.ex = &plan.rows[req.ex - grader_exercises];
+    cfg.timeout = plan.timeout > 0 ? plan.timeout : 30;
+    cfg.jail.limits = plan.limits;
+    if (!req.ex || grader_grid_size(req.ex) < 1 || !req.ex->candidates[0].name) {
+        fprintf(stderr, "grader: --tune needs --ex and an exercise with tuning values:");
+        for (int i = 0; i < grader_exercise_count; i++)
+            if (grader_exercises[i].candidates[0].name)
+                fprintf(stderr, " %s", grader_exercises[i].id);
+        fprintf(stderr, "%s\n", id ? "" : " (no --ex)");
+        return EXIT_USAGE;
+    }
+    if (cfg.device && !*cfg.device)
+        cfg.device = NULL;
+    char guess[PATH_MAX + 16], buf[PATH_MAX + 64], kernel[PATH_MAX + 64];
+    snprintf(guess, sizeof guess, "%s/../..", clu_exe_dir());
+    cfg.root = absolute(root ? root : guess, "workbook root");
+    snprintf(buf, sizeof buf, "%s/solutions", cfg.root);
+    const char *solutions = absolute(buf, "solutions folder");
+    cfg.submission = cfg.submission ? absolute(cfg.submission, "submission folder") : solutions;
+    req.side = strcmp(cfg.submission, solutions) == 0 ? TUNING_REFERENCE : TUNING_SUBMISSION;
+    snprintf(kernel, sizeof kernel, "%s/%s/kernel.cl", cfg.submission, req.ex->id);
+    if (access(kernel, R_OK) != 0) {
+        fprintf(stderr, "grader: cannot read %s\n", kernel);
+        return EXIT_USAGE;
+    }
+    req.kernel = kernel;
+    snprintf(buf, sizeof buf, "%s/build/tune", cfg.root);
+    if (!cfg.work)
+        cfg.work = strdup(buf);
+    grader_make_dirs(cfg.work);
+    cfg.work = absolute(cfg.work, "work folder");
+    snprintf(cfg.sandbox.hidden[0], sizeof cfg.sandbox.hidden[0], "%s/solutions", cfg.root);
+    snprintf(cfg.sandbox.hidden[1], sizeof cfg.sandbox.hidden[1], "%s", cfg.submission);
+    snprintf(cfg.sandbox.hidden[2], sizeof cfg.sandbox.hidden[2], "%s", cfg.work);
+    if (cfg.sandbox.mode)
+        cfg.sandbox.mode = sandbox_works(&cfg);
+
+    struct clu_env env;
+    if (clu_env_open(&env, cfg.device) != 0) {
+        fprintf(stderr, "grader: no OpenCL device to tune on (see above)\n");
+        return EXIT_USAGE;
+    }
+    char device[600], tuning_file[PATH_MAX + 160];
+    snprintf(device, sizeof device, "%s (%s)", env.device_name, env.platform_name);
+    req.device = device;
+    req.max_group = clu_device_max_group(&env);
+    snprintf(buf, sizeof buf, "%s/results/tuning", cfg.root);
+    int named =
+        grader_tuning_path(tuning ? tuning : buf, env.device_name, tuning_file, sizeof tuning_file);
+    clu_env_close(&env);
+    if (named != 0) {
+        fprintf(stderr, "grader: --tuning %s: too long a path\n", tuning);
+        return EXIT_USAGE;
+    }
+    req.tuning_file = tuning_file;
+    req.seed = cfg.seed;
+    struct grader_cgroup_student groups; /* as grading: the runs' accounting where it can */
+    char no_groups[300];
+    int grouped = grader_cgroup_student_open(&groups, "tune", no_groups, sizeof no_groups) == 0;
+    if (grouped)
+        cfg.jail.cgroups = &groups;
+    int status = grader_tune(&cfg, &req) == 0 ? EXIT_FULL : EXIT_LOST;
+    if (grouped) {
+        cfg.jail.cgroups = NULL;
+        grader_cgroup_student_close(&groups);
+    }
+    return status;
+}
+
 /* ---------------------------------------------------------------- the command table */
 
 static int harness_command(int argc, char **argv, const char *self) {
@@ -567,6 +787,7 @@ static const struct command {
     {CUDA_HARNESS_COMMAND, cuda_harness_command, 0,
      "run one CUDA kernel for the grader (its child)"},
     {"--bench", bench_main, 1, "the lecture's GFLOP/s table, measured here (make bench)"},
+    {"--tune", tune_main, 1, "search an exercise's tuning values on a device (make tune)"},
     {NULL, grade_main, 1, "grade a submission (the default: the flags above)"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

@@ -40,9 +40,44 @@ static struct bench_row *new_row(struct bench *b, const char *kind) {
     return r;
 }
 
+/* The reference line of ex in the tuning file of every device measured, into values: 1 when each
+ * has one and they agree (a row has one set of values for all its devices), else 0 (said when
+ * some device has a line). A bad line is said on stderr and left out. */
+static int tuned_values(const struct bench *b, const struct grader_exercise *ex,
+                        struct grader_values *values) {
+    int have = 0;
+    for (int d = 0; d < b->device_count; d++) {
+        char path[PATH_MAX + 160], warnings[1200];
+        struct grader_tuned found[2];
+        if (grader_tuning_path(b->tuning, b->devices[d].device_name, path, sizeof path) != 0)
+            continue;
+        grader_tuning_lookup(path, ex, found, warnings, sizeof warnings);
+        for (char *w = warnings, *end; *w && (end = strchr(w, '\n')); w = end + 1)
+            fprintf(stderr, "bench: %.*s\n", (int)(end - w), w);
+        if (!found[TUNING_REFERENCE].line)
+            continue;
+        if (have && !grader_values_equal(values, &found[TUNING_REFERENCE].values)) {
+            fprintf(stderr,
+                    "bench: %s at the table's values: the devices' tuning files differ "
+                    "(DEVICE=... measures one)\n",
+                    ex->id);
+            return 0;
+        }
+        *values = found[TUNING_REFERENCE].values;
+        have++;
+    }
+    if (have && have < b->device_count)
+        fprintf(stderr,
+                "bench: %s at the table's values: not every device has a tuning file "
+                "line for it (DEVICE=... measures one)\n",
+                ex->id);
+    return have && have == b->device_count;
+}
+
 /* One row per exercise of the table with a matrix kernel, in the table's order: a tiled kernel
  * without tuning values (05) at each BLOCK of blocked_sizes, one with them (07 on) at its
- * values, named with them ("... (TS=32 WPT=8)") since a figure means little without them. */
+ * values (make tune's where the tuning file has them), named with them ("... (TS=32 WPT=8)")
+ * since a figure means little without them. */
 static void add_kernel_rows(struct bench *b, const struct grader_exercise *ex) {
     int sweep = ex->shape == SHAPE_TILES && !ex->tuning[0].name;
     int rows = sweep ? (int)(sizeof blocked_sizes / sizeof blocked_sizes[0]) : 1;
@@ -62,15 +97,21 @@ static void add_kernel_rows(struct bench *b, const struct grader_exercise *ex) {
             snprintf(r->tuning, sizeof r->tuning, "BLOCK=%d", r->block);
         } else if (ex->tuning[0].name) {
             char tuning[sizeof r->tuning];
-            grader_tuning_text(ex, tuning, sizeof tuning);
+            int tuned = tuned_values(b, ex, &r->tuned);
+            if (!tuned)
+                r->tuned = grader_values_default(ex);
+            grader_values_text(&r->tuned, tuning, sizeof tuning);
             snprintf(r->tuning, sizeof r->tuning, "%s", tuning);
-            snprintf(r->name, sizeof r->name, "%s (%s)", ex->title, tuning);
+            snprintf(r->name, sizeof r->name, "%s (%s%s)", ex->title, tuning,
+                     tuned ? ", make tune's" : "");
         } else {
             snprintf(r->name, sizeof r->name, "%s", ex->title);
         }
         /* built and launched as the grader does: -DNAME=VALUE for each tuning value (the
          * defaults), else -DBLOCK */
         r->variant = grader_variant_of(ex, r->block, 0);
+        if (!sweep && ex->tuning[0].name)
+            r->variant = grader_values_variant(&r->tuned);
         grader_build_options(&r->variant, r->options, sizeof r->options);
     }
 }
@@ -275,13 +316,15 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: grader --bench [--n N] [--sweep] [--device SPEC] [--out DIR] [--root DIR]\n"
             "                      [--budget SECONDS] [--no-vendor] [--no-traffic] [--no-plots]\n"
-            "                      [--replot CSV]\n"
+            "                      [--replot CSV] [--tuning DIR]\n"
             "Times the sequential loop, every reference solution, the blocked kernel at "
             "BLOCK 8/16/32/64\nand the vendor SGEMMs on every OpenCL device (or --device), "
             "and writes DIR/bench.md,\nDIR/bench.csv and SVG plots (default DIR: results/). A row "
             "whose timing at N would\ntake over --budget seconds (default %.0f; 0: no limit) is "
             "timed at a smaller N and\nscaled, and says so. --replot CSV only plots a bench.csv "
-            "(made elsewhere, say on a\nmachine without gnuplot) into DIR.\n",
+            "(made elsewhere, say on a\nmachine without gnuplot) into DIR. The steps from 07 on "
+            "are built with make tune's values\nwhere the device's file in --tuning (default "
+            "results/tuning/) has them.\n",
             BENCH_BUDGET);
 }
 
@@ -295,13 +338,19 @@ int bench_main(int argc, char **argv, const char *self) {
     const char *replot = NULL; /* a bench.csv to plot again, measuring nothing */
     long n = 1024;
     int sweep = 0;
-    static const struct option options[] = {
-        {"n", required_argument, NULL, 'n'},      {"sweep", no_argument, NULL, 's'},
-        {"device", required_argument, NULL, 'd'}, {"out", required_argument, NULL, 'o'},
-        {"root", required_argument, NULL, 'r'},   {"replot", required_argument, NULL, 'p'},
-        {"budget", required_argument, NULL, 'b'}, {"no-vendor", no_argument, NULL, 'V'},
-        {"no-traffic", no_argument, NULL, 'T'},   {"no-plots", no_argument, NULL, 'P'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    static const struct option options[] = {{"n", required_argument, NULL, 'n'},
+                                            {"sweep", no_argument, NULL, 's'},
+                                            {"device", required_argument, NULL, 'd'},
+                                            {"out", required_argument, NULL, 'o'},
+                                            {"root", required_argument, NULL, 'r'},
+                                            {"replot", required_argument, NULL, 'p'},
+                                            {"budget", required_argument, NULL, 'b'},
+                                            {"no-vendor", no_argument, NULL, 'V'},
+                                            {"no-traffic", no_argument, NULL, 'T'},
+                                            {"no-plots", no_argument, NULL, 'P'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {"tuning", required_argument, NULL, 't'},
+                                            {NULL, 0, NULL, 0}};
     /* argv[0] is "--bench"; getopt_long starts after it. optind 0 reinitialises getopt in glibc
      * should it have run before in this process (the unit tests); our own messages, not its. */
     optind = 0;
@@ -341,6 +390,9 @@ int bench_main(int argc, char **argv, const char *self) {
             break;
         case 'p':
             replot = optarg;
+            break;
+        case 't':
+            b.tuning = optarg;
             break;
         case 'V':
             b.vendor = 0;
@@ -403,6 +455,10 @@ int bench_main(int argc, char **argv, const char *self) {
             b.sizes[b.size_count++] = s;
     }
     b.sizes[b.size_count++] = (int)n;
+    char tuning_default[PATH_MAX + 16];
+    snprintf(tuning_default, sizeof tuning_default, "%s/results/tuning", b.root);
+    if (!b.tuning)
+        b.tuning = tuning_default;
     if (bench_find_devices(&b, device) != 0) {
         fprintf(stderr, "bench: no OpenCL device to measure\n");
         return 2;

@@ -298,8 +298,11 @@ static int gcd(int a, int b) {
 static int row_multiple(const struct bench_row *r) {
     if (r->ex->shape == SHAPE_TILES && !r->ex->tuning[0].name)
         return r->block;
+    struct grader_exercise built = *r->ex; /* with the values it is built with (a tuning file's) */
+    if (r->variant.tuning == r->tuned.v)
+        memcpy(built.tuning, r->tuned.v, sizeof built.tuning);
     for (int m = 1; m <= 4096 && (r->ex->max_n <= 0 || m <= r->ex->max_n); m++)
-        if (grader_size_valid(r->ex, m))
+        if (grader_size_valid(&built, m))
             return m;
     return 0;
 }
@@ -353,7 +356,7 @@ static void time_kernel(struct bench *b, struct clu_env *env, struct bench_row *
                                 BENCH_STEP / gcd(BENCH_STEP, multiple) * multiple};
         time_sized(b, full, &row, f);
         if (f->done)
-            snprintf(f->note, sizeof f->note, "%s", r->options);
+            snprintf(f->note, sizeof f->note, "%.*s", (int)sizeof f->note - 1, r->options);
         clReleaseKernel(kr.kernel);
     }
     clReleaseProgram(program);
@@ -392,6 +395,7 @@ int bench_find_devices(struct bench *b, const char *spec) {
         clGetPlatformInfo(env.platform, CL_PLATFORM_VERSION, sizeof version, version, NULL);
         clGetDeviceInfo(env.device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
         snprintf(d->name, sizeof d->name, "%s (%s)", env.device_name, env.platform_name);
+        snprintf(d->device_name, sizeof d->device_name, "%s", env.device_name);
         snprintf(d->driver, sizeof d->driver, "driver %s, %s", driver, version);
         d->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
         d->spec_index = i;

@@ -5,6 +5,7 @@
 #define BENCH_MEASURE_H
 
 #include "bench/bench.h"
+#include "exercise/tuning.h"
 
 #include <limits.h>
 
@@ -28,6 +29,7 @@ struct bench_row {
     const struct grader_exercise *ex; /* kernel rows: the exercise */
     int block;                        /* kernel rows: BLOCK */
     char tuning[80];                  /* kernel rows: "TS=32 WPT=8", "BLOCK=8" (tiles), or "" */
+    struct grader_values tuned;       /* kernel rows: a tuning file's values (variant's storage) */
     struct grader_variant variant;    /* kernel rows: what it is built and launched with */
     char options[400];                /* kernel rows: the build options, "-DTS=32 -DWPT=8" */
     const char *step; /* the exercise's id when the row is it at its table's values, else NULL */
@@ -37,16 +39,18 @@ struct bench_row {
 };
 
 struct bench_device {
-    char name[520];   /* device (platform) */
-    char driver[200]; /* driver and platform versions */
-    int is_cpu;       /* CL_DEVICE_TYPE_CPU */
-    int spec_index;   /* index for clu_env_open */
+    char name[520];        /* device (platform) */
+    char device_name[256]; /* the device alone (CL_DEVICE_NAME): its tuning file's name */
+    char driver[200];      /* driver and platform versions */
+    int is_cpu;            /* CL_DEVICE_TYPE_CPU */
+    int spec_index;        /* index for clu_env_open */
     struct bench_peak peak;
     int peak_done;
 };
 
 struct bench {
     const char *root, *out, *self;
+    const char *tuning; /* the folder of make tune's files (--tuning; default results/tuning) */
     char peak_source[PATH_MAX]; /* the root's BENCH_PEAK_SOURCE */
     int sizes[BENCH_MAX_SIZES], size_count;
     struct bench_device devices[BENCH_MAX_DEVICES];

@@ -8,10 +8,13 @@
  * kernel and the reference are never in one harness: each has a process of its own.
  *
  *   grader --harness --ex ID --kernel FILE --n N [--m M --k K] --seed S --out DIR
- *                    [--device SPEC] [--exact] [--block B] [--check-tuning] [--serve [--vendors]]
+ *                    [--device SPEC] [--exact] [--block B] [--check-tuning]
+ *                    [--define NAME=VALUE]... [--serve [--vendors]]
  * --m, --k: a rectangular row's other sizes (C is M x N, A M x K; default N).
  * --block B: BLOCK for the kernel build and the launch instead of the table's (benchmarks).
  * --check-tuning: the row's smaller tuning values of the runs under oclgrind.
+ * --define NAME=VALUE: one of the row's tuning values set (make tune's candidates, a tuning file's
+ *   values in the timed comparison); the others stay as the row (or --check-tuning) has them.
  * --exact: no guard zone, C has exactly its size (for oclgrind, which checks the true bounds).
  * --vendors: --serve also times the vendors' SGEMMs that apply to the device (CLBlast; OpenBLAS
  * on a CPU; cuBLAS on an NVIDIA GPU), for the capstone. The grader gives it to the reference's
@@ -24,6 +27,7 @@
 #include "exercise/protocol.h"
 #include "exercise/exercise.h"
 #include "clu_vendor.h"
+#include "exercise/tuning.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -33,6 +37,36 @@
 #include <string.h>
 
 #define WHO "harness" /* how its messages begin */
+
+/* Whether the built kernel can take the launch: its own work-group limit and the local memory it
+ * needs (its arguments set) against the device's; exits with a HARNESS_ status if not. A query a
+ * driver does not answer checks nothing: the launch then says it. */
+static void check_fit(const struct clu_env *env, const struct grader_launch *l,
+                      const char *options) {
+    size_t kernel_group = 0;
+    cl_ulong needs = 0, has = 0;
+    if (l->has_local &&
+        clGetKernelWorkGroupInfo(l->kernel, env->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                 sizeof kernel_group, &kernel_group, NULL) == CL_SUCCESS &&
+        kernel_group > 0 && l->local[0] * (l->dims > 1 ? l->local[1] : 1) > kernel_group) {
+        fprintf(stderr,
+                WHO ": built with %s the kernel takes work-groups of at most %zu work-items "
+                    "(CL_KERNEL_WORK_GROUP_SIZE), the launch's has %zu\n",
+                options, kernel_group, l->local[0] * (l->dims > 1 ? l->local[1] : 1));
+        exit(HARNESS_GROUP_LIMIT);
+    }
+    if (clGetKernelWorkGroupInfo(l->kernel, env->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof needs,
+                                 &needs, NULL) == CL_SUCCESS &&
+        clGetDeviceInfo(env->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof has, &has, NULL) ==
+            CL_SUCCESS &&
+        has > 0 && needs > has) {
+        fprintf(stderr,
+                WHO ": built with %s the kernel needs %llu bytes of local memory "
+                    "(CL_KERNEL_LOCAL_MEM_SIZE), the device has %llu\n",
+                options, (unsigned long long)needs, (unsigned long long)has);
+        exit(HARNESS_LOCAL_LIMIT);
+    }
+}
 
 /* Build `path` and create the exercise's kernel from it; exits with a HARNESS_ status if not. */
 static cl_kernel kernel_from(const struct grader_exercise *ex, const struct clu_env *env,
@@ -245,11 +279,29 @@ struct harness_flags {
     size_t guard;                  /* floats of guard zone after C; 0 with --exact */
     int serving;                   /* --serve */
     int vendors;                   /* --vendors */
+
+    const char *defines[CLU_MAX_DEFINES]; /* --define NAME=VALUE, as given */
+    int define_count;                     /* how many */
 };
 
 /* The command line: 0, or HARNESS_USAGE after one line on stderr. */
 static int read_flags(int argc, char **argv, struct harness_flags *f) {
-    enum { EX = 1, KERNEL, N, M, K, SEED, OUT, DEVICE, BLOCK, CHECK, EXACT, SERVE, VENDORS };
+    enum {
+        EX = 1,
+        KERNEL,
+        N,
+        M,
+        K,
+        SEED,
+        OUT,
+        DEVICE,
+        BLOCK,
+        CHECK,
+        DEFINE,
+        EXACT,
+        SERVE,
+        VENDORS
+    };
     const struct option options[] = {{FLAG_NAME(FLAG_EX), required_argument, NULL, EX},
                                      {FLAG_NAME(FLAG_KERNEL), required_argument, NULL, KERNEL},
                                      {FLAG_NAME(FLAG_N), required_argument, NULL, N},
@@ -260,6 +312,7 @@ static int read_flags(int argc, char **argv, struct harness_flags *f) {
                                      {FLAG_NAME(FLAG_OUT), required_argument, NULL, OUT},
                                      {FLAG_NAME(FLAG_DEVICE), required_argument, NULL, DEVICE},
                                      {FLAG_NAME(FLAG_BLOCK), required_argument, NULL, BLOCK},
+                                     {FLAG_NAME(FLAG_DEFINE), required_argument, NULL, DEFINE},
                                      {FLAG_NAME(FLAG_EXACT), no_argument, NULL, EXACT},
                                      {FLAG_NAME(FLAG_SERVE), no_argument, NULL, SERVE},
                                      {FLAG_NAME(FLAG_VENDORS), no_argument, NULL, VENDORS},
@@ -300,6 +353,13 @@ static int read_flags(int argc, char **argv, struct harness_flags *f) {
                 return HARNESS_USAGE;
             f->block = (int)v;
             break;
+        case DEFINE:
+            if (f->define_count == CLU_MAX_DEFINES) {
+                fprintf(stderr, WHO ": more than %d " FLAG_DEFINE "\n", CLU_MAX_DEFINES);
+                return HARNESS_USAGE;
+            }
+            f->defines[f->define_count++] = optarg;
+            break;
         case SEED:
             if (child_number(WHO, FLAG_SEED, optarg, 0, UINT64_MAX, &v) != 0)
                 return HARNESS_USAGE;
@@ -331,6 +391,40 @@ static int read_flags(int argc, char **argv, struct harness_flags *f) {
     return HARNESS_OK;
 }
 
+/* The --define values in place of the row's (values holds the variant's first): 0, or
+ * HARNESS_USAGE after one line on stderr (a name the row has not, a value that is no number). */
+static int apply_defines(const struct harness_flags *f, const struct grader_exercise *ex,
+                         struct grader_variant *variant, struct grader_values *values) {
+    if (f->define_count == 0)
+        return HARNESS_OK;
+    if (!variant->tuning) {
+        fprintf(stderr, WHO ": %s has no tuning values for " FLAG_DEFINE "\n", ex->id);
+        return HARNESS_USAGE;
+    }
+    memset(values, 0, sizeof *values);
+    for (int t = 0; t < CLU_MAX_DEFINES && variant->tuning[t].name; t++)
+        values->v[t] = variant->tuning[t];
+    for (int d = 0; d < f->define_count; d++) {
+        const char *text = f->defines[d], *eq = strchr(text, '=');
+        int slot = -1;
+        for (int t = 0; eq && t < CLU_MAX_DEFINES && values->v[t].name && slot < 0; t++)
+            if (strlen(values->v[t].name) == (size_t)(eq - text) &&
+                strncmp(values->v[t].name, text, (size_t)(eq - text)) == 0)
+                slot = t;
+        unsigned long long v;
+        if (slot < 0) {
+            fprintf(stderr, WHO ": " FLAG_DEFINE " %s: %s has no such tuning value\n", text,
+                    ex->id);
+            return HARNESS_USAGE;
+        }
+        if (child_number(WHO, FLAG_DEFINE, eq + 1, 1, 65536, &v) != 0)
+            return HARNESS_USAGE;
+        values->v[slot].value = (int)v;
+    }
+    *variant = grader_values_variant(values);
+    return HARNESS_OK;
+}
+
 int grader_harness_main(int argc, char **argv) {
     struct harness_flags f = {.guard = HARNESS_GUARD};
     int usage = read_flags(argc, argv, &f);
@@ -339,6 +433,10 @@ int grader_harness_main(int argc, char **argv) {
     const struct grader_exercise *ex = grader_find_exercise(f.id);
     struct grader_size size = {f.m ? f.m : f.n, f.n, f.k ? f.k : f.n};
     struct grader_variant variant = grader_variant_of(ex, f.block, f.check);
+    struct grader_values defined; /* the --define values, when given */
+    usage = apply_defines(&f, ex, &variant, &defined);
+    if (usage != HARNESS_OK)
+        return usage;
     size_t guard = f.guard;
     struct clu_env env;
     if (clu_env_open(&env, f.device) != 0)
@@ -367,6 +465,9 @@ int grader_harness_main(int argc, char **argv) {
                      buffer(&env, out_count + guard, c)};
     if (grader_set_args(ex, student.kernel, size, &variant, abc) != CL_SUCCESS)
         return HARNESS_BAD_ARGS; /* the message, with the signature, is on stderr */
+    char options[400];
+    grader_build_options(&variant, options, sizeof options);
+    check_fit(&env, &student, options);
 
     int status = HARNESS_OK;
     if (f.serving) {

@@ -87,6 +87,13 @@ struct grader_technique {
     const char *barrier_miss;     /* what more barriers mean */
 };
 
+/* The values `make tune` tries for one tuning value of a row (grade/tune.c). */
+#define GRADER_MAX_CANDIDATES 8
+struct grader_candidates {
+    const char *name;                      /* a tuning value of the row */
+    int values[GRADER_MAX_CANDIDATES + 1]; /* the values to try, 0 ends */
+};
+
 /* One question of a quiz: its id in answers.txt ("q1") and its points. */
 struct grader_question {
     const char *id;
@@ -112,6 +119,9 @@ struct grader_exercise {
      * smallest valid N would take minutes), which the kernel must take as well ({NULL, 0}: the
      * defaults) */
     struct clu_define check_tuning[CLU_MAX_DEFINES + 1];
+    /* what `make tune` searches: candidate values per tuning value ({NULL} ends; a tuning value
+     * without a list keeps its default) */
+    struct grader_candidates candidates[CLU_MAX_DEFINES + 1];
     const char *c_tile[2];   /* SHAPE_C_TILES: tuning values naming C's tile of a work-group */
     const char *per_item[2]; /* SHAPE_C_TILES: ... and a work-item's share (NULL: 1) */
     /* tuning values that every size (M, N and K) must be a multiple of (NULL ends) */

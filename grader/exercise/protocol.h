@@ -27,16 +27,17 @@
 #define FLAG_SERVE   "--serve"   /* timed launches on command, the SERVE_ words (--harness) */
 #define FLAG_VENDORS "--vendors" /* --serve also times the vendors' SGEMMs (the reference's only)  \
                                   */
-#define FLAG_CUBIN "--cubin"     /* FILE: the cubin, fatbin or PTX nvcc made (--cuda-harness) */
-#define FLAG_PROBE "--probe"     /* only the device, into CUDA_DEVICE_FILE (--cuda-harness) */
-#define FLAG_TIME  "--time"      /* timed launches, into CUDA_TIMING_FILE (--cuda-harness) */
-#define FLAG_N     "--n"         /* N: the size of the matrices (rectangular: C's columns) */
-#define FLAG_M     "--m"         /* M: rows of A and C (--harness, rectangular rows; default N) */
-#define FLAG_K     "--k"         /* K: A's columns, B's rows (--harness, rectangular; default N) */
-#define FLAG_CHECK "--check-tuning" /* the row's oclgrind tuning values (--harness) */
-#define FLAG_SEED  "--seed"         /* S: the seed of A and B */
-#define FLAG_BLOCK "--block"        /* B: BLOCK (--harness: 0 is the table row's) */
-#define FLAG_OUT   "--out"          /* DIR: where the child saves its files */
+#define FLAG_CUBIN  "--cubin"    /* FILE: the cubin, fatbin or PTX nvcc made (--cuda-harness) */
+#define FLAG_PROBE  "--probe"    /* only the device, into CUDA_DEVICE_FILE (--cuda-harness) */
+#define FLAG_TIME   "--time"     /* timed launches, into CUDA_TIMING_FILE (--cuda-harness) */
+#define FLAG_N      "--n"        /* N: the size of the matrices (rectangular: C's columns) */
+#define FLAG_M      "--m"        /* M: rows of A and C (--harness, rectangular rows; default N) */
+#define FLAG_K      "--k"        /* K: A's columns, B's rows (--harness, rectangular; default N) */
+#define FLAG_CHECK  "--check-tuning" /* the row's oclgrind tuning values (--harness) */
+#define FLAG_SEED   "--seed"         /* S: the seed of A and B */
+#define FLAG_BLOCK  "--block"        /* B: BLOCK (--harness: 0 is the table row's) */
+#define FLAG_DEFINE "--define" /* NAME=VALUE: a tuning value instead of the row's (--harness) */
+#define FLAG_OUT    "--out"    /* DIR: where the child saves its files */
 
 #define FLAG_NAME(flag) ((flag) + 2) /* without its two dashes */
 
@@ -48,6 +49,8 @@
 #define HARNESS_NO_KERNEL   5    /* no __kernel of the expected name */
 #define HARNESS_BAD_DEVICE  6    /* no device, or the work-group does not fit it */
 #define HARNESS_BAD_ARGS    7    /* the kernel's parameters do not take the row's arguments */
+#define HARNESS_GROUP_LIMIT 8    /* the built kernel takes smaller work-groups than the launch's */
+#define HARNESS_LOCAL_LIMIT 9    /* the built kernel needs more local memory than the device has */
 #define HARNESS_GUARD       1024 /* floats of guard zone after C, filled with GUARD_VALUE */
 #define HARNESS_GUARD_VALUE 1234567.0f
 

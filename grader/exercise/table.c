@@ -28,6 +28,23 @@
             NULL, 0                                                                                \
         }                                                                                          \
     }
+/* What make tune tries for 07 and 08 (TS, WPT), and for 2-D register blocking (09 to 11): the
+ * tile edges, the tiles' depth along k and the register block, around the defaults. */
+#define TILE_CANDIDATES                                                                            \
+    {"TS", {16, 32, 64}}, {                                                                        \
+        "WPT", {                                                                                   \
+            2, 4, 8, 16                                                                            \
+        }                                                                                          \
+    }
+#define REGISTER_CANDIDATES                                                                        \
+    {                                                                                              \
+        {"TSM", {32, 64, 128}}, {"TSN", {32, 64, 128}}, {"TSK", {8, 16, 32}}, {"WPTM", {2, 4, 8}}, \
+            {"WPTN", {2, 4, 8}}, {                                                                 \
+            NULL, {                                                                                \
+                0                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
 /* What a missed bound means in the steps with tiles of A and B in local memory (07 on). */
 #define GLOBAL_MISS_TILES                                                                          \
     "an operand is read from global memory inside the loop over k; read A and B only from the "    \
@@ -154,6 +171,7 @@ const struct grader_exercise grader_exercises[] = {
         .shape = SHAPE_C_TILES,
         .tuning = {{"TS", 32}, {"WPT", 8}, {NULL, 0}},
         .check_tuning = {{"TS", 16}, {"WPT", 4}, {NULL, 0}},
+        .candidates = {TILE_CANDIDATES, {NULL, {0}}},
         .c_tile = {"TS", "TS"},
         .per_item = {NULL, "WPT"},
         .multiple_of = {"TS"},
@@ -182,6 +200,7 @@ const struct grader_exercise grader_exercises[] = {
         .shape = SHAPE_C_TILES,
         .tuning = {{"TS", 32}, {"WPT", 8}, {"WIDTH", 4}, {NULL, 0}},
         .check_tuning = {{"TS", 16}, {"WPT", 4}, {"WIDTH", 4}, {NULL, 0}},
+        .candidates = {TILE_CANDIDATES, {"WIDTH", {1, 2, 4, 8}}, {NULL, {0}}},
         .c_tile = {"TS", "TS"},
         .per_item = {NULL, "WPT"},
         .multiple_of = {"TS"},
@@ -209,6 +228,7 @@ const struct grader_exercise grader_exercises[] = {
         .shape = SHAPE_C_TILES,
         .tuning = REGISTER_BLOCKS(128, 128, 32, 8, 8),
         .check_tuning = REGISTER_BLOCKS(32, 32, 8, 4, 4),
+        .candidates = REGISTER_CANDIDATES,
         .c_tile = {"TSN", "TSM"}, /* C's tile: TSN columns (dimension 0) by TSM rows */
         .per_item = {"WPTN", "WPTM"},
         .multiple_of = {"TSM", "TSN", "TSK"},
@@ -235,6 +255,7 @@ const struct grader_exercise grader_exercises[] = {
         .shape = SHAPE_C_TILES,
         .tuning = REGISTER_BLOCKS(128, 128, 32, 8, 8),
         .check_tuning = REGISTER_BLOCKS(32, 32, 8, 4, 4),
+        .candidates = REGISTER_CANDIDATES,
         .c_tile = {"TSN", "TSM"}, /* C's tile: TSN columns (dimension 0) by TSM rows */
         .per_item = {"WPTN", "WPTM"},
         .multiple_of = {"TSM", "TSN", "TSK"},
@@ -265,6 +286,7 @@ const struct grader_exercise grader_exercises[] = {
         .shape = SHAPE_C_TILES,
         .tuning = REGISTER_BLOCKS(64, 64, 16, 8, 8),
         .check_tuning = REGISTER_BLOCKS(32, 32, 8, 4, 4),
+        .candidates = REGISTER_CANDIDATES,
         .c_tile = {"TSN", "TSM"}, /* C's tile: TSN columns (dimension 0) by TSM rows */
         .per_item = {"WPTN", "WPTM"},
         .const_inputs = 1,
@@ -288,13 +310,14 @@ const struct grader_exercise grader_exercises[] = {
         .args = {MM_ARGS},
         .shape = SHAPE_C_TILES,
         .tuning = {{"TSN", 128}, {"WPTM", 16}, {"WPTN", 8}},
+        .candidates = {{"TSN", {64, 128, 256}}, {"WPTM", {4, 8, 16}}, {"WPTN", {2, 4, 8}}},
         .c_tile = {"TSN", "WPTM"}, /* a group: TSN columns (dimension 0) by WPTM rows */
         .per_item = {"WPTN", "WPTM"},
         .multiple_of = {"TSN", "WPTM"},
         .const_inputs = 1,
         .sizes = {128, 256, 384},
         .host_n = 128,
-        .memcheck_n = 32,
+        .memcheck_n = 128, /* (no run under oclgrind: a valid size all the same) */
         .perf_n = 512,
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .perf = 1},
@@ -323,6 +346,13 @@ const struct grader_exercise grader_exercises[] = {
                          {"WPTN", 4},
                          {"VWM", 4},
                          {"VWN", 4}},
+        .candidates = {{"TSM", {32, 64, 128}},
+                       {"TSN", {32, 64, 128}},
+                       {"TSK", {8, 16, 32}},
+                       {"WPTM", {4, 8}},
+                       {"WPTN", {4, 8}},
+                       {"VWM", {2, 4}},
+                       {"VWN", {2, 4}}},
         .c_tile = {"TSN", "TSM"},
         .per_item = {"WPTN", "WPTM"},
         .const_inputs = 1,

@@ -122,12 +122,21 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         grader_add_verdict(r, GRADER_SKIPPED, "technique: counted by oclgrind", 0, 0,
                            "skipped: oclgrind's counts were switched off (%s)",
                            cfg->memcheck_off ? cfg->memcheck_off : "--no-memcheck");
-    if (cfg->perf)
-        grade_test_perf(&kernels, ex, kernel, passed == sizes, counted ? &traffic : NULL, r);
-    else
+    if (cfg->perf) {
+        /* a tuning file's values where the device has one (correctness stays the defaults') */
+        struct grade_timed timed = {.mine = *ex, .reference = *ex, .note = ""};
+        char copy[sizeof work + 16]; /* the student's kernel.cl as the grader copied it */
+        snprintf(timed.kernel, sizeof timed.kernel, "%s", kernel);
+        snprintf(copy, sizeof copy, "%s/kernel.cl", work);
+        if (passed == sizes)
+            grade_timed_values(cfg, ex, copy, kernel, &timed);
+        grade_test_perf(&kernels, &timed.mine, &timed.reference, timed.kernel, timed.note,
+                        passed == sizes, counted ? &traffic : NULL, r);
+    } else {
         grader_add_verdict(r, GRADER_SKIPPED, "performance against the reference solution", 0, 0,
                            "skipped: timing was switched off (--no-perf), so its point is left out "
                            "of the maximum");
+    }
     r->not_implemented = untouched_all && passed == 0;
     if (cache[0])
         grader_jail_dir_remove(cache);

@@ -146,6 +146,9 @@ struct grader_config {
     int memcheck;      /* run oclgrind when it is installed */
     const char *memcheck_off; /* why memcheck is 0, for the report (NULL: --no-memcheck) */
     int perf;                 /* time against the reference */
+    /* the graded device's tuning file (exercise/tuning.h; NULL: none): the timed comparison
+     * builds each side with its line's values */
+    const char *tuning_file;
     struct grader_sandbox
         sandbox; /* build and run student programs under bubblewrap when it works */
     struct grader_jail_settings jail; /* every jailed run's limits, cgroups, nice (jail.h) */
@@ -192,19 +195,42 @@ struct grader_vendor_times {
 };
 
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving
- * harness of its own, every launch on the grader's clock, every round's C checked. Fills the
- * report text, the GFLOP/s of both (when timed), whether the point is earned, and whether the
+ * harness of its own, every launch on the grader's clock, every round's C checked; each built
+ * and launched with its own row's tuning values (ex; rx, the reference's: a tuning file's). Fills
+ * the report text, the GFLOP/s of both (when timed), whether the point is earned, and whether the
  * machine was too busy to time it; with vendors (NULL: none), the vendors' launches too. */
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
-                      const char *kernel, const char *reference, double *gflops, double *ref_gflops,
-                      char *out, size_t out_size, int *earned, int *too_busy,
-                      struct grader_vendor_times *vendors);
+                      const char *kernel, const struct grader_exercise *rx, const char *reference,
+                      double *gflops, double *ref_gflops, char *out, size_t out_size, int *earned,
+                      int *too_busy, struct grader_vendor_times *vendors);
 
 /* A trusted kernel (a reference solution) timed alone at n on the grader's clock, in a serving
  * harness that saves into dir: 0 with min, median and max seconds, or -1 with why. */
 int grader_time_trusted(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const char *kernel, int n, const char *dir, double stats[3], char *why,
                         size_t why_size);
+
+/* ---------------------------------------------------------------- make tune (tune.c) */
+
+/* What `grader --tune` searches and where its best goes. */
+struct grader_tune_request {
+    const struct grader_exercise *ex; /* a row with candidates (exercise.h) */
+    const char *kernel;               /* the kernel.cl tuned (the reference's or a submission's) */
+    int side;                         /* its line in the file: TUNING_REFERENCE or _SUBMISSION */
+    const char *tuning_file;          /* the device's tuning file, where the best is kept */
+    const char *device;               /* the device's name, for the report */
+    size_t max_group;                 /* its largest work-group (CL_DEVICE_MAX_WORK_GROUP_SIZE) */
+    double budget;                    /* seconds the whole search may take */
+    uint64_t seed;                    /* the order of the random candidates */
+};
+
+/* The search (tune.c): the row's defaults first (which set the timed N: a launch of at least 20
+ * ms where the device allows it), then the grid of candidates, every one where the budget allows
+ * it, else a random sample and the neighbours of the best; each built with its values and timed
+ * in a jailed serving harness as the grader times (timing.c), every round's C checked. A progress
+ * line on stderr, then the table and the best on stdout, and the best kept in the tuning file.
+ * Returns 0 when a best was found and kept, 1 when nothing could be timed or kept. */
+int grader_tune(const struct grader_config *cfg, const struct grader_tune_request *req);
 
 /* Grade one exercise of the submission. */
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,

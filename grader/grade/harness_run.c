@@ -166,7 +166,9 @@ char *grader_harness_failure(const struct grader_run_result *run, const char *lo
         snprintf(text, size, "at %s the kernel %s\n%s", at, what, log);
         snprintf(dead, dead_size, "the kernel timed out at %s%s", at,
                  slow ? ", too slow for this step" : "");
-    } else if (run->how == RUN_EXITED && run->code == HARNESS_BAD_DEVICE) {
+    } else if (run->how == RUN_EXITED &&
+               (run->code == HARNESS_BAD_DEVICE || run->code == HARNESS_GROUP_LIMIT ||
+                run->code == HARNESS_LOCAL_LIMIT)) {
         snprintf(text, size, "the device cannot run this exercise:\n%s", log);
         snprintf(dead, dead_size, "the device cannot run this exercise");
     } else if (run->how == RUN_EXITED && run->code == HARNESS_OPENCL) {

@@ -88,9 +88,62 @@ void grade_traffic_rows(const struct grader_config *cfg, const struct grader_exe
 void grade_test_technique(const struct grader_exercise *ex, int all_right,
                           const struct grader_traffic *got, struct grader_exercise_result *r);
 
-/* The kernel timed against the reference (timing.c), with the traffic rows when it earns it. */
+/* ---------------------------------------------------------------- timing.c's machinery
+ * (shared with tune.c, which times candidates the same way) */
+
+#define TIMED_ROUNDS GRADER_TIMED_ROUNDS /* timed launches of each kernel (grade.h) */
+
+/* One side of the comparison: a kernel in a serving harness of its own. */
+struct side {
+    const char *who;                /* "yours" or "reference" */
+    struct grader_child *child;     /* its serving harness */
+    char dir[PATH_MAX];             /* its folder (where it saves c-R.bin) */
+    char log[PATH_MAX + 32];        /* its stdout and stderr */
+    double seconds[TIMED_ROUNDS];   /* each launch on the grader's clock */
+    double reported[TIMED_ROUNDS];  /* each launch as the harness reported it */
+    struct grader_run_result ended; /* how it ended */
+    char *log_text;                 /* its output, capped, once it ended */
+};
+
+/* The serving harness (harness.c --serve) on kernel at n, saving into dir, its output to log;
+ * jailed (self: the jail's copy of the grader) or not (a trusted kernel). */
+struct grader_child *start_server(const struct grader_config *cfg, const struct grader_exercise *ex,
+                                  const char *self, const char *kernel, int n, const char *dir,
+                                  int jailed, int vendors, const char *log);
+/* Why the C that s saved for timed round `round` (inputs from seed) is wrong, "" if right: with
+ * full, every element (sampled above N = 1024), else Freivalds' test; at ex->perf_n. */
+void round_wrong(const struct grader_exercise *ex, const char *dir, int round, uint64_t seed,
+                 int full, char *why, size_t why_size);
+/* One timed round of s: inputs from seed, the launch on the grader's clock into s->seconds, and
+ * with save, C saved. 0, or -1 with why. */
+int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed, int save,
+                char *why, size_t why_size);
+/* The harness ended (within cfg->timeout), how in s->ended, its output in s->log_text. */
+void end_side(const struct grader_config *cfg, struct side *s);
+
+/* The kernel timed against the reference (timing.c), with the traffic rows when it earns it:
+ * kernel built with ex's tuning values, the reference with ref_ex's; note (may be "") heads the
+ * report's text. */
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
-                     const char *kernel, int all_right, const struct grader_traffic *mine,
+                     const struct grader_exercise *ref_ex, const char *kernel, const char *note,
+                     int all_right, const struct grader_traffic *mine,
                      struct grader_exercise_result *r);
+
+/* ---------------------------------------------------------------- tuned values (tuned.c) */
+
+/* What the timed comparison builds each side with: the row's defaults, or where the graded
+ * device has a tuning file (cfg->tuning_file), its reference line for the reference and its
+ * submission line for the student's kernel. */
+struct grade_timed {
+    struct grader_exercise mine, reference; /* the row with each side's values */
+    char kernel[PATH_MAX + 128];            /* the student's canonical text at theirs */
+    char note[1600];                        /* for the report: which values, from where ("") */
+};
+
+/* From the row ex, the student's kernel.cl as copied (source) and its canonical text at the
+ * defaults (canonical), into t; a submission line's values get a canonical text of their own
+ * beside it. A line that cannot be used is said in the note and left out. */
+void grade_timed_values(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *source, const char *canonical, struct grade_timed *t);
 
 #endif

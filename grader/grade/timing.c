@@ -30,8 +30,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#define TIMED_ROUNDS GRADER_TIMED_ROUNDS
-#define LOG_CAP      6000
+#define LOG_CAP 6000
 
 static double now(void) {
     struct timespec t;
@@ -52,22 +51,9 @@ static uint64_t round_seed(uint64_t seed, int r) {
     return grader_derive_seed(seed, "timed round", r);
 }
 
-/* One side of the comparison. */
-struct side {
-    const char *who;                /* "yours" or "reference" */
-    struct grader_child *child;     /* its serving harness */
-    char dir[PATH_MAX];             /* its folder (where it saves c-R.bin) */
-    char log[PATH_MAX + 32];        /* its stdout and stderr */
-    double seconds[TIMED_ROUNDS];   /* each launch on the grader's clock */
-    double reported[TIMED_ROUNDS];  /* each launch as the harness reported it */
-    struct grader_run_result ended; /* how it ended */
-    char *log_text;                 /* its output, capped, once it ended */
-};
-
-static struct grader_child *start_server(const struct grader_config *cfg,
-                                         const struct grader_exercise *ex, const char *self,
-                                         const char *kernel, int n, const char *dir, int jailed,
-                                         int vendors, const char *log) {
+struct grader_child *start_server(const struct grader_config *cfg, const struct grader_exercise *ex,
+                                  const char *self, const char *kernel, int n, const char *dir,
+                                  int jailed, int vendors, const char *log) {
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (jailed)
         grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
@@ -78,6 +64,10 @@ static struct grader_child *start_server(const struct grader_config *cfg,
         grader_argv_push(&argv, FLAG_VENDORS);
     grader_argv_push(&argv, FLAG_N);
     grader_argv_pushf(&argv, "%d", n);
+    for (int t = 0; t < CLU_MAX_DEFINES && ex->tuning[t].name; t++) { /* the row's, or tuned */
+        grader_argv_push(&argv, FLAG_DEFINE);
+        grader_argv_pushf(&argv, "%s=%d", ex->tuning[t].name, ex->tuning[t].value);
+    }
     if (cfg->device) {
         grader_argv_push(&argv, FLAG_DEVICE);
         grader_argv_push(&argv, cfg->device);
@@ -139,8 +129,8 @@ static size_t sampled_wrong(int n, const float *a, const float *b, const float *
 /* Why the student's C of timed round r is wrong ("" if right): every element against the
  * reference (full; sampled elements above FULL_CHECK_MAX_N), or Freivalds' O(N^2) check of the
  * product. */
-static void round_wrong(const struct grader_exercise *ex, const char *dir, int round, uint64_t seed,
-                        int full, char *why, size_t why_size) {
+void round_wrong(const struct grader_exercise *ex, const char *dir, int round, uint64_t seed,
+                 int full, char *why, size_t why_size) {
     int n = ex->perf_n;
     size_t count = grader_output_count(ex, grader_square(n)), in_count = (size_t)n * (size_t)n;
     char reason[200] = "", name[32];
@@ -195,8 +185,8 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
 
 /* One timed round of one side: inputs, the launch on the grader's clock, and (for the student)
  * C saved. 0, or -1 with why. */
-static int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed,
-                       int save, char *why, size_t why_size) {
+int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed, int save,
+                char *why, size_t why_size) {
     char command[128], rest[128];
     snprintf(command, sizeof command, SERVE_INPUTS " %d %llu", round, (unsigned long long)seed);
     if (exchange(s, command, round, cfg->timeout, SERVE_INPUTS, NULL, 0) != 0) {
@@ -254,7 +244,7 @@ static void vendor_round(const struct grader_config *cfg, struct side *ref, int 
     }
 }
 
-static void end_side(const struct grader_config *cfg, struct side *s) {
+void end_side(const struct grader_config *cfg, struct side *s) {
     if (s->child)
         grader_finish(s->child, cfg->timeout, &s->ended);
     s->child = NULL;
@@ -308,9 +298,9 @@ static int timing_lock(const struct grader_config *cfg) {
 }
 
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
-                      const char *kernel, const char *reference, double *gflops, double *ref_gflops,
-                      char *out, size_t out_size, int *earned, int *too_busy,
-                      struct grader_vendor_times *vendors) {
+                      const char *kernel, const struct grader_exercise *rx, const char *reference,
+                      double *gflops, double *ref_gflops, char *out, size_t out_size, int *earned,
+                      int *too_busy, struct grader_vendor_times *vendors) {
     struct side sides[2] = {{.who = "yours"}, {.who = "reference"}};
     struct side *mine = &sides[0], *ref = &sides[1];
     struct grader_jail jail;
@@ -336,7 +326,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         double started = now();
         sides[w].child = w == 0 ? start_server(cfg, ex, jail.self, jail.kernel, ex->perf_n,
                                                jail.dir, 1, 0, mine->log)
-                                : start_server(cfg, ex, cfg->self, reference, ex->perf_n, ref->dir,
+                                : start_server(cfg, rx, cfg->self, reference, ex->perf_n, ref->dir,
                                                0, vendors != NULL, ref->log);
         if (!sides[w].child ||
             grader_child_ask(sides[w].child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
@@ -525,7 +515,8 @@ static void grade_test_vendors(const struct grader_exercise *ex,
 #define PERF_MAX_N       4096
 
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
-                     const char *kernel, int all_right, const struct grader_traffic *mine,
+                     const struct grader_exercise *ref_ex, const char *kernel, const char *note,
+                     int all_right, const struct grader_traffic *mine,
                      struct grader_exercise_result *r) {
     const char *name = "performance against the reference solution";
     int pts = ex->points.perf;
@@ -538,24 +529,27 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
     snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
     int earned = 0, too_busy = 0;
     struct grader_vendor_times vendors;
-    struct grader_exercise timed = *ex;
+    struct grader_exercise timed = *ex, ref_timed = *ref_ex;
     ex = &timed;
     for (;;) {
-        grader_perf_test(cfg, ex, kernel, reference, &r->gflops, &r->ref_gflops, text, sizeof text,
-                         &earned, &too_busy, ex->vendor_ratios[0] > 0 ? &vendors : NULL);
+        ref_timed.perf_n = timed.perf_n;
+        grader_perf_test(cfg, ex, kernel, &ref_timed, reference, &r->gflops, &r->ref_gflops, text,
+                         sizeof text, &earned, &too_busy,
+                         ex->vendor_ratios[0] > 0 ? &vendors : NULL);
         double ref_seconds =
             r->ref_gflops > 0 ? grader_flops(ex, grader_square(ex->perf_n)) / r->ref_gflops * 1e-9
                               : 0.0;
         int next = 2 * ex->perf_n;
         if (ex->is_vector || ex->perf_fixed || ref_seconds <= 0.0 ||
-            ref_seconds >= PERF_MIN_SECONDS || next > PERF_MAX_N || !grader_size_valid(ex, next))
+            ref_seconds >= PERF_MIN_SECONDS || next > PERF_MAX_N || !grader_size_valid(ex, next) ||
+            !grader_size_valid(&ref_timed, next))
             break;
         timed.perf_n = next; /* too short a launch to time well: again at twice the size */
     }
     r->too_busy |= too_busy;
     if (earned && !ex->is_vector)
         grade_traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
-    grader_add_test(r, name, earned ? pts : 0, pts, "%s%s", text, traffic);
+    grader_add_test(r, name, earned ? pts : 0, pts, "%s%s%s", note, text, traffic);
     if (ex->vendor_ratios[0] > 0)
         grade_test_vendors(ex, &vendors, r);
 }

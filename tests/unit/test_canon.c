@@ -244,6 +244,8 @@ static void test_workbook_kernels_build(void **state) {
         skip();
     }
     int built = 0;
+    char extensions[8192] = "";
+    clGetDeviceInfo(env.device, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, NULL);
     /* tests/run.sh exports the skeletons as committed: exercises/ may hold a student's work */
     const char *skeletons = getenv("SKELETONS");
     const char *folders[] = {"solutions", skeletons && *skeletons ? skeletons : "exercises"};
@@ -254,6 +256,8 @@ static void test_workbook_kernels_build(void **state) {
             snprintf(src, sizeof src, "%s/%s/kernel.cl", folders[f], ex->id);
             if (access(src, R_OK) != 0)
                 continue; /* the CUDA exercise */
+            if (ex->needs_extension && !grader_has_extension(extensions, ex->needs_extension))
+                continue; /* (12's sub-groups: not on POCL 3.1) */
             snprintf(dst, sizeof dst, "%s/%s-%s.cl", g_tmp, f ? "skeleton" : "solution", ex->id);
             struct grader_variant v = grader_variant_of(ex, 0, 0);
             CHECK(grader_canonicalise(src, dst, &v, why, sizeof why) == 0, "%s: %s", src, why);
