@@ -183,10 +183,13 @@ void sgemm(const int M, const int N, const int K, const __global float *A,
 #pragma unroll
             for (int h = 0; h < WPTN / VWN; h++)
                 acc[wm][h] = (floatN)0.0f;
-        float4 ra[LPTA], rb[LPTB]; /* tile t on its way from global to local memory */
 
         for (int t = 0; t <= ntiles; t++) {
             const int k0 = t * TSK;
+            /* tile t on its way from global to local memory; declared here, not before the
+             * loop: nothing in them is needed after the barrier (POCL would keep them in
+             * memory for every work-item if they lived across it) */
+            float4 ra[LPTA], rb[LPTB];
             if (t < ntiles) {
                 const int k_in = k0 + TSK <= K; /* the tile lies inside along K */
                 if (a_vec && k_in) {

@@ -124,10 +124,10 @@ extern "C" __global__ void __launch_bounds__(NT)
 #pragma unroll
         for (int wn = 0; wn < WPTN; wn++)
             acc[wm][wn] = 0.0f;
-    float ra[LPTA][4], rb[LPTB][4]; /* tile t on its way from global to shared memory */
 
     for (int t = 0; t <= ntiles; t++) {
         const int k0 = t * TSK;
+        float ra[LPTA][4], rb[LPTB][4]; /* tile t on its way from global to shared memory */
         if (t < ntiles) {
             const bool k_in = k0 + TSK <= K;
 #pragma unroll
