@@ -19,7 +19,11 @@
  * Divisibility rules (checked below): WPTM divides TSM, WPTN TSN, VWM WPTM, VWN WPTN (VWM and
  *             VWN are 1, 2 or 4); 4 divides TSK and TSN; (TSM/WPTM)*(TSN/WPTN) divides
  *             TSM*TSK/4 and TSK*TSN/4. M, N and K need not be multiples of anything. The tuning
- *             values are fixed when nvcc compiles: make cuda CUDA_DEFINES="-DTSK=8".
+ *             values are fixed when nvcc compiles: make cuda CUDA_DEFINES="-DTSK=8". CUDA
+ *             allows at most 48 KB of __shared__ arrays declared in the kernel (more only as
+ *             dynamic shared memory, which the launch must ask for), so TSK is 16 here where
+ *             kernel.cl's default is 32: the two pairs of tiles take 2 * (TSK*(TSM+4) +
+ *             TSK*TSN) floats, 33 KB at TSK = 16.
  * Reference loop this replaces:
  *     for (i = 0; i < M; i++)
  *         for (j = 0; j < N; j++) {
@@ -41,7 +45,7 @@
 #define TSN 128 /* columns of C (and of the B tile) per block */
 #endif
 #ifndef TSK
-#define TSK 16 /* length of a tile along K */
+#define TSK 16 /* length of a tile along K (kernel.cl's 32 needs 65 KB: see below) */
 #endif
 #ifndef WPTM
 #define WPTM 8 /* rows of C per thread */
@@ -124,10 +128,10 @@ extern "C" __global__ void __launch_bounds__(NT)
 #pragma unroll
         for (int wn = 0; wn < WPTN; wn++)
             acc[wm][wn] = 0.0f;
-    float ra[LPTA][4], rb[LPTB][4]; /* tile t on its way from global to shared memory */
 
     for (int t = 0; t <= ntiles; t++) {
         const int k0 = t * TSK;
+        float ra[LPTA][4], rb[LPTB][4]; /* tile t on its way from global to shared memory */
         if (t < ntiles) {
             const bool k_in = k0 + TSK <= K;
 #pragma unroll

@@ -56,7 +56,7 @@ static cl_int launch(struct clu_mm *mm, cl_event *done) {
 int main(int argc, char **argv) {
     /* the tuning values and their defaults (kernel.cl's #ifndef, the fastest on the H100), changed
      * by --define NAME=VALUE */
-    static const struct clu_define tuning[] = {{"TSM", 128}, {"TSN", 128}, {"TSK", 16}, {"WPTM", 8},
+    static const struct clu_define tuning[] = {{"TSM", 128}, {"TSN", 128}, {"TSK", 32}, {"WPTM", 8},
                                                {"WPTN", 8},  {"VWM", 4},   {"VWN", 4},  {NULL, 0}};
     static const struct clu_mm_exercise exercise = {
         .title = "Fastest SGEMM: every technique together, any size",
