@@ -334,7 +334,7 @@ const struct grader_exercise grader_exercises[] = {
         /* the reference's tuning values: a student's kernel takes the same names (its README) */
         .tuning = {{"TSM", 128},
                    {"TSN", 128},
-                   {"TSK", 16},
+                   {"TSK", 32},
                    {"WPTM", 8},
                    {"WPTN", 8},
                    {"VWM", 4},
