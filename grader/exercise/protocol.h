@@ -20,19 +20,20 @@
 
 /* Their flags, as the grader spells them (FLAG_NAME: as getopt_long names them). A number is
  * decimal digits and nothing else (grader_parse_number). */
-#define FLAG_EX      "--ex"      /* ID: the exercise (--harness) */
-#define FLAG_KERNEL  "--kernel"  /* FILE: the kernel.cl to build (--harness) */
-#define FLAG_DEVICE  "--device"  /* SPEC: the OpenCL device, as clu_env_open takes it (--harness) */
-#define FLAG_EXACT   "--exact"   /* no guard zone: oclgrind must see C's true end (--harness) */
-#define FLAG_SERVE   "--serve"   /* timed launches on command, the SERVE_ words (--harness) */
-#define FLAG_VENDORS "--vendors" /* --serve also times the vendors' SGEMMs (the reference's only)  \
-                                  */
-#define FLAG_CUBIN  "--cubin"    /* FILE: the cubin, fatbin or PTX nvcc made (--cuda-harness) */
-#define FLAG_PROBE  "--probe"    /* only the device, into CUDA_DEVICE_FILE (--cuda-harness) */
-#define FLAG_TIME   "--time"     /* timed launches, into CUDA_TIMING_FILE (--cuda-harness) */
-#define FLAG_N      "--n"        /* N: the size of the matrices (rectangular: C's columns) */
-#define FLAG_M      "--m"        /* M: rows of A and C (--harness, rectangular rows; default N) */
-#define FLAG_K      "--k"        /* K: A's columns, B's rows (--harness, rectangular; default N) */
+#define FLAG_EX     "--ex"     /* ID: the exercise (--harness) */
+#define FLAG_KERNEL "--kernel" /* FILE: the kernel.cl to build (--harness) */
+#define FLAG_DEVICE "--device" /* SPEC: the OpenCL device, as clu_env_open takes it (--harness) */
+#define FLAG_EXACT  "--exact"  /* no guard zone: oclgrind must see C's true end (--harness) */
+#define FLAG_SERVE  "--serve"  /* timed launches on command, the SERVE_ words (--harness) */
+#define FLAG_VENDORS                                                                               \
+    "--vendors"               /* --serve also times the vendors' SGEMMs (the reference's only)     \
+                               */
+#define FLAG_CUBIN  "--cubin" /* FILE: the cubin, fatbin or PTX nvcc made (--cuda-harness) */
+#define FLAG_PROBE  "--probe" /* only the device, into CUDA_DEVICE_FILE (--cuda-harness) */
+#define FLAG_TIME   "--time"  /* timed launches, into CUDA_TIMING_FILE (--cuda-harness) */
+#define FLAG_N      "--n"     /* N: the size of the matrices (rectangular: C's columns) */
+#define FLAG_M      "--m"     /* M: rows of A and C (--harness, rectangular rows; default N) */
+#define FLAG_K      "--k"     /* K: A's columns, B's rows (--harness, rectangular; default N) */
 #define FLAG_CHECK  "--check-tuning" /* the row's oclgrind tuning values (--harness) */
 #define FLAG_SEED   "--seed"         /* S: the seed of A and B */
 #define FLAG_BLOCK  "--block"        /* B: BLOCK (--harness: 0 is the table row's) */
