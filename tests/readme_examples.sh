@@ -97,7 +97,7 @@ write() {
     "$root/build/grader/grader" --submission "$root/solutions" --work "$tmp/work" \
         --results "$tmp/results-sol" --json "$tmp/solutions.json" >"$tmp/solutions.txt" 2>&1
     status=$?
-    lost=$(jq '[.tests[] | select(.name | startswith("speed against CLBlast") | not)
+    lost=$(jq '[.tests[] | select(.name | contains("speed against CLBlast") | not)
         | .max_score - .score] | add' "$tmp/solutions.json" 2>/dev/null)
     [ $status -eq 0 ] || { [ $status -eq 1 ] && [ "$lost" = 0 ]; } ||
         { tail -n 20 "$tmp/solutions.txt"; echo "readme examples: the solutions lost points"; exit 1; }
