@@ -5,7 +5,9 @@
 # GRADER=path picks the grader binary (default build/grader/grader; tests/run.sh passes the ASan
 # build's), GRADER_CONFIG=file a config file for it.
 # A planted submission is the reference solution of one exercise with the files of its folder
-# (kernel.cl and/or main.c) laid over it. expect lines:
+# (kernel.cl and/or main.c) laid over it, or changed by a sed expression. expect lines:
+#   kernel_sed EXPR          a GNU sed expression applied to the solution's kernel.cl (main_sed:
+#                            main.c), which must change it: the bug planted in the current text
 #   ex ID                    the exercise
 #   fail TEST                a test whose name contains TEST must score 0
 #   pass TEST                a test whose name contains TEST must score full points
@@ -62,6 +64,18 @@ for name in $names; do
     cp "$root/solutions/$ex/"* "$sub/$ex/"
     for f in "$dir"/*; do
         case ${f##*/} in expect) ;; *) cp "$f" "$sub/$ex/" ;; esac
+    done
+    # kernel_sed / main_sed: a GNU sed expression applied to the solution's file (one that no
+    # longer changes it plants nothing, and fails)
+    for f in kernel.cl main.c; do
+        expr=$(sed -n "s/^${f%%.*}_sed //p" "$dir/expect")
+        [ -n "$expr" ] || continue
+        cp "$sub/$ex/$f" "$sub/$f.before" && sed -i "$expr" "$sub/$ex/$f" &&
+            ! cmp -s "$sub/$ex/$f" "$sub/$f.before" || {
+            echo "FAIL planted $name: ${f%%.*}_sed changes nothing in solutions/$ex/$f"
+            failures=$((failures + 1))
+            continue 2
+        }
     done
     json=$sub/grade.json
     no_perf=--no-perf
