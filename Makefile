@@ -134,6 +134,7 @@ tune: deps-grade $(GRADER)
 
 batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
+	    TUNING="$(TUNING)" \
 	    SANDBOX="$(SANDBOX)" sh grader/batch/batch.sh
 
 # tables from this machine's latest `make bench` (results/) and the committed reference results

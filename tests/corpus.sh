@@ -166,14 +166,19 @@ fi
 sandbox=0
 command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc true 2>/dev/null &&
     sandbox=1
+# a tuning folder of the instructor's (make tune's), with a line tuned for one student's kernel
+# that the batch must not apply to everyone
+mkdir -p "$tmp/tuning"
+printf '# make tune\n09_register_blocking reference TSM=64 TSN=64 TSK=16 WPTM=8 WPTN=8\n%s\n' \
+    "09_register_blocking submission TSM=32 TSN=32 TSK=8 WPTM=4 WPTN=4" >"$tmp/tuning/any.conf"
 batch() { # batch EXTRA-ENV... : one make-batch run over the class
-    env SUBMISSIONS="$class" OUT="$out" JOBS=3 CONFIG="$root/tests/corpus.conf" \
+    env SUBMISSIONS="$class" OUT="$out" JOBS=3 CONFIG="$root/tests/corpus.conf" TUNING="$tmp/tuning" \
         GRADER_SECRET=corpus-secret SANDBOX=none "$@" sh "$root/grader/batch/batch.sh"
 }
 # a first run killed with kill -9 once a few students are published: the whole process group
 # (setsid makes the batch its leader), as a crash or an impatient instructor would
 mkdir -p "$out"
-setsid sh -c "$(printf '%s ' env SUBMISSIONS="$class" OUT="$out" JOBS=3 \
+setsid sh -c "$(printf '%s ' env SUBMISSIONS="$class" OUT="$out" JOBS=3 TUNING="$tmp/tuning" \
     CONFIG="$root/tests/corpus.conf" GRADER_SECRET=corpus-secret SANDBOX=none sh "$root/grader/batch/batch.sh")" \
     >"$tmp/run1.txt" 2>&1 &
 leader=$!
@@ -274,6 +279,9 @@ check "the id -A1 is a text cell in the gradebook, not a formula" \
 check "no gradebook cell starts a formula (= + - @)" \
     sh -c "! sed 's/\"[^\"]*\"/text/g' '$out/gradebook.csv' | grep -Eq '(^|,)[-=+@]'"
 check "gradebook, summary and JUnit written" test -s "$out/summary.md" -a -s "$out/junit.xml"
+check "the graders' tuning file keeps the reference's line, not one student's" \
+    sh -c "grep -q '^09_register_blocking reference ' '$out/cache/tuning/any.conf' &&
+        ! grep -q ' submission ' '$out/cache/tuning/any.conf'"
 graded=$(grep -c ',graded,' "$out/gradebook.csv")
 check "junit.xml: $graded suites, all closed" \
     test "$(grep -c '<testsuite ' "$out/junit.xml")" -eq "$graded" -a \

@@ -59,6 +59,14 @@ case $out/ in "$subs"/*) die "OUT must not be inside SUBMISSIONS" ;; esac
 # one batch at a time on an OUT folder
 exec 9>"$out/.lock"
 flock -n 9 || die "another batch is running on $out (or wait for it: its lock is $out/.lock)"
+# make tune's files (results/tuning/<device>.conf, or TUNING's) as the graders read them: the
+# reference's lines only. A `submission` line tuned one student's kernel on this machine: for a
+# class it would time every student's kernel at that student's values
+rm -rf "$out/cache/tuning" && mkdir -p "$out/cache/tuning" || die "cannot create $out/cache/tuning"
+for f in "${TUNING:-$root/results/tuning}"/*.conf; do
+    [ -f "$f" ] && grep -v '^[^#[:space:]]*[[:space:]][[:space:]]*submission[[:space:]]' "$f" \
+        >"$out/cache/tuning/${f##*/}"
+done
 
 # ---------------------------------------------------------------- the secret behind the seeds
 if [ -n "${GRADER_SECRET:-}" ]; then
@@ -219,7 +227,8 @@ grade_one() { # grade_one ID ENTRY
                 --setenv HOME "$w" --setenv TMPDIR /tmp
         fi
         set -- "$@" "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
-            --results "$w/logs" --json "$w/results.json" --seed-file "$w/seed" --cache "$out/cache"
+            --results "$w/logs" --json "$w/results.json" --seed-file "$w/seed" --cache "$out/cache" \
+            --tuning "$out/cache/tuning"
         # a copy in the student's folder: the sandbox hides /tmp and OUT, where the file may be
         if [ -n "$config" ]; then
             cp "$config" "$w/grader.conf" && set -- "$@" --config "$w/grader.conf"
