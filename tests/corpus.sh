@@ -274,6 +274,8 @@ left_running() { ps -eo uid=,stat= | awk '$1 >= 1056964608 && $1 < 1073741824 &&
 for _ in 1 2 3 4 5; do left_running && sleep 1; done
 check "no student process left running" sh -c "! { ps -eo uid=,stat= |
     awk '\$1 >= 1056964608 && \$1 < 1073741824 && \$2 !~ /^Z/' | grep -q .; }"
+left_running && ps -eo uid=,pid=,ppid=,stat=,etime=,args= |
+    awk '$1 >= 1056964608 && $1 < 1073741824 && $4 !~ /^Z/' | cut -c1-200
 check "the id -A1 is a text cell in the gradebook, not a formula" \
     grep -q "^'-A1,[0-9]*," "$out/gradebook.csv"
 check "no gradebook cell starts a formula (= + - @)" \

@@ -9,8 +9,11 @@
 #define _GNU_SOURCE
 #include "jail/cgroup_fs.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -231,6 +234,55 @@ static int open_v1(struct grader_cgroup_student *s, const char *name, char *why,
     return 0;
 }
 
+/* A group folder of a grader that died, and every group under it: thawed (a frozen process
+ * cannot act on the SIGKILL its parent's death sends it, so a grader killed while a student's run
+ * was paused left it frozen for good), its processes killed, its folders removed deepest first. */
+static void sweep_group(const char *dir, int depth) {
+    cgroup_put(dir, "freezer.state", "THAWED"); /* v1; v2's is cgroup.freeze (either may fail) */
+    cgroup_put(dir, "cgroup.freeze", "0");
+    char procs[CGROUP_FILE_PATH];
+    FILE *f =
+        cgroup_join(procs, sizeof procs, dir, "cgroup.procs") == 0 ? fopen(procs, "re") : NULL;
+    long pid;
+    while (f && fscanf(f, "%ld", &pid) == 1)
+        if (pid > 1)
+            kill((pid_t)pid, SIGKILL);
+    if (f)
+        fclose(f);
+    DIR *d = depth < 8 ? opendir(dir) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        char sub[CGROUP_FILE_PATH];
+        struct stat st;
+        if (e->d_name[0] != '.' && cgroup_join(sub, sizeof sub, dir, e->d_name) == 0 &&
+            stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+            sweep_group(sub, depth + 1);
+    }
+    if (d)
+        closedir(d);
+    cgroup_remove_group(dir);
+}
+
+/* The groups under home that a grader made (clmm-<label>-<pid>, clmm-grader-<pid>) and left when
+ * it died, killed with -9 half-way through a student: swept. A group whose pid lives (another
+ * grader of the batch, or a reused pid) is left alone. */
+static void sweep_dead_graders(const char *home) {
+    DIR *d = opendir(home);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        const char *dash = strrchr(e->d_name, '-');
+        char *end = NULL;
+        long pid = dash ? strtol(dash + 1, &end, 10) : 0;
+        char dir[CGROUP_FILE_PATH];
+        if (strncmp(e->d_name, "clmm-", 5) == 0 && end && end != dash + 1 && *end == '\0' &&
+            pid > 1 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
+            cgroup_join(dir, sizeof dir, home, e->d_name) == 0)
+            sweep_group(dir, 0);
+    }
+    if (d)
+        closedir(d);
+}
+
 int grader_cgroup_student_open(struct grader_cgroup_student *s, const char *label, char *why,
                                size_t why_size) {
     memset(s, 0, sizeof *s);
@@ -241,12 +293,17 @@ int grader_cgroup_student_open(struct grader_cgroup_student *s, const char *labe
     char name[96];
     student_group_name(label, name, sizeof name);
     char v2_why[512];
-    if (open_v2(s, name, v2_why, sizeof v2_why) == 0)
-        return 0;
-    memset(s, 0, sizeof *s);
+    int opened = open_v2(s, name, v2_why, sizeof v2_why) == 0;
     char v1_why[512];
-    if (open_v1(s, name, v1_why, sizeof v1_why) == 0)
+    if (!opened) {
+        memset(s, 0, sizeof *s);
+        opened = open_v1(s, name, v1_why, sizeof v1_why) == 0;
+    }
+    if (opened) {
+        for (int t = 0; t < s->tree_count; t++)
+            sweep_dead_graders(s->trees[t].home);
         return 0;
+    }
     memset(s, 0, sizeof *s);
     /* where there is no v1 hierarchy at all, the v2 reason is the one that tells */
     cgroup_say(why, why_size, "%s", strstr(v1_why, "no v1 ") ? v2_why : v1_why);
