@@ -82,7 +82,8 @@ for name in $names; do
     grep -qE 'performance|^max_ratio' "$dir/expect" && no_perf=""
     # a short time limit: the never-ending kernel is stopped after 10 s instead of 30
     "$grader" --root "$root" --submission "$sub" --ex "$ex" --json "$json" --timeout 10 $no_perf \
-        ${GRADER_CONFIG:+--config "$GRADER_CONFIG"} --results "$sub/results" --work "$sub/work" \
+        ${GRADER_CONFIG:+--config "$GRADER_CONFIG"} ${TUNING:+--tuning "$TUNING"} \
+        --results "$sub/results" --work "$sub/work" \
         >"$sub/report.txt" 2>&1
     status=$?
     needs=$(sed -n 's/^needs_extension //p' "$dir/expect")

@@ -95,7 +95,7 @@ write() {
     echo "readme examples: grading solutions/ (a few minutes)"
     # (exit 1 with points lost only in the capstone's test against CLBlast: see tests/run.sh)
     "$root/build/grader/grader" --submission "$root/solutions" --work "$tmp/work" \
-        --results "$tmp/results-sol" --json "$tmp/solutions.json" >"$tmp/solutions.txt" 2>&1
+        ${TUNING:+--tuning "$TUNING"} --results "$tmp/results-sol" --json "$tmp/solutions.json" >"$tmp/solutions.txt" 2>&1
     status=$?
     lost=$(jq '[.tests[] | select(.name | contains("speed against CLBlast") | not)
         | .max_score - .score] | add' "$tmp/solutions.json" 2>/dev/null)

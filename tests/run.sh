@@ -15,6 +15,11 @@ failed=""
 SKELETONS=$tmp/skeletons
 export SKELETONS
 sh tests/skeletons.sh "$SKELETONS" || { echo "cannot export the skeletons"; exit 1; }
+# No make tune file: a checkout's results/tuning/ (TUNING for make, --tuning for the grader) would
+# time a tuned reference against solutions at the defaults. tests/tune.sh tests the files.
+TUNING=$tmp/no-tuning
+export TUNING
+mkdir -p "$TUNING"
 step() { # step NAME COMMAND...: run one step, remember its failure
     step_name=$1
     shift
@@ -47,7 +52,7 @@ unit_tests() {
 # is missing), and its leaderboard ratio with it
 solutions_full_marks() {
     "$grader" --submission solutions --json "$tmp/solutions.json" --work "$tmp/work-sol" \
-        --results "$tmp/results-sol" >"$tmp/solutions.txt" 2>&1
+        --tuning "$TUNING" --results "$tmp/results-sol" >"$tmp/solutions.txt" 2>&1
     status=$?
     tail -n 14 "$tmp/solutions.txt"
     vendor='.name | contains("speed against CLBlast")'
@@ -73,7 +78,7 @@ solutions_full_marks() {
 # the skeletons as given: zero everywhere, "not implemented yet" for each, no grader failure
 skeletons_zero() {
     "$grader" --submission "$SKELETONS" --json "$tmp/skeletons.json" --work "$tmp/work-sk" \
-        --results "$tmp/results-sk" >"$tmp/skeletons.txt" 2>&1
+        --tuning "$TUNING" --results "$tmp/results-sk" >"$tmp/skeletons.txt" 2>&1
     status=$?
     tail -n 12 "$tmp/skeletons.txt"
     [ $status -eq 1 ] || { cat "$tmp/skeletons.txt"; echo "grader exit $status, expected 1"; return 1; }
@@ -183,7 +188,7 @@ host_programs() {
 # make bench at a small N: the whole table, the CSV and the plots, well formed; no timing asserted
 bench_small() {
     out=$tmp/bench
-    "$grader" --bench --n 64 --out "$out" >"$tmp/bench.txt" 2>&1
+    "$grader" --bench --n 64 --tuning "$TUNING" --out "$out" >"$tmp/bench.txt" 2>&1
     status=$?
     tail -n 30 "$tmp/bench.txt"
     [ $status -eq 0 ] || { echo "bench exit $status"; return 1; }
@@ -214,7 +219,7 @@ bench_small() {
             { echo "plot $svg missing or cut"; ok=1; }
     done
     # without the vendor libraries the rows are skipped with a reason, and the run still succeeds
-    BENCH_NO_VENDOR=openblas,clblast "$grader" --bench --n 32 --no-traffic --no-plots \
+    BENCH_NO_VENDOR=openblas,clblast "$grader" --bench --n 32 --no-traffic --no-plots --tuning "$TUNING" \
         --out "$tmp/bench-novendor" >"$tmp/bench2.txt" 2>&1 ||
         { echo "bench without vendors failed"; cat "$tmp/bench2.txt"; ok=1; }
     grep -q "OpenBLAS.*disabled by BENCH_NO_VENDOR" "$tmp/bench-novendor/bench.md" &&

@@ -7,7 +7,13 @@
  *       "driver 13000"; exits CUDA_HARNESS_NO_DEVICE (with the reason) where there is none.
  *   grader --cuda-harness --cubin FILE --n N --seed S --out DIR [--block B] [--time]
  *       loads FILE (a cubin, fatbin or PTX from nvcc) and launches its mmul_blocked(N, A, B, C)
- *       on a grid of {N/B, N/B} blocks of {B, B} threads (B = 16), with A and B from the seed
+ *       on a grid of {N/B, N/B} blocks of {B, B} threads (B = 16);
+ *   grader --cuda-harness --ex ID --cubin FILE --m M --n N --k K --groups-x GX --groups-y GY
+ *                         --threads-x TX --threads-y TY --seed S --out DIR [--time]
+ *       the twin of a row with tuning values (the capstone): the row's kernel function with the
+ *       row's arguments (sgemm(M, N, K, A, B, C)) on a grid of {GX, GY} blocks of {TX, TY}
+ *       threads, which the grader works out from the row's geometry and the values nvcc built
+ *       with. Either way A and B come from the seed
  *       (clu_random_fill streams 0 and 1) and C full of NaN and followed by a guard zone of
  *       HARNESS_GUARD floats of HARNESS_GUARD_VALUE. It saves C with the guard, A and B as
  *       c.bin, a.bin and b.bin for the parent to check; it decides nothing. With --time: one
@@ -53,8 +59,34 @@ static int probe(const char *out) {
     return grader_cuda_device_write(out, &d) == 0 ? CUDA_HARNESS_OK : CUDA_HARNESS_USAGE;
 }
 
-/* Load the module nvcc made and find the kernel in it; exits with the reason if not. */
-static cu_handle load_kernel(const char *path) {
+/* What kernel.cu must declare, for the message of a module without it. */
+static void say_signature(const struct grader_exercise *ex) {
+    if (!ex) {
+        fprintf(stderr, "kernel.cu has no function " CUDA_KERNEL ": it must be declared extern "
+                        "\"C\" __global__ void " CUDA_KERNEL "(const int N, const float *A, "
+                        "const float *B, float *C)");
+    } else {
+        fprintf(stderr,
+                "kernel.cu has no function %s: it must be declared extern \"C\" "
+                "__global__ void %s(",
+                ex->kernel, ex->kernel);
+        for (int i = 0; i < GRADER_MAX_ARGS && ex->args[i] != ARG_END; i++)
+            fprintf(stderr, "%s%s", i ? ", " : "",
+                    ex->args[i] == ARG_M   ? "const int M"
+                    : ex->args[i] == ARG_N ? "const int N"
+                    : ex->args[i] == ARG_K ? "const int K"
+                    : ex->args[i] == ARG_A ? "const float *A"
+                    : ex->args[i] == ARG_B ? "const float *B"
+                    : ex->args[i] == ARG_C ? "float *C"
+                                           : "?");
+        fprintf(stderr, ")");
+    }
+    fprintf(stderr, " (without extern \"C\", C++ changes its name)\n");
+}
+
+/* Load the module nvcc made and find the kernel in it (the row's function, or mmul_blocked);
+ * exits with the reason if not. */
+static cu_handle load_kernel(const char *path, const struct grader_exercise *ex) {
     size_t length = 0;
     char *image = clu_read_file(path, &length); /* NUL-terminated, as PTX must be */
     if (!image) {
@@ -71,12 +103,9 @@ static cu_handle load_kernel(const char *path) {
         cuda_check(err, "cuModuleLoadData", CUDA_HARNESS_NO_DEVICE);
     }
     cuda_check(err, "cuModuleLoadData (loading kernel.cu's compiled code)", CUDA_HARNESS_MODULE);
-    err = cu.module_function(&function, module, CUDA_KERNEL);
+    err = cu.module_function(&function, module, ex ? ex->kernel : CUDA_KERNEL);
     if (err == CU_ERROR_NOT_FOUND) {
-        fprintf(stderr, "kernel.cu has no function " CUDA_KERNEL ": it must be declared extern "
-                        "\"C\" __global__ void " CUDA_KERNEL "(const int N, const float *A, "
-                        "const float *B, float *C) (without extern \"C\", C++ changes its "
-                        "name)\n");
+        say_signature(ex);
         exit(CUDA_HARNESS_MODULE);
     }
     cuda_check(err, "cuModuleGetFunction", CUDA_HARNESS_MODULE);
@@ -102,13 +131,13 @@ static int save_device(cu_ptr from, float *host, size_t count, const char *dir, 
 
 struct cuda_launch {
     cu_handle function;
-    unsigned int groups, block; /* grid {groups, groups} of blocks {block, block} */
-    void *params[4];            /* &N, &A, &B, &C */
+    unsigned int groups[2], threads[2]; /* a grid of groups[] blocks of threads[] threads */
+    void *params[GRADER_MAX_ARGS];      /* &N, &A, &B, &C; or the row's arguments */
 };
 
 static void launch_once(struct cuda_launch *l) {
-    cuda_check(cu.launch(l->function, l->groups, l->groups, 1, l->block, l->block, 1, 0, NULL,
-                         l->params, NULL),
+    cuda_check(cu.launch(l->function, l->groups[0], l->groups[1], 1, l->threads[0], l->threads[1],
+                         1, 0, NULL, l->params, NULL),
                "cuLaunchKernel", CUDA_HARNESS_FAILED);
 }
 
@@ -116,7 +145,7 @@ static void launch_once(struct cuda_launch *l) {
 struct cuda_buffers {
     float *a, *b, *c;
     cu_ptr d_a, d_b, d_c;
-    size_t count; /* elements of A, B and C (without the guard) */
+    size_t a_count, b_count, count; /* elements of A, of B and of C (without the guard) */
 };
 
 /* --time: warm-up, then CUDA_TIME_ROUNDS timed launches, each on fresh A and B of its round's seed
@@ -137,11 +166,11 @@ static int time_launches(struct cuda_launch *l, struct cuda_buffers *m, uint64_t
     double samples[CUDA_TIME_ROUNDS];
     for (int r = 0; r < CUDA_TIME_ROUNDS; r++) {
         float ms = 0.0f;
-        clu_random_fill(m->a, m->count, cuda_round_seed(seed, r), 0);
-        clu_random_fill(m->b, m->count, cuda_round_seed(seed, r), 1);
-        cuda_check(cu.copy_to_device(m->d_a, m->a, m->count * sizeof *m->a), "cuMemcpyHtoD",
+        clu_random_fill(m->a, m->a_count, cuda_round_seed(seed, r), 0);
+        clu_random_fill(m->b, m->b_count, cuda_round_seed(seed, r), 1);
+        cuda_check(cu.copy_to_device(m->d_a, m->a, m->a_count * sizeof *m->a), "cuMemcpyHtoD",
                    CUDA_HARNESS_FAILED);
-        cuda_check(cu.copy_to_device(m->d_b, m->b, m->count * sizeof *m->b), "cuMemcpyHtoD",
+        cuda_check(cu.copy_to_device(m->d_b, m->b, m->b_count * sizeof *m->b), "cuMemcpyHtoD",
                    CUDA_HARNESS_FAILED);
         cuda_check(cu.memset_32(m->d_c, nan_bits, m->count), "cuMemsetD32", CUDA_HARNESS_FAILED);
         cuda_check(cu.event_record(start, NULL), "cuEventRecord", CUDA_HARNESS_FAILED);
@@ -164,18 +193,26 @@ static int time_launches(struct cuda_launch *l, struct cuda_buffers *m, uint64_t
 
 /* What the command line says (see the top of the file). */
 struct cuda_flags {
-    const char *module, *out; /* --cubin, --out */
-    int n, block;             /* --n, --block */
-    uint64_t seed;            /* --seed */
-    int timed, probe_only;    /* --time, --probe */
+    const char *module, *out, *id; /* --cubin, --out, --ex */
+    int m, n, k, block;            /* --m, --n, --k, --block */
+    int groups[2], threads[2];     /* --groups-x, --groups-y, --threads-x, --threads-y */
+    uint64_t seed;                 /* --seed */
+    int timed, probe_only;         /* --time, --probe */
 };
 
 /* The command line: 0, or CUDA_HARNESS_USAGE after one line on stderr. */
 static int read_flags(int argc, char **argv, struct cuda_flags *f) {
-    enum { CUBIN = 1, OUT, N, BLOCK, SEED, TIME, PROBE };
+    enum { CUBIN = 1, OUT, EX, M, N, K, BLOCK, SEED, TIME, PROBE, GX, GY, TX, TY };
     const struct option options[] = {{FLAG_NAME(FLAG_CUBIN), required_argument, NULL, CUBIN},
                                      {FLAG_NAME(FLAG_OUT), required_argument, NULL, OUT},
+                                     {FLAG_NAME(FLAG_EX), required_argument, NULL, EX},
+                                     {FLAG_NAME(FLAG_M), required_argument, NULL, M},
                                      {FLAG_NAME(FLAG_N), required_argument, NULL, N},
+                                     {FLAG_NAME(FLAG_K), required_argument, NULL, K},
+                                     {FLAG_NAME(FLAG_GROUPS_X), required_argument, NULL, GX},
+                                     {FLAG_NAME(FLAG_GROUPS_Y), required_argument, NULL, GY},
+                                     {FLAG_NAME(FLAG_THREADS_X), required_argument, NULL, TX},
+                                     {FLAG_NAME(FLAG_THREADS_Y), required_argument, NULL, TY},
                                      {FLAG_NAME(FLAG_BLOCK), required_argument, NULL, BLOCK},
                                      {FLAG_NAME(FLAG_SEED), required_argument, NULL, SEED},
                                      {FLAG_NAME(FLAG_TIME), no_argument, NULL, TIME},
@@ -192,11 +229,35 @@ static int read_flags(int argc, char **argv, struct cuda_flags *f) {
         case OUT:
             f->out = optarg;
             break;
-        case N:
-            if (child_number(WHO, FLAG_N, optarg, 1, INT_MAX, &v) != 0)
-                return CUDA_HARNESS_USAGE;
-            f->n = (int)v;
+        case EX:
+            f->id = optarg;
             break;
+        case M:
+        case N:
+        case K: {
+            const char *flag = got == M ? FLAG_M : got == N ? FLAG_N : FLAG_K;
+            if (child_number(WHO, flag, optarg, 1, INT_MAX, &v) != 0)
+                return CUDA_HARNESS_USAGE;
+            *(got == M ? &f->m : got == N ? &f->n : &f->k) = (int)v;
+            break;
+        }
+        case GX:
+        case GY:
+        case TX:
+        case TY: {
+            const char *flag = got == GX   ? FLAG_GROUPS_X
+                               : got == GY ? FLAG_GROUPS_Y
+                               : got == TX ? FLAG_THREADS_X
+                                           : FLAG_THREADS_Y;
+            if (child_number(WHO, flag, optarg, 1, INT_MAX, &v) != 0)
+                return CUDA_HARNESS_USAGE;
+            int *field = got == GX   ? &f->groups[0]
+                         : got == GY ? &f->groups[1]
+                         : got == TX ? &f->threads[0]
+                                     : &f->threads[1];
+            *field = (int)v;
+            break;
+        }
         case BLOCK:
             if (child_number(WHO, FLAG_BLOCK, optarg, 1, 32, &v) != 0)
                 return CUDA_HARNESS_USAGE;
@@ -224,12 +285,37 @@ static int read_flags(int argc, char **argv, struct cuda_flags *f) {
     }
     if (f->probe_only && f->out)
         return CUDA_HARNESS_OK;
-    if (!f->module || !f->out || f->n < 1 || f->n % f->block != 0) {
+    if (f->id) { /* a row's own kernel: its ids and the geometry the grader worked out */
+        const struct grader_exercise *ex = grader_find_exercise(f->id);
+        if (ex && ex->kernel && f->module && f->out && f->n > 0 && f->groups[0] > 0 &&
+            f->groups[1] > 0 && f->threads[0] > 0 && f->threads[1] > 0)
+            return CUDA_HARNESS_OK;
+        fprintf(stderr, WHO ": " FLAG_EX " needs a row with a kernel, " FLAG_CUBIN ", " FLAG_N
+                            ", " FLAG_GROUPS_X ", " FLAG_GROUPS_Y ", " FLAG_THREADS_X
+                            ", " FLAG_THREADS_Y ", " FLAG_SEED " and " FLAG_OUT "\n");
+        return CUDA_HARNESS_USAGE;
+    }
+    if (!f->module || !f->out || f->n < 1 || f->n % f->block != 0 || f->m || f->k) {
         fprintf(stderr, WHO ": needs " FLAG_CUBIN ", " FLAG_N " (a multiple of " FLAG_BLOCK
                             "), " FLAG_SEED " and " FLAG_OUT ", or " FLAG_PROBE " " FLAG_OUT "\n");
         return CUDA_HARNESS_USAGE;
     }
     return CUDA_HARNESS_OK;
+}
+
+/* The kernel's arguments, in the order the row declares them (mmul_blocked's N, A, B, C when the
+ * harness runs a row without a kernel). */
+static void set_params(const struct grader_exercise *ex, struct cuda_launch *l, int dims[3],
+                       struct cuda_buffers *m) {
+    static const enum grader_arg blocked[] = {ARG_N, ARG_A, ARG_B, ARG_C, ARG_END};
+    const enum grader_arg *args = ex ? ex->args : blocked;
+    for (int i = 0; i < GRADER_MAX_ARGS && args[i] != ARG_END; i++)
+        l->params[i] = args[i] == ARG_M   ? (void *)&dims[0]
+                       : args[i] == ARG_N ? (void *)&dims[1]
+                       : args[i] == ARG_K ? (void *)&dims[2]
+                       : args[i] == ARG_A ? (void *)&m->d_a
+                       : args[i] == ARG_B ? (void *)&m->d_b
+                                          : (void *)&m->d_c;
 }
 
 int grader_cuda_harness_main(int argc, char **argv) {
@@ -239,35 +325,36 @@ int grader_cuda_harness_main(int argc, char **argv) {
         return usage;
     if (f.probe_only)
         return probe(f.out);
-    int n = f.n, block = f.block;
+    const struct grader_exercise *ex = f.id ? grader_find_exercise(f.id) : NULL;
+    int dims[3] = {f.m ? f.m : f.n, f.n, f.k ? f.k : f.n}; /* M, N, K */
     cu_device device = cuda_open_device();
-    struct cuda_launch l = {.function = load_kernel(f.module),
-                            .groups = (unsigned int)(n / block),
-                            .block = (unsigned int)block};
+    struct cuda_launch l = {.function = load_kernel(f.module, ex)};
+    for (int d = 0; d < 2; d++) {
+        l.groups[d] = ex ? (unsigned int)f.groups[d] : (unsigned int)(f.n / f.block);
+        l.threads[d] = ex ? (unsigned int)f.threads[d] : (unsigned int)f.block;
+    }
 
-    size_t count = (size_t)n * (size_t)n;
-    struct cuda_buffers m = {.a = malloc(count * sizeof *m.a),
-                             .b = malloc(count * sizeof *m.b),
-                             .c = malloc((count + HARNESS_GUARD) * sizeof *m.c),
-                             .count = count};
+    struct cuda_buffers m = {.a_count = (size_t)dims[0] * (size_t)dims[2],
+                             .b_count = (size_t)dims[2] * (size_t)dims[1],
+                             .count = (size_t)dims[0] * (size_t)dims[1]};
+    m.a = malloc(m.a_count * sizeof *m.a);
+    m.b = malloc(m.b_count * sizeof *m.b);
+    m.c = malloc((m.count + HARNESS_GUARD) * sizeof *m.c);
     if (!m.a || !m.b || !m.c) {
-        fprintf(stderr, WHO ": out of host memory at N = %d\n", n);
+        fprintf(stderr, WHO ": out of host memory at M x N x K = %d x %d x %d\n", dims[0], dims[1],
+                dims[2]);
         return CUDA_HARNESS_USAGE;
     }
-    clu_random_fill(m.a, count, f.seed, 0);
-    clu_random_fill(m.b, count, f.seed, 1);
-    for (size_t i = 0; i < count; i++)
+    clu_random_fill(m.a, m.a_count, f.seed, 0);
+    clu_random_fill(m.b, m.b_count, f.seed, 1);
+    for (size_t i = 0; i < m.count; i++)
         m.c[i] = NAN;
-    for (size_t i = count; i < count + HARNESS_GUARD; i++)
+    for (size_t i = m.count; i < m.count + HARNESS_GUARD; i++)
         m.c[i] = HARNESS_GUARD_VALUE;
-    m.d_a = device_copy(m.a, count);
-    m.d_b = device_copy(m.b, count);
-    m.d_c = device_copy(m.c, count + HARNESS_GUARD);
-    int n_arg = n;
-    l.params[0] = &n_arg;
-    l.params[1] = &m.d_a;
-    l.params[2] = &m.d_b;
-    l.params[3] = &m.d_c;
+    m.d_a = device_copy(m.a, m.a_count);
+    m.d_b = device_copy(m.b, m.b_count);
+    m.d_c = device_copy(m.c, m.count + HARNESS_GUARD);
+    set_params(ex, &l, dims, &m);
 
     int status = CUDA_HARNESS_OK;
     if (f.timed) {
@@ -276,9 +363,9 @@ int grader_cuda_harness_main(int argc, char **argv) {
         launch_once(&l);
         cuda_check(cu.synchronize(), "cuCtxSynchronize (waiting for the kernel)",
                    CUDA_HARNESS_FAILED);
-        if (save_device(m.d_c, m.c, count + HARNESS_GUARD, f.out, RESULT_C) != 0 ||
-            save_device(m.d_a, m.a, count, f.out, RESULT_A) != 0 ||
-            save_device(m.d_b, m.b, count, f.out, RESULT_B) != 0)
+        if (save_device(m.d_c, m.c, m.count + HARNESS_GUARD, f.out, RESULT_C) != 0 ||
+            save_device(m.d_a, m.a, m.a_count, f.out, RESULT_A) != 0 ||
+            save_device(m.d_b, m.b, m.b_count, f.out, RESULT_B) != 0)
             status = CUDA_HARNESS_USAGE;
     }
     free(m.a);

@@ -143,6 +143,12 @@ struct grader_exercise {
     /* exercises without an OpenCL kernel (kernel == NULL) may have a quiz and a CUDA twin */
     struct grader_question quiz[GRADER_MAX_QUESTIONS]; /* answers.txt questions, id NULL ends */
     int cuda_per_size; /* points per hidden size of the CUDA twin kernel.cu (0: none) */
+    /* the CUDA twin of a row with tuning values: the values nvcc builds it with where they differ
+     * from the defaults ({NULL, 0} ends; CUDA caps a kernel's static __shared__ arrays at 48 KB) */
+    struct clu_define cuda_tuning[CLU_MAX_DEFINES + 1];
+    const char *cuda_beside; /* the row whose reference OpenCL kernel the twin is timed beside
+                              * (NULL: this row's own) */
+    int cuda_perf_n;         /* the size of the twin's timing, square (0: perf_n) */
     /* the capstone: the fractions of CLBlast's speed on the graded device that each earn
      * points.vendor, ascending (0 ends; none: no vendor is timed) */
     double vendor_ratios[GRADER_MAX_RATIOS];

@@ -39,6 +39,12 @@
 #define FLAG_BLOCK  "--block"        /* B: BLOCK (--harness: 0 is the table row's) */
 #define FLAG_DEFINE "--define" /* NAME=VALUE: a tuning value instead of the row's (--harness) */
 #define FLAG_OUT    "--out"    /* DIR: where the child saves its files */
+/* the CUDA twin of a row with tuning values (--cuda-harness): its grid and thread block, which
+ * the grader works out from the row's launch geometry */
+#define FLAG_GROUPS_X  "--groups-x"  /* blocks of the grid along x (C's columns) */
+#define FLAG_GROUPS_Y  "--groups-y"  /* ... and along y (C's rows) */
+#define FLAG_THREADS_X "--threads-x" /* threads of a block along x */
+#define FLAG_THREADS_Y "--threads-y" /* ... and along y */
 
 #define FLAG_NAME(flag) ((flag) + 2) /* without its two dashes */
 
@@ -59,7 +65,7 @@
 #define CUDA_HARNESS_OK        0
 #define CUDA_HARNESS_USAGE     2  /* bad flags, or files that could not be written */
 #define CUDA_HARNESS_NO_DEVICE 10 /* no driver or GPU, or one that cannot load nvcc's code */
-#define CUDA_HARNESS_MODULE    11 /* the module has no mmul_blocked or does not load */
+#define CUDA_HARNESS_MODULE    11 /* the module lacks the kernel function or does not load */
 #define CUDA_HARNESS_FAILED    12 /* a CUDA call failed running the kernel (message on stderr) */
 
 /* ---------------------------------------------------------------- files in the child's DIR */
@@ -91,7 +97,7 @@
 
 /* ---------------------------------------------------------------- the CUDA twin */
 
-#define CUDA_KERNEL      "mmul_blocked" /* the extern "C" __global__ function of kernel.cu */
+#define CUDA_KERNEL      "mmul_blocked" /* kernel.cu's function where the row has no kernel */
 #define CUDA_BLOCK       16             /* BLOCK when the table row gives none */
 #define CUDA_TIME_ROUNDS 8              /* --time: timed launches, each one's C saved and checked */
 #define CUDA_NAME_MAX    256            /* bytes of a device's name, with its NUL */

@@ -364,6 +364,11 @@ const struct grader_exercise grader_exercises[] = {
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .vendor = 1},
         .vendor_ratios = {0.5, 1.0, 1.5},
+        /* the twin kernel.cu, graded where an NVIDIA GPU is: the same values but TSK, as CUDA
+         * caps static __shared__ arrays at 48 KB (two pairs of tiles at TSK 32 take 66 KB) */
+        .cuda_per_size = 1,
+        .cuda_tuning = {{"TSK", 16}, {NULL, 0}},
+        .cuda_perf_n = 2048, /* 8 timed launches of C saved: 128 MB, within the jail's disk limit */
     },
     {
         /* no OpenCL kernel: a quiz on notes.md (answers.txt against solutions/.../answers.txt)
@@ -390,6 +395,7 @@ const struct grader_exercise grader_exercises[] = {
                  {"q12", 1},
                  {NULL, 0}},
         .cuda_per_size = 2,
+        .cuda_beside = "05_blocked_16x16", /* the OpenCL kernel it is the twin of */
     },
 };
 

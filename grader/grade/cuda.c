@@ -1,11 +1,15 @@
 /* cuda.c - the CUDA twin's tests: the student's kernel.cu built with nvcc and run by the CUDA
  * harness child (child/cuda_harness.c) at the hidden sizes, checked like every OpenCL kernel, and
- * timed beside the OpenCL blocked kernel. Where nvcc, the driver or an NVIDIA GPU is missing, the
+ * timed beside a reference OpenCL kernel on the same GPU (the row's cuda_beside, or its own).
+ * 06's twin is mmul_blocked(N, ...) built with -DBLOCK; a row with tuning values (the capstone)
+ * has its twin built with those values (cuda_tuning where CUDA needs others) and launched on its
+ * OpenCL geometry, block for work-group. Where nvcc, the driver or an NVIDIA GPU is missing, the
  * CUDA part is one test worth 0 of 0 saying why (skipped, no points lost).
  */
 #define _GNU_SOURCE
 #include "grade/grade.h"
 #include "exercise/protocol.h"
+#include "exercise/tuning.h"
 
 #include <limits.h>
 #include <math.h>
@@ -18,6 +22,9 @@
 #define LOG_CAP       6000 /* bytes of a child's output shown in a report */
 #define BUILD_TIMEOUT 120  /* seconds for nvcc */
 #define PROBE_TIMEOUT 60   /* seconds for the probe (the first cuInit can be slow) */
+/* the largest N at which one timed launch's C is checked element by element (the grader's
+ * reference in doubles: N^3 multiply-adds on the CPU); above it Freivalds' check serves alone */
+#define FULL_CHECK_MAX 1024
 
 /* ---------------------------------------------------------------- the grader's side */
 
@@ -27,6 +34,39 @@ static int find_nvcc(char *path, size_t size) {
         return 0;
     snprintf(path, size, "/usr/local/cuda/bin/nvcc");
     return access(path, X_OK) == 0 ? 0 : -1;
+}
+
+/* How the twin is built and launched: BLOCK, or the row's tuning values and its geometry. */
+struct cuda_twin {
+    const struct grader_exercise *ex;
+    struct grader_values values; /* the row's tuning values as nvcc gets them (none: BLOCK) */
+    struct grader_variant variant;
+    int block;
+};
+
+/* One launch of the twin: its size, and its grid and blocks where the row has tuning values. */
+struct cuda_shape {
+    struct grader_size size;
+    size_t groups[2], threads[2];
+};
+
+/* The twin's launch at size s: 0, or -1 with why when its values do not fit the launch. */
+static int cuda_shape_of(const struct cuda_twin *t, struct grader_size s, struct cuda_shape *shape,
+                         char *why, size_t why_size) {
+    memset(shape, 0, sizeof *shape);
+    shape->size = s;
+    if (!t->variant.tuning)
+        return 0;
+    struct grader_launch l;
+    if (grader_plan_launch(t->ex, NULL, s, &t->variant, &l) != 0) {
+        snprintf(why, why_size, "the row's tuning values do not fit its launch");
+        return -1;
+    }
+    for (int d = 0; d < 2; d++) {
+        shape->threads[d] = l.local[d];
+        shape->groups[d] = l.global[d] / l.local[d];
+    }
+    return 0;
 }
 
 struct cuda_run {
@@ -40,7 +80,8 @@ struct cuda_run {
  * copies of the grader and of the module (the uid may not reach the originals). Its log goes to
  * a folder `tag` under the CUDA work folder; h->dir is the jail, removed by cuda_run_done. */
 static void run_cuda_harness(const struct grader_config *cfg, const char *work, const char *tag,
-                             const char *module, int n, uint64_t seed, int block, int timed,
+                             const char *module, const struct cuda_twin *t,
+                             const struct cuda_shape *shape, uint64_t seed, int timed,
                              struct cuda_run *h) {
     memset(h, 0, sizeof *h);
     char logs[PATH_MAX], log[PATH_MAX + 16], self[PATH_MAX + 16], cubin[PATH_MAX + 16], why[100];
@@ -70,11 +111,25 @@ static void run_cuda_harness(const struct grader_config *cfg, const char *work, 
         grader_argv_push(&argv, FLAG_PROBE);
     } else {
         grader_argv_push_all(&argv, (const char *const[]){FLAG_CUBIN, cubin, FLAG_N, NULL});
-        grader_argv_pushf(&argv, "%d", n);
+        grader_argv_pushf(&argv, "%d", shape->size.n);
         grader_argv_push(&argv, FLAG_SEED);
         grader_argv_pushf(&argv, "%llu", (unsigned long long)seed);
-        grader_argv_push(&argv, FLAG_BLOCK);
-        grader_argv_pushf(&argv, "%d", block);
+        if (!t->variant.tuning) {
+            grader_argv_push(&argv, FLAG_BLOCK);
+            grader_argv_pushf(&argv, "%d", t->block);
+        } else {
+            grader_argv_push_all(&argv, (const char *const[]){FLAG_EX, t->ex->id, FLAG_M, NULL});
+            grader_argv_pushf(&argv, "%d", shape->size.m);
+            grader_argv_push(&argv, FLAG_K);
+            grader_argv_pushf(&argv, "%d", shape->size.k);
+            const char *flags[4] = {FLAG_GROUPS_X, FLAG_GROUPS_Y, FLAG_THREADS_X, FLAG_THREADS_Y};
+            size_t values[4] = {shape->groups[0], shape->groups[1], shape->threads[0],
+                                shape->threads[1]};
+            for (int i = 0; i < 4; i++) {
+                grader_argv_push(&argv, flags[i]);
+                grader_argv_pushf(&argv, "%zu", values[i]);
+            }
+        }
         if (timed)
             grader_argv_push(&argv, FLAG_TIME);
     }
@@ -97,12 +152,13 @@ static int exited_with(const struct grader_run_result *run, int code) {
 }
 
 /* nvcc kernel.cu -> kernel.fatbin in dir, sandboxed like a student's build: for the GPU's own
- * architecture (machine code and PTX), or nvcc's default where nvcc does not know that GPU.
- * Returns 0, or -1 with the compiler's output in *log (malloc'd). */
+ * architecture (machine code and PTX), or nvcc's default where nvcc does not know that GPU; with
+ * -DBLOCK, or -D for each tuning value. Returns 0, or -1 with the compiler's output in *log
+ * (malloc'd). */
 static int build_module(const struct grader_config *cfg, const char *nvcc, const char *dir,
-                        int capability, int block, char **log) {
-    char source[PATH_MAX + 32], module[PATH_MAX + 32], out[PATH_MAX + 32], define[32],
-        arch[32] = "", jail[PATH_MAX], why[100];
+                        int capability, const struct cuda_twin *t, char **log) {
+    char source[PATH_MAX + 32], module[PATH_MAX + 32], out[PATH_MAX + 32],
+        defines[CLU_MAX_DEFINES + 1][64], arch[32] = "", jail[PATH_MAX], why[100];
     /* built in a folder the student's uid can reach (the work folder may be under /root) */
     snprintf(out, sizeof out, "%s/build.txt", dir);
     snprintf(source, sizeof source, "%s/kernel.cu", dir);
@@ -118,15 +174,22 @@ static int build_module(const struct grader_config *cfg, const char *nvcc, const
     }
     snprintf(source, sizeof source, "%s/kernel.cu", jail);
     snprintf(module, sizeof module, "%s/kernel.fatbin", jail);
-    snprintf(define, sizeof define, "-DBLOCK=%d", block);
+    int define_count = 0;
+    if (!t->variant.tuning)
+        snprintf(defines[define_count++], sizeof defines[0], "-DBLOCK=%d", t->block);
+    for (int d = 0; t->variant.tuning && d < CLU_MAX_DEFINES && t->variant.tuning[d].name; d++)
+        snprintf(defines[define_count++], sizeof defines[0], "-D%s=%d", t->variant.tuning[d].name,
+                 t->variant.tuning[d].value);
     if (capability > 0)
         snprintf(arch, sizeof arch, "-arch=sm_%d", capability);
     struct grader_run_result run;
     for (int attempt = 0; attempt < 2; attempt++) {
         struct grader_argv argv = GRADER_ARGV_INIT;
         grader_sandbox_push(&cfg->jail, &cfg->sandbox, jail, &argv);
-        grader_argv_push_all(
-            &argv, (const char *const[]){nvcc, "-fatbin", define, "-o", module, source, NULL});
+        grader_argv_push_all(&argv, (const char *const[]){nvcc, "-fatbin", NULL});
+        for (int d = 0; d < define_count; d++)
+            grader_argv_push(&argv, defines[d]);
+        grader_argv_push_all(&argv, (const char *const[]){"-o", module, source, NULL});
         if (arch[0])
             grader_argv_push(&argv, arch);
         remove(module);
@@ -159,26 +222,27 @@ static int build_module(const struct grader_config *cfg, const char *nvcc, const
 
 /* Check what a harness run at size n saved. Returns 1 if right; *untouched when nothing was
  * written. why gets the report's text. */
-static int check_output(const struct grader_exercise *ex, const char *dir, int n, uint64_t seed,
-                        int *untouched, char *why, size_t why_size) {
-    size_t count = (size_t)n * (size_t)n;
+static int check_output(const struct grader_exercise *ex, const char *dir, struct grader_size s,
+                        uint64_t seed, int *untouched, char *why, size_t why_size) {
+    size_t count = grader_output_count(ex, s), a_count = grader_a_count(ex, s),
+           b_count = grader_b_count(ex, s);
     char reason[200] = "";
     float *c = grader_load_result(dir, RESULT_C, count + HARNESS_GUARD, reason, sizeof reason);
-    float *a = c ? grader_load_result(dir, RESULT_A, count, reason, sizeof reason) : NULL;
-    float *b = a ? grader_load_result(dir, RESULT_B, count, reason, sizeof reason) : NULL;
+    float *a = c ? grader_load_result(dir, RESULT_A, a_count, reason, sizeof reason) : NULL;
+    float *b = a ? grader_load_result(dir, RESULT_B, b_count, reason, sizeof reason) : NULL;
     double *expected = NULL, *tol = NULL;
     int ok = 0;
     *untouched = 0;
     if (!b) {
         snprintf(why, why_size, "the harness saved no usable output (%s)", reason);
-    } else if (grader_reference(ex, grader_square(n), seed, &expected, &tol) != 0) {
-        snprintf(why, why_size, "grader out of memory at N = %d", n);
+    } else if (grader_reference(ex, s, seed, &expected, &tol) != 0) {
+        snprintf(why, why_size, "grader out of memory at M x N x K = %d x %d x %d", s.m, s.n, s.k);
     } else {
         struct grader_diagnosis d;
-        grader_diagnose(ex, grader_square(n), seed, c, expected, tol, &d);
+        grader_diagnose(ex, s, seed, c, expected, tol, &d);
         size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
         int changed =
-            grader_input_changed(a, count, seed, 0) || grader_input_changed(b, count, seed, 1);
+            grader_input_changed(a, a_count, seed, 0) || grader_input_changed(b, b_count, seed, 1);
         *untouched = d.unwritten == count;
         ok = d.m.wrong == 0 && damaged == 0 && !changed;
         size_t used = 0;
@@ -187,7 +251,7 @@ static int check_output(const struct grader_exercise *ex, const char *dir, int n
             snprintf(why, why_size, "all %zu elements within tolerance (max error %.2g)", count,
                      d.m.max_err);
         if (d.m.wrong)
-            grader_describe_wrong(ex, grader_square(n), &d, why, why_size);
+            grader_describe_wrong(ex, s, &d, why, why_size);
         used = strlen(why);
         if (damaged && used < why_size)
             used += (size_t)snprintf(why + used, why_size - used,
@@ -209,7 +273,7 @@ static int check_output(const struct grader_exercise *ex, const char *dir, int n
 
 /* Why a harness run failed, for the report (NULL if it succeeded); dead is set when no later
  * run of this module can work. */
-static char *run_failure(const struct cuda_run *h, int n, char *dead, size_t dead_size) {
+static char *run_failure(const struct cuda_run *h, const char *at, char *dead, size_t dead_size) {
     if (exited_with(&h->run, CUDA_HARNESS_OK))
         return NULL;
     char what[300];
@@ -222,12 +286,12 @@ static char *run_failure(const struct cuda_run *h, int n, char *dead, size_t dea
         snprintf(text, size, "%s", h->log);
         snprintf(dead, dead_size, "the kernel does not load (see the first test)");
     } else if (h->run.how == RUN_TIMEOUT) {
-        snprintf(text, size, "at N = %d the kernel %s\n%s", n, what, h->log);
-        snprintf(dead, dead_size, "the kernel timed out at N = %d", n);
+        snprintf(text, size, "at %s the kernel %s\n%s", at, what, h->log);
+        snprintf(dead, dead_size, "the kernel timed out at %s", at);
     } else if (exited_with(&h->run, CUDA_HARNESS_FAILED)) {
-        snprintf(text, size, "at N = %d a CUDA call failed running the kernel:\n%s", n, h->log);
+        snprintf(text, size, "at %s a CUDA call failed running the kernel:\n%s", at, h->log);
     } else {
-        snprintf(text, size, "at N = %d the CUDA harness %s\n%s", n, what, h->log);
+        snprintf(text, size, "at %s the CUDA harness %s\n%s", at, what, h->log);
     }
     return text;
 }
@@ -240,16 +304,20 @@ static void skip_all(struct grader_exercise_result *r, int first, const char *wh
     grader_add_verdict(r, GRADER_SKIPPED, "CUDA twin", 0, 0, "skipped: %s (no points lost)", why);
 }
 
-/* The OpenCL blocked kernel of 05 on the grader's OpenCL device, when that device is the GPU
- * the CUDA twin ran on, timed at n on the grader's clock (a launch command's round trip, so a
- * little above its GPU events): 0 with its min, median and max seconds in ref, or -1 with why. */
-static int opencl_reference(const struct grader_config *cfg, const char *work, int n,
-                            const char *cuda_device, double ref[3], char *why, size_t why_size) {
-    const struct grader_exercise *blocked = grader_find_exercise("05_blocked_16x16");
+/* The reference OpenCL kernel the twin is timed beside (the row's cuda_beside, or its own) on the
+ * grader's OpenCL device, when that device is the GPU the CUDA twin ran on, timed at n on the
+ * grader's clock (a launch command's round trip, so a little above its GPU events): 0 with its
+ * min, median and max seconds in ref and the row in *beside, or -1 with why. */
+static int opencl_reference(const struct grader_config *cfg, const struct grader_exercise *ex,
+                            const char *work, int n, const char *cuda_device, double ref[3],
+                            const struct grader_exercise **beside, char *why, size_t why_size) {
+    const char *id = ex->cuda_beside ? ex->cuda_beside : ex->id;
+    const struct grader_exercise *row = grader_find_exercise(id);
     char kernel[PATH_MAX + 64], dir[PATH_MAX + 32];
-    snprintf(kernel, sizeof kernel, "%s/solutions/05_blocked_16x16/kernel.cl", cfg->root);
-    if (!blocked || access(kernel, R_OK) != 0 || !grader_size_valid(blocked, n)) {
-        snprintf(why, why_size, "the OpenCL blocked kernel of 05 is not there to compare");
+    snprintf(kernel, sizeof kernel, "%s/solutions/%s/kernel.cl", cfg->root, id);
+    *beside = row;
+    if (!row || !row->kernel || access(kernel, R_OK) != 0 || !grader_size_valid(row, n)) {
+        snprintf(why, why_size, "the OpenCL kernel of %s is not there to compare", id);
         return -1;
     }
     struct clu_env env;
@@ -269,7 +337,7 @@ static int opencl_reference(const struct grader_config *cfg, const char *work, i
     }
     snprintf(dir, sizeof dir, "%s/opencl", work);
     grader_make_dirs(dir);
-    return grader_time_trusted(cfg, blocked, kernel, n, dir, ref, why, why_size);
+    return grader_time_trusted(cfg, row, kernel, n, dir, ref, why, why_size);
 }
 
 static size_t count_nan(const float *x, size_t count) {
@@ -298,7 +366,7 @@ static void timed_round_wrong(const struct grader_config *cfg, const struct grad
         snprintf(why, why_size, "no result saved (%s)", reason);
     } else if (grader_guard_damage(c + count, HARNESS_GUARD)) {
         snprintf(why, why_size, "it wrote past the end of C");
-    } else if (full) {
+    } else if (full && n <= FULL_CHECK_MAX) {
         struct grader_diagnosis d;
         if (grader_reference(ex, grader_square(n), inputs, &expected, &tol) != 0) {
             snprintf(why, why_size, "grader out of memory");
@@ -354,19 +422,26 @@ static void timed_rounds_wrong(const struct grader_config *cfg, const struct gra
     }
 }
 
-/* The timing at perf_n, a test worth nothing: the CUDA figure, and the OpenCL one beside it.
- * Every timed launch's C is checked; a wrong one leaves the exercise with no CUDA figure. */
-static void test_speed(const struct grader_config *cfg, const struct grader_exercise *ex,
-                       const char *work, const char *module, int block,
-                       struct grader_exercise_result *r) {
-    char name[96];
-    int n = ex->perf_n > 0 ? ex->perf_n : 1024;
+/* The timing at cuda_perf_n (else perf_n), a test worth nothing: the CUDA figure, and the OpenCL
+ * one beside it. Every timed launch's C is checked; a wrong one leaves the exercise with no CUDA
+ * figure. */
+static void test_speed(const struct grader_config *cfg, const struct cuda_twin *twin,
+                       const char *work, const char *module, struct grader_exercise_result *r) {
+    const struct grader_exercise *ex = twin->ex;
+    char name[96], at[32];
+    int n = ex->cuda_perf_n > 0 ? ex->cuda_perf_n : ex->perf_n > 0 ? ex->perf_n : 1024;
     snprintf(name, sizeof name, "CUDA twin: performance at N=%d (not scored)", n);
+    snprintf(at, sizeof at, "N = %d", n);
     uint64_t seed = grader_seed_for(cfg->seed, ex, grader_square(n));
-    struct cuda_run h;
-    run_cuda_harness(cfg, work, "perf", module, n, seed, block, 1, &h);
+    struct cuda_shape shape;
     char dead[200] = "", wrong[1000] = "", figures[400] = "";
-    char *failure = run_failure(&h, n, dead, sizeof dead);
+    if (cuda_shape_of(twin, grader_square(n), &shape, dead, sizeof dead) != 0) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, 0, "not timed: %s", dead);
+        return;
+    }
+    struct cuda_run h;
+    run_cuda_harness(cfg, work, "perf", module, twin, &shape, seed, 1, &h);
+    char *failure = run_failure(&h, at, dead, sizeof dead);
     struct grader_cuda_timing t = {0};
     int parsed = !failure && grader_cuda_timing_read(h.dir, &t) == 0;
     const double *s = t.seconds;
@@ -386,30 +461,55 @@ static void test_speed(const struct grader_config *cfg, const struct grader_exer
         r->gflops = flops / s[1] * 1e-9;
         char beside[400] = "";
         double ref[3] = {0};
-        if (opencl_reference(cfg, work, n, device, ref, beside, sizeof beside) == 0) {
+        const struct grader_exercise *row = NULL;
+        if (opencl_reference(cfg, ex, work, n, device, ref, &row, beside, sizeof beside) == 0) {
+            char values[200];
+            grader_tuning_text(row, values, sizeof values);
             r->ref_gflops = flops / ref[1] * 1e-9;
             snprintf(figures, sizeof figures,
-                     "\nOpenCL, 05's kernel  median %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
-                     "ratio CUDA / OpenCL %.2f of medians",
-                     ref[1] * 1e3, ref[0] * 1e3, ref[2] * 1e3, r->ref_gflops,
+                     "\nOpenCL, the kernel.cl of solutions/%.40s (%.100s)  median %.3f ms (min "
+                     "%.3f, max %.3f)  %.2f GFLOP/s\nratio CUDA / OpenCL %.2f of medians",
+                     row->id, values, ref[1] * 1e3, ref[0] * 1e3, ref[2] * 1e3, r->ref_gflops,
                      r->gflops / r->ref_gflops);
         } else {
             snprintf(figures, sizeof figures, "\nOpenCL beside it: not timed: %.200s", beside);
         }
+        char built[200];
+        grader_build_options(&twin->variant, built, sizeof built);
         grader_add_test(r, name, 0, 0,
                         "N = %d on %s, %d timed launches after a warm-up (CUDA events), each on "
                         "fresh inputs and each one's C checked:\n"
-                        "CUDA, your kernel.cu  median %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s%s",
-                        n, device, runs, s[1] * 1e3, s[0] * 1e3, s[2] * 1e3, r->gflops, figures);
+                        "CUDA, your kernel.cu (%s)  median %.3f ms (min %.3f, max %.3f)  %.2f "
+                        "GFLOP/s%s",
+                        n, device, runs, built, s[1] * 1e3, s[0] * 1e3, s[2] * 1e3, r->gflops,
+                        figures);
     }
     free(failure);
     cuda_run_done(&h);
 }
 
+/* How the twin of ex is built: BLOCK for a row without tuning values, else the row's defaults with
+ * its cuda_tuning in their place. */
+static void twin_of(const struct grader_exercise *ex, struct cuda_twin *t) {
+    memset(t, 0, sizeof *t);
+    t->ex = ex;
+    t->block = ex->block > 0 ? ex->block : CUDA_BLOCK;
+    t->variant = (struct grader_variant){t->block, NULL};
+    if (!ex->tuning[0].name)
+        return;
+    t->values = grader_values_default(ex);
+    for (int o = 0; o < CLU_MAX_DEFINES && ex->cuda_tuning[o].name; o++)
+        for (int v = 0; v < CLU_MAX_DEFINES && t->values.v[v].name; v++)
+            if (strcmp(t->values.v[v].name, ex->cuda_tuning[o].name) == 0)
+                t->values.v[v].value = ex->cuda_tuning[o].value;
+    t->variant = grader_values_variant(&t->values);
+}
+
 void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
                        struct grader_exercise_result *r) {
     int first = r->test_count, pts = ex->cuda_per_size;
-    int block = ex->block > 0 ? ex->block : CUDA_BLOCK;
+    struct cuda_twin twin;
+    twin_of(ex, &twin);
     char nvcc[PATH_MAX], work[PATH_MAX], source[PATH_MAX + 64], copy[PATH_MAX + 32];
     char module[PATH_MAX + 32], why[300], bad[100], dead[300] = "";
     if (find_nvcc(nvcc, sizeof nvcc) != 0) {
@@ -425,7 +525,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
 
     /* the GPU first: without one nothing is graded, whatever kernel.cu holds */
     struct cuda_run probe;
-    run_cuda_harness(cfg, work, "probe", NULL, 0, 0, block, 0, &probe);
+    run_cuda_harness(cfg, work, "probe", NULL, &twin, NULL, 0, 0, &probe);
     if (!exited_with(&probe.run, CUDA_HARNESS_OK)) {
         char what[300] = "";
         if (!exited_with(&probe.run, CUDA_HARNESS_NO_DEVICE))
@@ -452,27 +552,35 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
         snprintf(dead, sizeof dead, "%s/kernel.cu is missing from the submission", ex->id);
     else if (grader_copy_source(source, copy, bad, sizeof bad) != 0)
         snprintf(dead, sizeof dead, "%s/kernel.cu: %s", ex->id, bad);
-    else if ((build_failed = build_module(cfg, nvcc, work, gpu.capability, block, &build_log) != 0))
+    else if ((build_failed = build_module(cfg, nvcc, work, gpu.capability, &twin, &build_log) != 0))
         snprintf(dead, sizeof dead, "kernel.cu does not compile (see the first test)");
 
-    int sizes = 0, passed = 0, untouched_all = 1;
-    for (; sizes < GRADER_MAX_SIZES && ex->sizes[sizes]; sizes++) {
-        int n = ex->sizes[sizes], untouched = 0;
-        char name[64], tag[32], text[1200];
-        snprintf(name, sizeof name, "CUDA twin: correct at N=%d", n);
+    int sizes = grader_size_count(ex), passed = 0, untouched_all = 1;
+    for (int i = 0; i < sizes; i++) {
+        struct grader_size s = grader_hidden_size(ex, i);
+        int untouched = 0;
+        char name[96], tag[64], text[1200], at[64];
+        grader_size_text(ex, s, at, sizeof at);
+        snprintf(name, sizeof name, "CUDA twin: correct at %s", at);
+        /* the report's test names keep 06's "N=16" */
+        if (!ex->rectangular)
+            snprintf(name, sizeof name, "CUDA twin: correct at N=%d", s.n);
+        struct cuda_shape shape;
+        if (!dead[0] && cuda_shape_of(&twin, s, &shape, dead, sizeof dead) != 0)
+            build_failed = 0;
         if (dead[0]) {
             untouched_all = 0;
-            if (build_failed && sizes == 0)
+            if (build_failed && i == 0)
                 grader_add_test(r, name, 0, pts, "kernel.cu does not compile; nvcc says:\n%s",
                                 build_log);
             else
                 grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
             continue;
         }
-        snprintf(tag, sizeof tag, "n%d", n);
-        uint64_t seed = grader_seed_for(cfg->seed, ex, grader_square(n));
+        snprintf(tag, sizeof tag, "size%d", i);
+        uint64_t seed = grader_seed_for(cfg->seed, ex, s);
         struct cuda_run h;
-        run_cuda_harness(cfg, work, tag, module, n, seed, block, 0, &h);
+        run_cuda_harness(cfg, work, tag, module, &twin, &shape, seed, 0, &h);
         if (exited_with(&h.run, CUDA_HARNESS_NO_DEVICE)) {
             snprintf(why, sizeof why, "the GPU cannot run what nvcc made: %.200s", h.log);
             skip_all(r, first, why);
@@ -480,12 +588,12 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
             free(build_log);
             return;
         }
-        char *failure = run_failure(&h, n, dead, sizeof dead);
+        char *failure = run_failure(&h, at, dead, sizeof dead);
         if (failure) {
             grader_add_test(r, name, 0, pts, "%s", failure);
             untouched_all = 0;
         } else {
-            int ok = check_output(ex, h.dir, n, seed, &untouched, text, sizeof text);
+            int ok = check_output(ex, h.dir, s, seed, &untouched, text, sizeof text);
             passed += ok;
             untouched_all &= untouched;
             grader_add_test(r, name, ok ? pts : 0, pts, "%s%s", ok ? "right: " : "", text);
@@ -504,5 +612,5 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
         grader_add_verdict(r, GRADER_NOT_RUN, "CUDA twin: performance (not scored)", 0, 0,
                            "not timed: the kernel must first be right at every size");
     else
-        test_speed(cfg, ex, work, module, block, r);
+        test_speed(cfg, &twin, work, module, r);
 }

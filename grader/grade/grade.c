@@ -138,6 +138,13 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
                            "of the maximum");
     }
     r->not_implemented = untouched_all && passed == 0;
+    if (ex->cuda_per_size) { /* the capstone's CUDA twin, after its OpenCL kernel */
+        int opencl_untouched = r->not_implemented;
+        grader_cuda_tests(cfg, ex, r);
+        int cuda_untouched =
+            r->not_implemented || r->tests[r->test_count - 1].verdict == GRADER_SKIPPED;
+        r->not_implemented = opencl_untouched && cuda_untouched;
+    }
     if (cache[0])
         grader_jail_dir_remove(cache);
 }
