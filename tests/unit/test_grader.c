@@ -9,6 +9,7 @@
 #define _GNU_SOURCE /* prctl, kill, mkdtemp, strcasestr */
 #include "grader.h"
 #include "exercise/protocol.h"
+#include "exercise/tuning.h"
 #include "grade/internal.h" /* grade_test_technique */
 
 #include <ctype.h>
@@ -242,6 +243,48 @@ static void test_table_tuning(void **state) {
             }
         }
     }
+}
+
+/* The CUDA twins' rows: the row a twin is timed beside has an OpenCL kernel; a twin with tuning
+ * values overrides only values the row has, and with them its launch fits at every hidden size
+ * and at its timing size (the CUDA harness takes the same geometry, block for work-group). */
+static void test_table_cuda_twins(void **state) {
+    (void)state;
+    int twins = 0;
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        if (!ex->cuda_per_size)
+            continue;
+        twins++;
+        const struct grader_exercise *beside =
+            grader_find_exercise(ex->cuda_beside ? ex->cuda_beside : ex->id);
+        CHECK(beside && beside->kernel, "%s: timed beside %s, which has no OpenCL kernel", ex->id,
+              ex->cuda_beside ? ex->cuda_beside : ex->id);
+        CHECK(!ex->cuda_tuning[0].name || ex->tuning[0].name, "%s: CUDA values without tuning",
+              ex->id);
+        struct grader_values values = grader_values_default(ex);
+        for (int o = 0; ex->cuda_tuning[o].name; o++) {
+            int found = 0;
+            for (int v = 0; values.v[v].name; v++)
+                if (!strcmp(values.v[v].name, ex->cuda_tuning[o].name)) {
+                    values.v[v].value = ex->cuda_tuning[o].value;
+                    found = 1;
+                }
+            CHECK(found, "%s: cuda_tuning names %s, which the row lacks", ex->id,
+                  ex->cuda_tuning[o].name);
+        }
+        if (!ex->tuning[0].name)
+            continue;
+        int perf_n = ex->cuda_perf_n > 0 ? ex->cuda_perf_n : ex->perf_n;
+        for (int s = 0; s <= sizes_of(ex); s++) {
+            struct grader_size z =
+                s < sizes_of(ex) ? grader_hidden_size(ex, s) : grader_square(perf_n);
+            char why[200];
+            CHECK(grader_values_fit(ex, &values, z.n, 1024, why, sizeof why),
+                  "%s: the twin's values at N = %d: %s", ex->id, z.n, why);
+        }
+    }
+    CHECK(twins >= 2, "%d rows with a CUDA twin (06 and the capstone have one)", twins);
 }
 
 /* Rectangular sizes: their seeds differ when the sizes are only swapped, the memory check's
@@ -1458,6 +1501,7 @@ int main(void) {
         cmocka_unit_test(test_table_size_valid_rule),
         cmocka_unit_test(test_table_max_points),
         cmocka_unit_test(test_table_tuning),
+        cmocka_unit_test(test_table_cuda_twins),
         cmocka_unit_test(test_rectangular_sizes),
         cmocka_unit_test(test_table_ids),
         cmocka_unit_test(test_table_technique_misses),
