@@ -49,6 +49,20 @@ size_t grader_guard_damage(const float *guard, size_t count) {
     return damaged;
 }
 
+int grader_element_right(int n, const float *a, const float *b, const float *c, size_t i, size_t j,
+                         double *want) {
+    size_t un = (size_t)n;
+    double sum = 0.0, scale = 0.0;
+    for (size_t k = 0; k < un; k++) {
+        double term = (double)a[i * un + k] * (double)b[k * un + j];
+        sum += term;
+        scale += fabs(term);
+    }
+    if (want)
+        *want = sum;
+    return fabs((double)c[i * un + j] - sum) <= clu_dot_tolerance(n, scale);
+}
+
 size_t grader_freivalds(struct grader_size s, const float *a, const float *b, const float *c,
                         uint64_t seed) {
     size_t m = (size_t)s.m, n = (size_t)s.n, kk = (size_t)s.k, bad = 0;

@@ -283,6 +283,12 @@ void grader_diagnose(const struct grader_exercise *ex, struct grader_size s, uin
  * that wrote into A or B (0 when memory runs out: nothing to say). */
 int grader_input_changed(const float *x, size_t count, uint64_t seed, uint64_t stream);
 
+/* Whether C(i,j) of the square product C = A*B of order n is within tolerance of the dot
+ * product of A's row i and B's column j in doubles (*want gets it, when want is not NULL): the
+ * check of a sampled element, where a full reference would take too long. NaN is wrong. */
+int grader_element_right(int n, const float *a, const float *b, const float *c, size_t i, size_t j,
+                         double *want);
+
 /* Freivalds' check of C = A*B for n x n matrices in O(n^2): C x against A (B x) for a random
  * +-1 vector x from seed, each row within the sum of its elements' tolerances. Returns the rows
  * that fail (0: C is the product, but for a chance of 2^-n per wrong element pattern). */

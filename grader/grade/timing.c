@@ -113,14 +113,7 @@ static size_t sampled_wrong(int n, const float *a, const float *b, const float *
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
         uint64_t pick = (z ^ (z >> 31)) % (un * un);
-        size_t i = pick / un, j = pick % un;
-        double want = 0.0, scale = 0.0;
-        for (size_t k = 0; k < un; k++) {
-            double term = (double)a[i * un + k] * (double)b[k * un + j];
-            want += term;
-            scale += fabs(term);
-        }
-        if (!(fabs((double)c[i * un + j] - want) <= clu_dot_tolerance(n, scale)))
+        if (!grader_element_right(n, a, b, c, pick / un, pick % un, NULL))
             wrong++;
     }
     return wrong;

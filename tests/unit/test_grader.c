@@ -1495,6 +1495,43 @@ static void test_guard_damage(void **state) {
     }
 }
 
+/* A sampled element against its double dot product: right where C is the product (rounded to
+ * float), wrong where it is off by a few ulps of the largest term's sum or NaN. */
+static void test_element_right(void **state) {
+    (void)state;
+    struct rng r = rng_for("element");
+    for (int round = 0; round < 20; round++) {
+        int n = 1 + (int)(rng_next(&r) % 97);
+        size_t un = (size_t)n, count = un * un;
+        float *a = malloc(count * sizeof *a), *b = malloc(count * sizeof *b),
+              *c = malloc(count * sizeof *c);
+        CHECK(a && b && c, "out of memory");
+        clu_random_fill(a, count, rng_next(&r), 0);
+        clu_random_fill(b, count, rng_next(&r), 1);
+        for (size_t i = 0; i < un; i++)
+            for (size_t j = 0; j < un; j++) {
+                double sum = 0.0;
+                for (size_t k = 0; k < un; k++)
+                    sum += (double)a[i * un + k] * (double)b[k * un + j];
+                c[i * un + j] = (float)sum;
+            }
+        size_t i = rng_next(&r) % un, j = rng_next(&r) % un;
+        double want = -1.0;
+        CHECK(grader_element_right(n, a, b, c, i, j, &want), "n %d: C(%zu,%zu) right", n, i, j);
+        CHECK(fabs(want - (double)c[i * un + j]) < 1e-3, "n %d: want %g, C %g", n, want,
+              (double)c[i * un + j]);
+        float right = c[i * un + j];
+        c[i * un + j] = right + 0.5f + fabsf(right);
+        CHECK(!grader_element_right(n, a, b, c, i, j, NULL), "n %d: a wrong C(%zu,%zu) passes", n,
+              i, j);
+        c[i * un + j] = NAN;
+        CHECK(!grader_element_right(n, a, b, c, i, j, NULL), "n %d: NaN passes", n);
+        free(a);
+        free(b);
+        free(c);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_sizes),
@@ -1502,6 +1539,7 @@ int main(void) {
         cmocka_unit_test(test_table_max_points),
         cmocka_unit_test(test_table_tuning),
         cmocka_unit_test(test_table_cuda_twins),
+        cmocka_unit_test(test_element_right),
         cmocka_unit_test(test_rectangular_sizes),
         cmocka_unit_test(test_table_ids),
         cmocka_unit_test(test_table_technique_misses),
