@@ -47,7 +47,7 @@ def speed_exercises: [speeds[].ex] | unique;
 
 # ---------------------------------------------------------------- the plots' data
 def scores_tsv: [.[] | select(.graded) | pct / 10 | floor] as $bins
-  | range(0; 11) as $b
+  | select($bins | length > 0) | range(0; 11) as $b
   | "\(if $b == 10 then "100" else "\($b * 10)-\($b * 10 + 9)" end)\t\([$bins[] | select(. == $b)] | length)";
 
 def lost_rows: [.[] | select(.graded) | .id as $id | .tests[] | {name, lost: (.max - .score), id: $id}]

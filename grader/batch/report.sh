@@ -57,6 +57,8 @@ plot() { # plot NAME [XTICS]
     [ -s "$tmp/$1.tsv" ] || return 0
     gnuplot -e "plot='$1'; data='$tmp/$1.tsv'; out='$tmp/$1.raw'; xt=\"${2:-}\"" \
         "$here/report.gp" 2>"$tmp/$1.err" || die "gnuplot failed on the $1 plot: $(head -n 5 "$tmp/$1.err")"
+    # its warnings too: a plot it drew wrong
+    sed "s/^/report: gnuplot ($1 plot): /" "$tmp/$1.err" >&2
     sed -n '/^<svg/,$p' "$tmp/$1.raw" |
         sed -e "s/id=\(['\"]\)/id=\1$1-/g" -e "s/href=\(['\"]\)#/href=\1#$1-/g" \
             -e "s/url(#/url(#$1-/g" >"$tmp/$1.svg"
