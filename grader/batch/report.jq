@@ -56,7 +56,7 @@ def lost_rows: [.[] | select(.graded) | .id as $id | .tests[] | {name, lost: (.m
   | map(select(.lost > 0)) | sort_by(-.lost, .name);
 def lost_tsv: lost_rows[:15] | to_entries[] | "\(.key)\t\(.value.lost)\t\(.value.name | tag)";
 
-def xtics: speed_exercises | to_entries | map("'\(.value | tag)' \(.key)") | join(", ");
+def xtics: speed_exercises | to_entries | map("'\(.value | tag | .[:24])' \(.key)") | join(", ");
 def gflops_tsv: speed_exercises as $exs | speeds[] | .ex as $e
   | "\($exs | index($e))\t\(.v)\t\(.ref // 0)";
 

@@ -36,6 +36,8 @@ for dir in "$out"/students/*/; do
         jq -c --arg id "$id" --arg status "$status" --argjson log $log \
             '{id: $id, status: $status, log: $log, r: .}' "$dir/results.json"
     else
+        # (a file there that is not one: the page says so beside the status)
+        [ -e "$dir/results.json" ] && status="$status (its results.json is unreadable)"
         jq -nc --arg id "$id" --arg status "$status" --argjson log $log \
             '{id: $id, status: $status, log: $log, r: null}'
     fi
