@@ -10,9 +10,11 @@ build="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
 grade="$build oclgrind bubblewrap"
 # the vendor libraries are loaded at run time (dlopen): only their runtime packages are needed
 bench="$grade libopenblas0 libclblast1 gnuplot-nox"
-batch="$grade jq libarchive-dev"
+# gnuplot draws the plots of the batch's report.html
+batch="$grade jq libarchive-dev gnuplot-nox"
 slides="pandoc"
-test="$bench libcmocka-dev libarchive-dev jq clang-format unzip zip pandoc"
+# chromium opens the batch's report.html headless (tests/report.sh)
+test="$bench libcmocka-dev libarchive-dev jq clang-format unzip zip pandoc chromium"
 case "${1:-build}" in
 build) want=$build ;;
 grade) want=$grade ;;
@@ -44,7 +46,7 @@ works() {
         ;;
     esac
     case $1 in batch | test)
-        command -v jq >/dev/null 2>&1 || ok=1
+        for tool in jq gnuplot; do command -v $tool >/dev/null 2>&1 || ok=1; done
         # build/grader/unpack is built against libarchive
         ${CC:-cc} -o "$probe/ar" "$probe/ar.c" -larchive >/dev/null 2>&1 || ok=1
         ;;
@@ -58,7 +60,7 @@ works() {
     esac
     if [ "$1" = test ]; then
         ${CC:-cc} -o "$probe/cm" "$probe/cm.c" -lcmocka >/dev/null 2>&1 || ok=1
-        for tool in jq clang-format zip unzip pandoc; do command -v $tool >/dev/null 2>&1 || ok=1; done
+        for tool in jq clang-format zip unzip pandoc chromium; do command -v $tool >/dev/null 2>&1 || ok=1; done
     fi
     rm -rf "$probe"
     return $ok

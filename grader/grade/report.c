@@ -285,7 +285,18 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
         fprintf(f, ", \"device\": ");
         json_string(f, device);
     }
-    fprintf(f, "},\n");
+    /* the reference's GFLOP/s of each exercise timed, measured beside the student's (the
+     * instructor's report compares the two; students see their own in the timing test) */
+    fprintf(f, ", \"reference_gflops\": {");
+    const char *comma = "";
+    for (int i = 0; i < count; i++)
+        if (results[i].gflops > 0 && results[i].ref_gflops > 0) {
+            fprintf(f, "%s", comma);
+            json_string(f, results[i].ex->id);
+            fprintf(f, ": %.3f", results[i].ref_gflops);
+            comma = ", ";
+        }
+    fprintf(f, "}},\n");
     fprintf(f, "  \"output\": ");
     char line[64];
     snprintf(line, sizeof line, "Score: %d/%d", score, max);

@@ -1148,6 +1148,17 @@ static void test_write_json(void **state) {
             free(v);
             entry++;
         }
+        /* the reference's GFLOP/s beside each timed exercise's, in extra_data; none untimed */
+        for (int i = 0; i < 2; i++) {
+            char filter[128];
+            snprintf(filter, sizeof filter, ".extra_data.reference_gflops[\"%s\"] // 0",
+                     res[i].ex->id);
+            v = jq(filter, path);
+            double want = res[i].gflops > 0 ? res[i].ref_gflops : 0.0;
+            CHECK(fabs(atof(v) - want) < 1e-2, "round %d: %s's reference_gflops %s, expected %.3f",
+                  round, res[i].ex->id, v, want);
+            free(v);
+        }
         grader_free_result(&res[0]);
         grader_free_result(&res[1]);
     }
