@@ -328,18 +328,45 @@ static long long hidden_bytes_of(uid_t uid) {
     return sum.bytes;
 }
 
+/* Bytes of the files uid owns in the world-writable places a run could write to outside its
+ * folder: /tmp (but the jail folders /tmp/clmm-host-*, each its own run's to watch), /var/tmp and
+ * /dev/shm. */
+static uid_t owned_uid;
+static long long owned_sum;
+static int add_owned(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    if (flag == FTW_D && ftw->level == 1 && strncmp(path, "/tmp/clmm-host-", 15) == 0)
+        return FTW_SKIP_SUBTREE;
+    if (flag == FTW_F && st->st_uid == owned_uid)
+        owned_sum += (long long)st->st_blocks * 512;
+    return FTW_CONTINUE;
+}
+static long long owned_outside(uid_t uid) {
+    static const char *const places[] = {"/tmp", "/var/tmp", "/dev/shm"};
+    owned_uid = uid;
+    owned_sum = 0;
+    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++)
+        nftw(places[i], add_owned, 16, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
+    return owned_sum;
+}
+
 /* The limits rlimits cannot hold: the folder's size, the memory of all its processes. 0, or
- * LIMIT_DISK or LIMIT_MEMORY when one is passed. */
+ * LIMIT_DISK or LIMIT_MEMORY when one is passed. A file system losing free space much faster
+ * than the folder grows means writes elsewhere (/tmp, deleted files kept open), but on a shared
+ * machine other programs take space too: with a uid of its own the run is stopped only when what
+ * that uid holds outside its folder brings it over the limit. */
 int jail_over_limit(const struct run_state *st) {
     if (!st->jail_dir)
         return 0;
     struct stat log;
     long long log_bytes = stat(st->out_path, &log) == 0 ? (long long)log.st_blocks * 512 : 0;
     const struct grader_limits *limits = &st->limits;
-    if (limits->disk_bytes > 0 &&
-        (folder_bytes(st->jail_dir) + log_bytes > limits->disk_bytes ||
-         (st->free_at_start >= 0 &&
-          st->free_at_start - jail_free_bytes(st->jail_dir) > 2 * limits->disk_bytes)))
+    long long folder = limits->disk_bytes > 0 ? folder_bytes(st->jail_dir) + log_bytes : 0;
+    if (limits->disk_bytes > 0 && folder > limits->disk_bytes)
+        return LIMIT_DISK;
+    if (limits->disk_bytes > 0 && st->free_at_start >= 0 &&
+        st->free_at_start - jail_free_bytes(st->jail_dir) > 2 * limits->disk_bytes &&
+        (st->jail.uid == (uid_t)-1 ||
+         folder + owned_outside(st->jail.uid) + hidden_bytes_of(st->jail.uid) > limits->disk_bytes))
         return LIMIT_DISK;
     if (st->cgroup.mode && grader_cgroup_run_memory_hit(&st->cgroup) == 2)
         return LIMIT_MEMORY;

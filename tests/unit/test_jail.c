@@ -13,7 +13,9 @@
  * a probe run first): a fork bomb is held by RLIMIT_NPROC, ends at the wall-clock limit and leaves
  * no process of the uid; setsid is refused, and a process that leaves the process group is killed
  * after the run; processes that each stay under RLIMIT_DATA but together pass the limit end as
- * LIMIT_MEMORY; the program cannot write outside its folder. Without the uid switch those cases are
+ * LIMIT_MEMORY; the program cannot write outside its folder; a filler of world-writable /tmp is
+ * stopped as LIMIT_DISK, and a run is not stopped for what a neighbour writes meanwhile. Without
+ * the uid switch those cases are
  * skipped with the reason (RLIMIT_NPROC does not bind root, and nothing else kills escaped
  * processes).
  *
@@ -621,6 +623,65 @@ static void test_own_session_niced(void **state) {
     free(sid), free(pid), free(nice), free(autogroup);
 }
 
+/* A filler writing to world-writable /tmp instead of its folder: the file system's free space
+ * falls, the files are its uid's, and it is stopped as if it had filled its folder. */
+static void test_disk_filler_outside(void **state) {
+    (void)state;
+    NEEDS_CONTAINMENT();
+    char script[512], outside[160], name[200];
+    snprintf(outside, sizeof outside, "/tmp/test_jail_outside.%d", (int)getpid());
+    /* files of 1 MB each: RLIMIT_FSIZE holds any one file to the disk limit */
+    snprintf(script, sizeof script,
+             "i=0; while [ $i -lt 200 ]; do i=$((i+1)); head -c 1048576 /dev/urandom > '%s.'$i; "
+             "done; exit 0",
+             outside);
+    struct grader_run_result r;
+    run_sh(script, 20, &r);
+    long long held = 0;
+    for (int i = 1; i <= 200; i++) {
+        struct stat st;
+        snprintf(name, sizeof name, "%s.%d", outside, i);
+        held += stat(name, &st) == 0 ? (long long)st.st_blocks * 512 : 0;
+        unlink(name);
+    }
+    CHECK(r.how == RUN_OVER_LIMIT && r.code == LIMIT_DISK, "a filler of /tmp %s (%lld bytes)",
+          describe(&r), held);
+    CHECK(held < 200LL << 20, "it wrote all of its %lld bytes", held);
+    print_message("filler of /tmp: stopped after %.2f s with %.1f MB outside its folder\n",
+                  r.seconds, (double)held / (1 << 20));
+    check_none_left(g_uid, "a filler of /tmp");
+}
+
+/* The grader's own neighbours (another student's grading, a build, a package install) take disk
+ * space too: a quiet run is not stopped for what others write while it runs. */
+static void test_neighbour_writes(void **state) {
+    (void)state;
+    NEEDS_CONTAINMENT();
+    char neighbour[160];
+    snprintf(neighbour, sizeof neighbour, "%s/neighbour.bin", g_top);
+    pid_t pid = fork();
+    if (pid == 0) { /* 64 MB (8 times the disk limit) as root while the student's run sleeps */
+        FILE *f = fopen(neighbour, "wb");
+        static char block[1 << 20];
+        memset(block, 1, sizeof block);
+        for (int i = 0; f && i < 64; i++) {
+            fwrite(block, 1, sizeof block, f);
+            fflush(f);
+            fsync(fileno(f));
+        }
+        _exit(f && fclose(f) == 0 ? 0 : 1);
+    }
+    CHECK(pid > 0, "fork");
+    struct grader_run_result r;
+    run_sh("sleep 2; echo done > done.txt; exit 0", 20, &r);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    unlink(neighbour);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the neighbour could not write");
+    CHECK(r.how == RUN_EXITED && r.code == 0, "a sleeping run beside a writing neighbour %s",
+          describe(&r));
+}
+
 static void test_cannot_write_outside(void **state) {
     (void)state;
     NEEDS_CONTAINMENT();
@@ -836,6 +897,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_fork_bomb, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_setsid_escape, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_own_session_niced, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_disk_filler_outside, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_neighbour_writes, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_cannot_write_outside, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_no_inherited_descriptors, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_memfd_hog, test_setup, test_teardown),
