@@ -15,9 +15,8 @@
  * after the run; processes that each stay under RLIMIT_DATA but together pass the limit end as
  * LIMIT_MEMORY; the program cannot write outside its folder; a filler of world-writable /tmp is
  * stopped as LIMIT_DISK, and a run is not stopped for what a neighbour writes meanwhile. Without
- * the uid switch those cases are
- * skipped with the reason (RLIMIT_NPROC does not bind root, and nothing else kills escaped
- * processes).
+ * the uid switch those cases are skipped with the reason (RLIMIT_NPROC does not bind root, and
+ * nothing else kills escaped processes).
  *
  * Random choices come from a seed chosen at run time and printed at the start and in every
  * failure; TEST_JAIL_SEED=<seed> repeats a run. Built and run by tests/run.sh from the repository
