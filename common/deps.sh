@@ -1,7 +1,7 @@
 #!/bin/sh
 # common/deps.sh PURPOSE - make sure the Debian packages PURPOSE needs are installed.
 # PURPOSE: build (compile and run exercises), grade (make grade), bench (make bench),
-# batch (make batch), slides (make slides), test (make test).
+# batch (make batch), gradescope (make gradescope), slides (make slides), test (make test).
 # As root, missing packages are installed with apt-get; otherwise one line says what to run.
 set -u
 # CLU_SKIP_DEPS=1: trust the environment (a cluster module, a vendor SDK) and check nothing
@@ -11,6 +11,7 @@ grade="$build oclgrind bubblewrap"
 # the vendor libraries are loaded at run time (dlopen): only their runtime packages are needed
 bench="$grade libopenblas0 libclblast1 gnuplot-nox"
 batch="$grade jq libarchive-dev"
+gradescope="$grade zip"
 slides="pandoc"
 test="$bench libcmocka-dev libarchive-dev jq clang-format unzip zip pandoc"
 case "${1:-build}" in
@@ -18,9 +19,10 @@ build) want=$build ;;
 grade) want=$grade ;;
 bench) want=$bench ;;
 batch) want=$batch ;;
+gradescope) want=$gradescope ;;
 slides) want=$slides ;;
 test) want=$test ;;
-*) echo "usage: $0 build|grade|bench|batch|slides|test" >&2; exit 2 ;;
+*) echo "usage: $0 build|grade|bench|batch|gradescope|slides|test" >&2; exit 2 ;;
 esac
 
 # Everything already works (whatever installed it: packages, a vendor SDK, a module system)?
@@ -39,7 +41,7 @@ works() {
     ${CC:-cc} -o "$probe/cl" "$probe/cl.c" -lOpenCL >/dev/null 2>&1 || ok=1
     ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || ok=1
     command -v clinfo >/dev/null 2>&1 || ok=1
-    case $1 in grade | bench | batch | test)
+    case $1 in grade | bench | batch | gradescope | test)
         for tool in oclgrind bwrap; do command -v $tool >/dev/null 2>&1 || ok=1; done
         ;;
     esac
@@ -56,6 +58,7 @@ works() {
         done
         ;;
     esac
+    [ "$1" = gradescope ] && { command -v zip >/dev/null 2>&1 || ok=1; }
     if [ "$1" = test ]; then
         ${CC:-cc} -o "$probe/cm" "$probe/cm.c" -lcmocka >/dev/null 2>&1 || ok=1
         for tool in jq clang-format zip unzip pandoc; do command -v $tool >/dev/null 2>&1 || ok=1; done
