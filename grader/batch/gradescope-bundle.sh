@@ -23,12 +23,16 @@ command -v zip >/dev/null 2>&1 || die "zip is missing: apt-get install zip"
 
 # EX: ids or their numbers (04 or 04_local_B), each an exercise of this workbook
 exercises=""
+set -f # EX's words are names, never patterns
 for ex in ${EX:-}; do
-    match=$(cd "$root/solutions" && ls -d "$ex" "${ex}"_* 2>/dev/null | grep -x '[0-9][0-9]_[A-Za-z0-9_]*' |
-        head -n 1)
+    match=""
+    for dir in "$root/solutions/$ex" "$root/solutions/$ex"_*; do
+        case ${dir##*/} in [0-9][0-9]_*) [ -d "$dir" ] && match=${dir##*/} && break ;; esac
+    done
     [ -n "$match" ] || die "EX: no exercise $ex (the exercises: $(cd "$root/solutions" && echo [0-9][0-9]_*))"
     exercises="$exercises${exercises:+ }$match"
 done
+set +f
 # CONFIG: checked here, so that a mistake fails this make, not the students' submissions
 config=${CONFIG:-}
 if [ -n "$config" ]; then

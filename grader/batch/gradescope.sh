@@ -122,7 +122,8 @@ set -- "$grader" --root "$source" --submission "$work/sub" --work "$work/grade" 
     --results "$work/logs" --json "$work/grade.json" --seed-file "$work/seed"
 [ -f "$baked/grader.conf" ] && set -- "$@" --config "$baked/grader.conf"
 for ex in $baked_ex; do set -- "$@" --ex "$ex"; done
-echo "gradescope: submission $id: found$found; grading ${baked_ex:-the config's or every exercise}"
+which=${baked_ex:-"the config's exercises, or every one"}
+echo "gradescope: submission $id: found$found; grading $which"
 # its output (this script's stdout) is for the instructor only: results.json hides it
 "$@" </dev/null
 code=$?

@@ -4,6 +4,7 @@
 #
 # The caller sets: root (the workbook), unpacker (build/grader/unpack), max_file and
 # max_unpacked (bytes), sandbox ("bwrap" where bubblewrap works, else empty).
+# shellcheck shell=sh disable=SC2154 # (those variables are the caller's)
 
 # the only files a student may edit; everything else of an upload is never read or run
 stage_editable="main.c kernel.cl answers.txt kernel.cu main.cu"
