@@ -8,8 +8,8 @@
 #                                                 results/tuning/<device>.conf, which grade and
 #                                                 bench read (TUNING=dir: another folder for them)
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [SANDBOX=none]  grade a class
-#   make gradescope [EX="00_vadd 04"] [CONFIG=file]  results/gradescope/autograder.zip, the autograder
-#                                                 to upload to Gradescope (README: Gradescope)
+#   make gradescope [EX="00_vadd 04"] [CONFIG=file] [RESULTS=dir]  RESULTS/gradescope/autograder.zip,
+#                                                 the autograder to upload to Gradescope
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
 #   make asan                                     the grader and unit tests with ASan+UBSan, in build/asan/
@@ -141,7 +141,7 @@ batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
 
 # the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret
 gradescope: deps-gradescope $(GRADER)
-	@EX="$(EX)" CONFIG="$(CONFIG)" sh grader/batch/gradescope-bundle.sh
+	@EX="$(EX)" CONFIG="$(CONFIG)" RESULTS="$(RESULTS)" sh grader/batch/gradescope-bundle.sh
 
 # tables from this machine's latest `make bench` (results/) and the committed reference results
 slides: deps-slides

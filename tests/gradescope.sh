@@ -41,10 +41,11 @@ started=$(date +%s)
 # ---------------------------------------------------------------- the zip
 printf 'timeout = 20\n' >"$tmp/grader.conf"
 printf 'timeout = twenty\n' >"$tmp/bad.conf"
-make -s -C "$root" gradescope EX=$ex CONFIG="$tmp/bad.conf" >"$tmp/bad.txt" 2>&1
+# in a results folder of the test's own: the workbook's may hold the instructor's zip
+make -s -C "$root" gradescope EX=$ex CONFIG="$tmp/bad.conf" RESULTS="$tmp/results" >"$tmp/bad.txt" 2>&1
 check "a CONFIG with a mistake fails make gradescope" [ $? -ne 0 ]
-zip=$root/results/gradescope/autograder.zip
-make -s -C "$root" gradescope EX=$ex CONFIG="$tmp/grader.conf" >"$tmp/make.txt" 2>&1
+zip=$tmp/results/gradescope/autograder.zip
+make -s -C "$root" gradescope EX=$ex CONFIG="$tmp/grader.conf" RESULTS="$tmp/results" >"$tmp/make.txt" 2>&1
 check "make gradescope EX=$ex CONFIG=... builds the zip" test -s "$zip"
 base=$tmp/autograder
 mkdir -p "$base/source" "$base/submission" "$base/results"
@@ -110,7 +111,7 @@ check "setup.sh installs and builds the grader (exit $code, $setup_s s)" \
 n=0
 submit() {
     n=$((n + 1))
-    for try in 1 2; do
+    for _ in 1 2; do
         run=$tmp/run-$1
         rm -rf "$run" && cp -a "$base" "$run" && rmdir "$run/submission" &&
             cp -a "$tmp/upload-$1" "$run/submission" || return 1

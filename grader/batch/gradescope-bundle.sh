@@ -1,6 +1,7 @@
 #!/bin/sh
-# grader/batch/gradescope-bundle.sh - `make gradescope [EX="id ..."] [CONFIG=file]`: the
-# autograder zip to upload to Gradescope, results/gradescope/autograder.zip.
+# grader/batch/gradescope-bundle.sh - `make gradescope [EX="id ..."] [CONFIG=file] [RESULTS=dir]`:
+# the autograder zip to upload to Gradescope, results/gradescope/autograder.zip (RESULTS: in
+# RESULTS/gradescope/ instead).
 #
 # Gradescope unpacks the zip into /autograder/source, runs its setup.sh once to build the image,
 # and runs run_autograder (copied to /autograder/run_autograder) in a fresh copy of that image
@@ -11,7 +12,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 grader=$root/build/grader/grader
-out=$root/results/gradescope
+out=${RESULTS:-$root/results}/gradescope
 zip=$out/autograder.zip
 
 die() {
@@ -24,7 +25,10 @@ command -v zip >/dev/null 2>&1 || die "zip is missing: apt-get install zip"
 # EX: ids or their numbers (04 or 04_local_B), each an exercise of this workbook
 exercises=""
 set -f # EX's words are names, never patterns
-for ex in ${EX:-}; do
+# shellcheck disable=SC2086 # EX is meant to split
+set -- ${EX:-}
+set +f
+for ex in "$@"; do
     match=""
     for dir in "$root/solutions/$ex" "$root/solutions/$ex"_*; do
         case ${dir##*/} in [0-9][0-9]_*) [ -d "$dir" ] && match=${dir##*/} && break ;; esac
@@ -32,7 +36,6 @@ for ex in ${EX:-}; do
     [ -n "$match" ] || die "EX: no exercise $ex (the exercises: $(cd "$root/solutions" && echo [0-9][0-9]_*))"
     exercises="$exercises${exercises:+ }$match"
 done
-set +f
 # CONFIG: checked here, so that a mistake fails this make, not the students' submissions
 config=${CONFIG:-}
 if [ -n "$config" ]; then
