@@ -65,11 +65,11 @@ if stage_has_line_break "$submission"; then
     notes="The upload was refused: a file or folder name holds a line break."
 else
     stage_exercises "$submission" "$work/sub"
-    # archives anywhere in the upload (a student's zip that Gradescope kept as a file): each
+    # archives in the upload (a student's zip that Gradescope kept as a file), the first 10: each
     # unpacked on its own, adding the exercises that the folders above lacked
     n=0
     find "$submission" -maxdepth 3 -type f \( -name '*.zip' -o -name '*.tar.gz' -o -name '*.tgz' \) \
-        2>/dev/null | sort >"$work/archives"
+        2>/dev/null | sort | head -n 10 >"$work/archives"
     while IFS= read -r archive; do
         n=$((n + 1))
         mkdir -p "$work/unpacked/$n"
