@@ -8,6 +8,8 @@
 #                                                 results/tuning/<device>.conf, which grade and
 #                                                 bench read (TUNING=dir: another folder for them)
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [SANDBOX=none]  grade a class
+#   make gradescope [EX="00_vadd 04"] [CONFIG=file] [RESULTS=dir]  RESULTS/gradescope/autograder.zip,
+#                                                 the autograder to upload to Gradescope
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
 #   make asan                                     the grader and unit tests with ASan+UBSan, in build/asan/
@@ -36,12 +38,12 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade bench tune batch slides test deps-build deps-grade deps-bench deps-batch deps-slides deps-test programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(UNPACK) programs
 grader: $(GRADER)
 libclu: $(LIBCLU)
 
-deps-build deps-grade deps-bench deps-batch deps-slides deps-test: deps-%:
+deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test: deps-%:
 	@sh common/deps.sh $*
 
 $(BUILD)/common/%.o: common/%.c | deps-build
@@ -136,6 +138,10 @@ batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
 	    TUNING="$(TUNING)" \
 	    SANDBOX="$(SANDBOX)" sh grader/batch/batch.sh
+
+# the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret
+gradescope: deps-gradescope $(GRADER)
+	@EX="$(EX)" CONFIG="$(CONFIG)" RESULTS="$(RESULTS)" sh grader/batch/gradescope-bundle.sh
 
 # tables from this machine's latest `make bench` (results/) and the committed reference results
 slides: deps-slides

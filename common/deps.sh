@@ -1,7 +1,7 @@
 #!/bin/sh
 # common/deps.sh PURPOSE - make sure the Debian packages PURPOSE needs are installed.
 # PURPOSE: build (compile and run exercises), grade (make grade), bench (make bench),
-# batch (make batch), slides (make slides), test (make test).
+# batch (make batch), gradescope (make gradescope), slides (make slides), test (make test).
 # As root, missing packages are installed with apt-get; otherwise one line says what to run.
 set -u
 # CLU_SKIP_DEPS=1: trust the environment (a cluster module, a vendor SDK) and check nothing
@@ -12,6 +12,7 @@ grade="$build oclgrind bubblewrap"
 bench="$grade libopenblas0 libclblast1 gnuplot-nox"
 # gnuplot draws the plots of the batch's report.html
 batch="$grade jq libarchive-dev gnuplot-nox"
+gradescope="$grade zip"
 slides="pandoc"
 # chromium opens the batch's report.html headless (tests/report.sh)
 test="$bench libcmocka-dev libarchive-dev jq clang-format unzip zip pandoc chromium"
@@ -20,9 +21,10 @@ build) want=$build ;;
 grade) want=$grade ;;
 bench) want=$bench ;;
 batch) want=$batch ;;
+gradescope) want=$gradescope ;;
 slides) want=$slides ;;
 test) want=$test ;;
-*) echo "usage: $0 build|grade|bench|batch|slides|test" >&2; exit 2 ;;
+*) echo "usage: $0 build|grade|bench|batch|gradescope|slides|test" >&2; exit 2 ;;
 esac
 
 # Everything already works (whatever installed it: packages, a vendor SDK, a module system)?
@@ -41,7 +43,7 @@ works() {
     ${CC:-cc} -o "$probe/cl" "$probe/cl.c" -lOpenCL >/dev/null 2>&1 || ok=1
     ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || ok=1
     command -v clinfo >/dev/null 2>&1 || ok=1
-    case $1 in grade | bench | batch | test)
+    case $1 in grade | bench | batch | gradescope | test)
         for tool in oclgrind bwrap; do command -v $tool >/dev/null 2>&1 || ok=1; done
         ;;
     esac
@@ -58,6 +60,7 @@ works() {
         done
         ;;
     esac
+    [ "$1" = gradescope ] && { command -v zip >/dev/null 2>&1 || ok=1; }
     if [ "$1" = test ]; then
         ${CC:-cc} -o "$probe/cm" "$probe/cm.c" -lcmocka >/dev/null 2>&1 || ok=1
         for tool in jq clang-format zip unzip pandoc chromium; do command -v $tool >/dev/null 2>&1 || ok=1; done

@@ -338,7 +338,7 @@ step "planted bugs lose the right points" sh tests/planted.sh
 step "ASan and UBSan: the unit tests and planted bugs" sanitizers
 step "make bench at a small N" bench_small
 step "make slides: every deck rendered, tables filled" sh tests/slides.sh "$tmp/bench"
-step "Gradescope recipe: a pristine workbook grades the upload" sh tests/gradescope.sh
+step "make gradescope: the autograder zip grades uploads in a fresh /autograder" sh tests/gradescope.sh
 step "make batch: the hostile class, killed and resumed" sh tests/corpus.sh
 
 if [ -n "$failed" ]; then

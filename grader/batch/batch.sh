@@ -35,7 +35,6 @@ run_limit=${TIMEOUT:-}                 # seconds for each run of a student's ker
 config=${CONFIG:-}
 max_file=1048576                       # bytes: a main.c or kernel.cl larger than this is refused
 max_unpacked=${MAX_UNPACKED:-20971520} # bytes: an archive that unpacks to more is refused
-editable="main.c kernel.cl answers.txt kernel.cu main.cu"
 
 die() {
     echo "batch: $*" >&2
@@ -123,32 +122,8 @@ cgroup=""
 
 # ---------------------------------------------------------------- one student
 exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
-
-# archives: build/grader/unpack checks each member as it writes it (only plain files and folders,
-# no absolute path or .., the cap counted on the bytes it writes, not on what the headers claim);
-# a time limit, no stdin, a cap per file, and where bubblewrap works a sandbox in which DIR is the
-# only writable place (libarchive parses what a student wrote)
-unpack() { # unpack ARCHIVE DIR -> 0, or 1 with the reason on stdout (run in a subshell)
-    unpack_dir=$2
-    set -- "$unpacker" --max-bytes "$max_unpacked" "$1" "$2"
-    [ -n "$sandbox" ] && set -- bwrap --ro-bind / / --dev /dev --bind "$unpack_dir" "$unpack_dir" \
-        --unshare-net --unshare-ipc --unshare-pid --die-with-parent --new-session "$@"
-    said=$( (ulimit -f $((max_unpacked / 512 + 1)) && timeout 120 "$@" </dev/null 2>&1))
-    case $? in
-    0) return 0 ;;
-    1) printf '%s\n' "$said" | grep -m 1 '^archive refused: ' || echo "archive refused" ;;
-    124) echo "archive refused: unpacking took longer than 120 s" ;;
-    *) echo "archive could not be unpacked: $(printf '%s\n' "$said" | tail -n 1 | cut -c1-200)" ;;
-    esac
-    return 1
-}
-
-# copy one editable file into the staged submission, if it is a plain file of sane size
-take() { # take FROM TO
-    [ -f "$1" ] && [ ! -L "$1" ] || return 1
-    [ "$(wc -c <"$1")" -le $max_file ] || return 1
-    cp "$1" "$2"
-}
+# the upload staged (editable files only), archives unpacked, the seed: shared with Gradescope's
+. "$root/grader/batch/stage.sh"
 
 # why a grader ended without a result, for a status line: the last line of its log that says
 # something, without control characters or commas (the gradebook's separator), cut short
@@ -184,28 +159,18 @@ grade_one() { # grade_one ID ENTRY
     src=$entry
     case $entry in
     *.zip | *.tar.gz | *.tgz)
-        if ! why=$(unpack "$entry" "$w/unpacked"); then
+        if ! why=$(stage_unpack "$entry" "$w/unpacked"); then
             status="refused: $why"
         fi
         src=$w/unpacked ;;
     esac
-    nl=$(printf '\nx') nl=${nl%x}
-    if [ "$status" = graded ] && find "$src" -name "*$nl*" 2>/dev/null | grep -q .; then
+    if [ "$status" = graded ] && stage_has_line_break "$src"; then
         status="refused: a file or folder name holds a line break"
     fi
     if [ "$status" = graded ]; then
-        for ex in $exercises; do
-            # the exercise folder, wherever it sits: NN_name/, exercises/NN_name/, top/...
-            found=$(find "$src" -maxdepth 4 -type d -name "$ex" ! -path '*/solutions/*' 2>/dev/null |
-                awk '{ print length($0) " " $0 }' | sort -n | head -n 1 | cut -d' ' -f2-)
-            [ -n "$found" ] || continue
-            mkdir -p "$w/sub/$ex"
-            for f in $editable; do take "$found/$f" "$w/sub/$ex/$f"; done
-        done
-        seed=$(printf '%s:%s' "$secret" "$id" | sha256sum | cut -c1-15)
-        # never on a command line (/proc/*/cmdline is the whole machine's to read): a file only
-        # root and the grader read, which the grader removes as it starts
-        (umask 077 && printf '%s\n' "$((0x$seed))" >"$w/seed") || return 1
+        stage_exercises "$src" "$w/sub"
+        # the grader reads it from a file only root and the grader read, and removes it as it starts
+        stage_seed "$secret" "$id" "$w/seed" || return 1
         set --
         if [ -n "$sandbox" ]; then
             # The order matters (each mount covers what came before): first whole folders hidden
