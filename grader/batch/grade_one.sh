@@ -77,6 +77,10 @@ secret_usual=$(readlink -f -- "$HOME/.config/clmm-grader/secret" 2>/dev/null)
 unset BATCH_SECRET_PATH GRADER_SECRET GRADER_SECRET_FILE
 
 exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
+# the grader's cache (memory traffic counts, the lock that makes timings on one device take
+# turns): one per node on a cluster, where OUT is shared by all
+cache=$out/cache
+[ -n "${SLURM_JOB_ID:-}" ] && cache=$out/cache/node-$(hostname -s 2>/dev/null || echo unknown)
 
 # archives: build/grader/unpack checks each member as it writes it (only plain files and folders,
 # no absolute path or .., the cap counted on the bytes it writes, not on what the headers claim);
@@ -117,7 +121,7 @@ grade_one() { # grade_one ID ENTRY
     final=$out/students/$id
     batch_wanted "$id" || return 0
     w=$out/work/$id
-    rm -rf "$w" && mkdir -p "$w/sub" "$w/unpacked" "$w/logs" || return 1
+    rm -rf "$w" && mkdir -p "$w/sub" "$w/unpacked" "$w/logs" "$cache" || return 1
     status="graded"
     src=$entry
     case $entry in
@@ -165,7 +169,7 @@ grade_one() { # grade_one ID ENTRY
                 --setenv HOME "$w" --setenv TMPDIR /tmp
         fi
         set -- "$@" "$grader" --root "$root" --submission "$w/sub" --work "$w/grade" \
-            --results "$w/logs" --json "$w/results.json" --seed-file "$w/seed" --cache "$out/cache" \
+            --results "$w/logs" --json "$w/results.json" --seed-file "$w/seed" --cache "$cache" \
             --tuning "$out/cache/tuning"
         # a copy in the student's folder: the sandbox hides /tmp and OUT, where the file may be
         if [ -n "$config" ]; then
