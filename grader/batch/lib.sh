@@ -64,7 +64,9 @@ batch_tuning() {
 # length. Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz)
 batch_queue() {
     queue=$out/work/.queue
-    : >"$queue"
+    # built aside, then renamed: a Slurm job writing the class files may be reading the old one
+    next=$queue.$$
+    : >"$next"
     for entry in "$subs"/*; do
         [ -e "$entry" ] || continue
         name=$(basename "$entry")
@@ -79,12 +81,13 @@ batch_queue() {
         '' | *[!A-Za-z0-9._-]* | .*) echo "$who: skipped $name: the id must be letters, digits, . _ -" >&2
             continue ;;
         esac
-        if cut -f1 "$queue" | grep -qxF -- "$id"; then
+        if cut -f1 "$next" | grep -qxF -- "$id"; then
             echo "$who: skipped $name: student id $id is taken by another entry" >&2
             continue
         fi
-        printf '%s\t%s\n' "$id" "$entry" >>"$queue"
+        printf '%s\t%s\n' "$id" "$entry" >>"$next"
     done
+    mv "$next" "$queue" || die "cannot write $queue"
     total=$(wc -l <"$queue")
     [ "$total" -gt 0 ] || die "no submissions in $subs"
 }

@@ -5,7 +5,8 @@
 #
 #   make batch ENGINE=slurm SUBMISSIONS=dir OUT=dir [PARTITION=p] [GRES=gpu:1] [JOBS=n] [EX=id]
 #              [CONFIG=file] [FORCE=1]
-#   make batch ENGINE=slurm OUT=dir STATUS=1 [SUBMISSIONS=dir]
+#   make batch ENGINE=slurm OUT=dir STATUS=1 [SUBMISSIONS=dir]   (without SUBMISSIONS: the class
+#                                                              of the last run on OUT)
 #
 # Run it on a login node. OUT and this workbook must be on a file system every node sees (the
 # tasks run build/grader/grader and publish into OUT/students/): OUT under /tmp, /var/tmp, /dev/shm,
@@ -28,10 +29,17 @@
 set -u
 who=batch
 . "$(dirname "$0")/lib.sh"
+status_only=${STATUS:-0}
+# STATUS=1 alone: the class the last run on OUT queued
+if [ "$status_only" = 1 ] && [ -z "${SUBMISSIONS:-}" ]; then
+    [ -f "${OUT:-$root/results/batch}/work/.queue" ] ||
+        die "STATUS=1: no class in OUT=${OUT:-$root/results/batch} (give OUT, or SUBMISSIONS too)"
+    SUBMISSIONS=$(head -n 1 "${OUT:-$root/results/batch}/work/.queue" | cut -f2)
+    SUBMISSIONS=$(dirname "$SUBMISSIONS")
+fi
 batch_settings
 slurm_dir=$out/private/slurm
 jobs_file=$slurm_dir/jobs
-status_only=${STATUS:-0}
 
 # ---------------------------------------------------------------- a place every node sees
 # A node's own disk or memory is no place for OUT (the tasks of other nodes would publish where
@@ -70,7 +78,7 @@ done
 slurm_active() {
     mkdir -p "$slurm_dir/logs" || die "cannot create $slurm_dir"
     touch "$jobs_file"
-    listed=$(squeue -h -r -o '%F %K %T' 2>&1) ||
+    listed=$(squeue -h -r -u "$(id -un)" --name=clmm-grade -o '%F %K %T' 2>&1) ||
         die "squeue failed, so which students are still being graded is unknown: $listed"
     printf '%s\n' "$listed" | awk 'NR == FNR { mine[$1] = 1; next } ($1 in mine) && $2 ~ /^[0-9]+$/' \
         "$jobs_file" - >"$slurm_dir/.active"
@@ -138,7 +146,11 @@ minutes=$(setting time_minutes)
 for value in "$partition" "$gres"; do
     case $value in *[!A-Za-z0-9_.:,=-]*) die "PARTITION or GRES \"$value\": letters, digits, _ . : , = - only" ;; esac
 done
-case ${JOBS:-} in '' | *[!0-9]* | 0) throttle="" ;; *) throttle=%$JOBS ;; esac
+case ${JOBS:-} in
+'') throttle="" ;;
+*[!0-9]* | 0) die "JOBS must be a positive number (at most JOBS tasks at once)" ;;
+*) throttle=%$JOBS ;;
+esac
 # a student's grading stops a minute before Slurm would stop its task, so that it publishes why
 limit=$((minutes * 60 - 60))
 [ $limit -ge 60 ] || limit=60

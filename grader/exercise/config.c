@@ -10,6 +10,8 @@
  *     memory_mb = 2048        # per student program, all its processes together
  *     04_local_B.sizes = 16, 100, 200
  *     04_local_B.points.host = 3
+ *     slurm.gres = gpu:1      # make batch ENGINE=slurm: each student's task (also partition,
+ *                             # time_minutes, memory_mb, cpus)
  */
 #include "exercise/config.h"
 
