@@ -40,6 +40,10 @@ fi
 batch_settings
 slurm_dir=$out/private/slurm
 jobs_file=$slurm_dir/jobs
+# this run's view of the queue (a STATUS=1 may run beside a submitting run)
+active_file=$slurm_dir/.active.$$
+submitted_file=$slurm_dir/.submitted.$$
+trap 'rm -f "$active_file" "$submitted_file"' EXIT
 
 # ---------------------------------------------------------------- a place every node sees
 # A node's own disk or memory is no place for OUT (the tasks of other nodes would publish where
@@ -73,7 +77,7 @@ for tool in sbatch squeue; do
 done
 
 # ---------------------------------------------------------------- what Slurm is doing
-# $slurm_dir/.active: `JOB TASK STATE` for every task of the recorded arrays still in the queue;
+# $active_file: `JOB TASK STATE` for every task of the recorded arrays still in the queue;
 # student_state: done, running, pending, failed or new (never submitted)
 slurm_active() {
     mkdir -p "$slurm_dir/logs" || die "cannot create $slurm_dir"
@@ -81,16 +85,16 @@ slurm_active() {
     listed=$(squeue -h -r -u "$(id -un)" --name=clmm-grade -o '%F %K %T' 2>&1) ||
         die "squeue failed, so which students are still being graded is unknown: $listed"
     printf '%s\n' "$listed" | awk 'NR == FNR { mine[$1] = 1; next } ($1 in mine) && $2 ~ /^[0-9]+$/' \
-        "$jobs_file" - >"$slurm_dir/.active"
+        "$jobs_file" - >"$active_file"
     # every submitted student with the last task given to it
     while read -r job list; do
         awk -F '\t' -v job="$job" '{ print $1 "\t" job " " NR - 1 }' "$list"
-    done <"$jobs_file" >"$slurm_dir/.submitted"
+    done <"$jobs_file" >"$submitted_file"
 }
 student_state() { # student_state ID: sets state, and task (JOB_TASK of its last task, or "")
-    task=$(awk -F '\t' -v id="$1" '$1 == id { t = $2 } END { print t }' "$slurm_dir/.submitted")
+    task=$(awk -F '\t' -v id="$1" '$1 == id { t = $2 } END { print t }' "$submitted_file")
     state=""
-    [ -n "$task" ] && state=$(awk -v t="$task" '$1 " " $2 == t { print $3 }' "$slurm_dir/.active")
+    [ -n "$task" ] && state=$(awk -v t="$task" '$1 " " $2 == t { print $3 }' "$active_file")
     task=$(echo "$task" | tr ' ' _)
     case $state in
     PENDING | REQUEUED | REQUEUE_HOLD | REQUEUE_FED | RESV_DEL_HOLD) state=pending ;;
@@ -133,7 +137,7 @@ batch_lock
 batch_queue
 slurm_active
 # make tune's files, rewritten only while no task may be reading them
-[ -s "$slurm_dir/.active" ] || batch_tuning
+[ -s "$active_file" ] || batch_tuning
 batch_secret
 
 # the task's request: the config's slurm.* values, PARTITION and GRES from make's command line
@@ -171,7 +175,7 @@ count=$(wc -l <"$list")
 [ "$count" -le 1000 ] ||
     die "$count students to submit: more than a job array of Slurm's default MaxArraySize (1001) holds"
 
-waits=$(awk '{ print $1 }' "$slurm_dir/.active" | sort -u | tr '\n' ':')
+waits=$(awk '{ print $1 }' "$active_file" | sort -u | tr '\n' ':')
 if [ "$count" -gt 0 ]; then
     batch_seeds "$list"
     set -- sbatch --parsable --job-name=clmm-grade --array="0-$((count - 1))$throttle" \
