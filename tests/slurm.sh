@@ -40,6 +40,7 @@ stop_cluster() {
     if [ -f "$tmp/ctld.pid" ]; then
         # every job first: slurmstepd outlives slurmd
         jobs=$(squeue -h -o %A 2>/dev/null)
+        # shellcheck disable=SC2086 # (a list of job ids)
         [ -n "$jobs" ] && scancel $jobs 2>/dev/null
         for _ in $(seq 1 40); do [ -z "$(squeue -h -o %A 2>/dev/null)" ] && break; sleep 0.5; done
     fi

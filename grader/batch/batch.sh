@@ -20,7 +20,7 @@
 # OUT (default results/batch): gradebook.csv, summary.md, junit.xml (class_files.sh), and
 # students/<id>/ with results.json (Gradescope's format), grade.log and a status file.
 set -u
-who=batch
+who="batch"
 . "$(dirname "$0")/lib.sh"
 jobs=${JOBS:-1}
 case $jobs in '' | *[!0-9]* | 0) die "JOBS must be a positive number" ;; esac
@@ -51,7 +51,7 @@ left=0
 while IFS="$(printf '\t')" read -r id entry; do
     batch_wanted "$id" && left=$((left + 1))
 done <"$queue"
-batch_seeds
+batch_seeds "$queue"
 echo "batch: $total students in $subs, $left to grade, $jobs at a time; results in $out"
 start=$(date +%s)
 done_at_start=$(ls "$out/students" | wc -l)

@@ -10,7 +10,7 @@
 # The class is the queue of the front end's last run (OUT/work/.queue); a student without a
 # published result gets a row all the same, its status "not graded".
 set -u
-who=batch
+who="batch"
 . "$(dirname "$0")/lib.sh"
 out=${OUT:?class_files.sh: OUT is not set (run make batch)}
 queue=$out/work/.queue

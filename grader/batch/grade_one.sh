@@ -22,7 +22,7 @@
 # half-way (even by kill -9, scancel or a node's failure) leaves nothing there, and is done again
 # by the next run.
 set -u
-who=batch
+who="batch"
 . "$(dirname "$0")/lib.sh"
 out=${OUT:?grade_one.sh: OUT is not set (run make batch)}
 subs=${SUBMISSIONS:?grade_one.sh: SUBMISSIONS is not set (run make batch)}

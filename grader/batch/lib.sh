@@ -126,11 +126,11 @@ batch_secret() {
 }
 
 # write the seed of every student in the queue that batch_wanted says needs grading
-batch_seeds() { # batch_seeds [QUEUE]
+batch_seeds() { # batch_seeds LIST (the queue's format)
     while IFS="$(printf '\t')" read -r id entry; do
         batch_wanted "$id" || continue
         seed=$(printf '%s:%s' "$secret" "$id" | sha256sum | cut -c1-15)
         (umask 077 && printf '%s\n' "$((0x$seed))" >"$out/private/seeds/$id") ||
             die "cannot write a seed into $out/private/seeds"
-    done <"${1:-$queue}"
+    done <"$1"
 }

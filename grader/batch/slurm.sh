@@ -27,7 +27,7 @@
 # Slurm's own record, in OUT/private/slurm/: jobs (one line per array: its job id and its list of
 # students, the queue's format), the lists, and logs/ (each task's output).
 set -u
-who=batch
+who="batch"
 . "$(dirname "$0")/lib.sh"
 status_only=${STATUS:-0}
 # STATUS=1 alone: the class the last run on OUT queued
@@ -99,7 +99,7 @@ student_state() { # student_state ID: sets state, and task (JOB_TASK of its last
     case $state in
     PENDING | REQUEUED | REQUEUE_HOLD | REQUEUE_FED | RESV_DEL_HOLD) state=pending ;;
     ?*) state=running ;; # RUNNING, CONFIGURING, COMPLETING, SUSPENDED...: it has a node
-    *) if [ -f "$out/students/$1/results.json" ]; then state=done
+    *) if [ -f "$out/students/$1/results.json" ]; then state="done"
         elif [ -n "$task" ] || [ -f "$out/students/$1/status" ]; then state=failed
         else state=new; fi ;;
     esac
