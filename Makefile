@@ -10,6 +10,9 @@
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [SANDBOX=none]  grade a class
 #   make gradescope [EX="00_vadd 04"] [CONFIG=file] [RESULTS=dir]  RESULTS/gradescope/autograder.zip,
 #                                                 the autograder to upload to Gradescope
+#   make batch ENGINE=slurm SUBMISSIONS=dir OUT=dir [PARTITION=p] [GRES=gpu:1] [STATUS=1] ...
+#                                                 the same on a Slurm cluster, a job array (README)
+#   make test-slurm                               make batch ENGINE=slurm on a Slurm started here
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
 #   make asan                                     the grader and unit tests with ASan+UBSan, in build/asan/
@@ -38,12 +41,12 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test test-slurm deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(UNPACK) programs
 grader: $(GRADER)
 libclu: $(LIBCLU)
 
-deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test: deps-%:
+deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm: deps-%:
 	@sh common/deps.sh $*
 
 $(BUILD)/common/%.o: common/%.c | deps-build
@@ -134,10 +137,11 @@ tune: deps-grade $(GRADER)
 	    $(if $(TUNING),--tuning $(TUNING)) \
 	    $(if $(filter file,$(origin SUBMISSION)),,--submission $(SUBMISSION))
 
+# ENGINE=slurm: grader/batch/slurm.sh (a job array) instead of batch.sh (this machine)
 batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
-	    TUNING="$(TUNING)" \
-	    SANDBOX="$(SANDBOX)" sh grader/batch/batch.sh
+	    TUNING="$(TUNING)" PARTITION="$(PARTITION)" GRES="$(GRES)" STATUS="$(STATUS)" \
+	    SANDBOX="$(SANDBOX)" sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
 
 # the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret
 gradescope: deps-gradescope $(GRADER)
@@ -149,6 +153,10 @@ slides: deps-slides
 
 test: deps-test all
 	@STRICT="$(STRICT)" sh tests/run.sh
+
+# make batch ENGINE=slurm on a one-node Slurm this test starts and stops (slurm-wlm, munge)
+test-slurm: deps-batch deps-slurm all
+	@sh tests/slurm.sh
 
 # every C and CUDA file we format; format-check is what make test runs
 FORMATTED = common/*.[ch] grader/*.[ch] grader/*/*.[ch] $(SKELETONS)/*/*.c $(SKELETONS)/*/*.cu \

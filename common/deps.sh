@@ -1,7 +1,8 @@
 #!/bin/sh
 # common/deps.sh PURPOSE - make sure the Debian packages PURPOSE needs are installed.
 # PURPOSE: build (compile and run exercises), grade (make grade), bench (make bench),
-# batch (make batch), gradescope (make gradescope), slides (make slides), test (make test).
+# batch (make batch), gradescope (make gradescope), slides (make slides), test (make test), slurm
+# (make test-slurm: a one-node Slurm of its own).
 # As root, missing packages are installed with apt-get; otherwise one line says what to run.
 set -u
 # CLU_SKIP_DEPS=1: trust the environment (a cluster module, a vendor SDK) and check nothing
@@ -14,6 +15,7 @@ bench="$grade libopenblas0 libclblast1 gnuplot-nox"
 batch="$grade jq libarchive-dev gnuplot-nox"
 gradescope="$grade zip"
 slides="pandoc"
+slurm="slurmctld slurmd slurm-client munge"
 # chromium opens the batch's report.html headless (tests/report.sh)
 test="$bench libcmocka-dev libarchive-dev jq clang-format unzip zip pandoc chromium"
 case "${1:-build}" in
@@ -23,8 +25,9 @@ bench) want=$bench ;;
 batch) want=$batch ;;
 gradescope) want=$gradescope ;;
 slides) want=$slides ;;
+slurm) want=$slurm ;;
 test) want=$test ;;
-*) echo "usage: $0 build|grade|bench|batch|gradescope|slides|test" >&2; exit 2 ;;
+*) echo "usage: $0 build|grade|bench|batch|gradescope|slides|test|slurm" >&2; exit 2 ;;
 esac
 
 # Everything already works (whatever installed it: packages, a vendor SDK, a module system)?
@@ -32,6 +35,10 @@ works() {
     if [ "$1" = slides ]; then
         command -v pandoc >/dev/null 2>&1
         return
+    fi
+    if [ "$1" = slurm ]; then
+        for tool in slurmctld slurmd sbatch munged; do command -v $tool >/dev/null 2>&1 || return 1; done
+        return 0
     fi
     probe=$(mktemp -d) || return 1
     printf '#include <CL/cl.h>\nint main(void) { cl_uint n; return clGetPlatformIDs(0, 0, &n) == 99; }\n' \

@@ -47,6 +47,7 @@ static void usage(FILE *out) {
         "--timeout must be a number of seconds (0: the default, 30) and --seed a whole number.\n"
         "--tuning DIR holds make tune's files (default: results/tuning/ of the workbook): where\n"
         "the device has one, the timed comparison builds each side with its line's values.\n"
+        "--slurm-settings prints the config's slurm.* values (make batch ENGINE=slurm) and exits.\n"
         "Each ID.log begins with the date, device, grader version, seed and the command that\n"
         "repeats the run (a --seed-file seed: only its fingerprint).\n"
         "Exit: 0 full marks, 1 points lost, 2 could not grade, 3 the machine was too busy to\n"
@@ -187,6 +188,7 @@ enum {
     OPT_CONFIG,
     OPT_CACHE,
     OPT_TUNING,
+    OPT_SLURM_SETTINGS,
 };
 
 static const struct option grade_options[] = {
@@ -207,6 +209,7 @@ static const struct option grade_options[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
     {"cache", required_argument, NULL, OPT_CACHE},
     {"tuning", required_argument, NULL, OPT_TUNING},
+    {"slurm-settings", no_argument, NULL, OPT_SLURM_SETTINGS},
     {NULL, 0, NULL, 0},
 };
 
@@ -273,6 +276,11 @@ static int parse_grade_flags(int argc, char **argv, struct grader_config *cfg,
         switch (opt) {
         case 'h':
             usage(stdout);
+            return EXIT_FULL;
+        case OPT_SLURM_SETTINGS: /* make batch ENGINE=slurm reads them: one `key=value` a line */
+            printf("partition=%s\ngres=%s\ntime_minutes=%d\nmemory_mb=%d\ncpus=%d\n",
+                   plan->slurm.partition, plan->slurm.gres, plan->slurm.time_minutes,
+                   plan->slurm.memory_mb, plan->slurm.cpus);
             return EXIT_FULL;
         case OPT_NO_MEMCHECK:
             cfg->memcheck = 0;

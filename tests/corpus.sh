@@ -280,7 +280,8 @@ check "the id -A1 is a text cell in the gradebook, not a formula" \
     grep -q "^'-A1,[0-9]*," "$out/gradebook.csv"
 check "no gradebook cell starts a formula (= + - @)" \
     sh -c "! sed 's/\"[^\"]*\"/text/g' '$out/gradebook.csv' | grep -Eq '(^|,)[-=+@]'"
-check "gradebook, summary and JUnit written" test -s "$out/summary.md" -a -s "$out/junit.xml"
+check "gradebook, summary, JUnit and report written" \
+    test -s "$out/summary.md" -a -s "$out/junit.xml" -a -s "$out/report.html"
 check "the graders' tuning file keeps the reference's line, not one student's" \
     sh -c "grep -q '^09_register_blocking reference ' '$out/cache/tuning/any.conf' &&
         ! grep -q ' submission ' '$out/cache/tuning/any.conf'"
@@ -310,6 +311,9 @@ seed2=$(sed -n 's/.*hidden seed fingerprint \([0-9a-f]*\).*/\1/p' "$tmp/out2/stu
 check "same secret and student: same seed (fingerprint $seed1)" test -n "$seed1" -a "$seed1" = "$seed2"
 check "no grade.log shows a hidden seed itself" \
     sh -c "! grep -l 'hidden seed [0-9]' '$out'/students/*/grade.log | grep -q ."
+# the class's report.html, opened in headless Chromium: every student, nothing of theirs as markup
+check "report.html of the hostile class (tests/report.sh)" \
+    env ARTIFACTS="${ARTIFACTS:-$root/results/test-artifacts}/hostile-class" sh "$root/tests/report.sh" "$out"
 if [ $fails -ne 0 ]; then
     echo "--- first run"; tail -n 20 "$tmp/run1.txt"
     echo "--- second run"; tail -n 40 "$tmp/run2.txt"

@@ -339,6 +339,7 @@ step "ASan and UBSan: the unit tests and planted bugs" sanitizers
 step "make bench at a small N" bench_small
 step "make slides: every deck rendered, tables filled" sh tests/slides.sh "$tmp/bench"
 step "make gradescope: the autograder zip grades uploads in a fresh /autograder" sh tests/gradescope.sh
+step "report.html of a small class, in headless Chromium" sh tests/report.sh
 step "make batch: the hostile class, killed and resumed" sh tests/corpus.sh
 
 if [ -n "$failed" ]; then

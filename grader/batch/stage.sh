@@ -1,4 +1,4 @@
-# grader/batch/stage.sh - what `make batch` (batch.sh) and Gradescope's run_autograder
+# grader/batch/stage.sh - what `make batch` (lib.sh, grade_one.sh) and Gradescope's run_autograder
 # (gradescope.sh) share: a student's upload turned into a staged submission of editable files
 # only, and the hidden seed derived from the instructor's secret. Sourced (POSIX sh), not run.
 #

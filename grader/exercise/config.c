@@ -10,6 +10,8 @@
  *     memory_mb = 2048        # per student program, all its processes together
  *     04_local_B.sizes = 16, 100, 200
  *     04_local_B.points.host = 3
+ *     slurm.gres = gpu:1      # make batch ENGINE=slurm: each student's task (also partition,
+ *                             # time_minutes, memory_mb, cpus)
  */
 #include "exercise/config.h"
 
@@ -183,6 +185,50 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
     return -1;
 }
 
+/* A key after "slurm.": 0, or -1 with the reason in why. */
+static int set_slurm_key(struct grader_slurm *slurm, const char *key, const char *value, char *why,
+                         size_t why_size) {
+    char *texts[] = {slurm->partition, slurm->gres};
+    const char *text_names[] = {"partition", "gres"};
+    for (int i = 0; i < 2; i++)
+        if (!strcmp(key, text_names[i])) {
+            size_t length = strlen(value);
+            if (length >= sizeof slurm->partition ||
+                strspn(value,
+                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:,=-") !=
+                    length) {
+                snprintf(why, why_size,
+                         "slurm.%s wants up to %zu letters, digits or _ . : , = - (not \"%s\")",
+                         key, sizeof slurm->partition - 1, value);
+                return -1;
+            }
+            memcpy(texts[i], value, length + 1);
+            return 0;
+        }
+    struct {
+        const char *name;
+        long high;
+        int *field;
+    } numbers[] = {
+        {"time_minutes", 7 * 24 * 60, &slurm->time_minutes},
+        {"memory_mb", 1L << 24, &slurm->memory_mb},
+        {"cpus", 1024, &slurm->cpus},
+    };
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        if (!strcmp(key, numbers[i].name)) {
+            long v;
+            if (parse_long(value, 1, numbers[i].high, &v) != 0) {
+                snprintf(why, why_size, "slurm.%s wants a whole number from 1 to %ld, not \"%s\"",
+                         key, numbers[i].high, value);
+                return -1;
+            }
+            *numbers[i].field = (int)v;
+            return 0;
+        }
+    snprintf(why, why_size, "unknown key \"slurm.%s\"", key);
+    return -1;
+}
+
 /* A key that is not an exercise's: 0, or -1 with the reason in why. */
 static int set_global_key(const char *key, char *value, struct grader_plan *plan, char *why,
                           size_t why_size) {
@@ -266,6 +312,9 @@ void grader_plan_init(struct grader_plan *plan, double timeout,
     plan->timeout = timeout;
     plan->perf_ratio = GRADER_PERF_RATIO;
     plan->limits = *limits;
+    plan->slurm.time_minutes = GRADER_SLURM_MINUTES;
+    plan->slurm.memory_mb = GRADER_SLURM_MEMORY_MB;
+    plan->slurm.cpus = GRADER_SLURM_CPUS;
 }
 
 int grader_load_config(const char *path, struct grader_plan *plan, char *err, size_t err_size) {
@@ -324,6 +373,13 @@ int grader_load_config(const char *path, struct grader_plan *plan, char *err, si
             *--end = '\0';
         char *dot = strchr(key, '.');
         struct grader_exercise *ex = NULL;
+        if (dot && dot - key == 5 && !strncmp(key, "slurm", 5)) {
+            if (set_slurm_key(&next_plan->slurm, dot + 1, value, why, sizeof why) != 0) {
+                snprintf(err, err_size, "%s:%d: %s", path, line_no, why);
+                status = -1;
+            }
+            continue;
+        }
         if (dot) {
             *dot = '\0';
             const struct grader_exercise *row = grader_find_exercise(key);

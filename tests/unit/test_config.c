@@ -1,11 +1,11 @@
 /* test_config.c - unit tests (cmocka) of the instructor's config file (grader_load_config):
  * every documented key changes what it should in the plan and nothing else (the plan rows' sizes,
  * host_n, memcheck_n, perf_n, points.* and quiz.*; the limits; the timeout; the perf_ratio; the
- * chosen exercises in order without duplicates, by "04" or by full id); comments, blank lines,
- * spaces, tabs and CRLF line ends; errors that name FILE:LINE: with the right line (unknown key,
- * unknown exercise, bad number, a size the exercise does not allow, a missing '=', an empty
- * exercise list) and a missing file; random files (printable, binary, mutated) that never crash
- * and either load or give an error with a line number.
+ * Slurm settings; the chosen exercises in order without duplicates, by "04" or by full id);
+ * comments, blank lines, spaces, tabs and CRLF line ends; errors that name FILE:LINE: with the
+ * right line (unknown key, unknown exercise, bad number, a size the exercise does not allow, a
+ * missing '=', an empty exercise list) and a missing file; random files (printable, binary,
+ * mutated) that never crash and either load or give an error with a line number.
  *
  * grader_load_config changes only the plan it is given (the table stays as compiled, and a
  * refused file leaves the plan as it was): every load starts from a fresh plan of the defaults,
@@ -154,6 +154,13 @@ static void check_untouched(void) {
     check_limits(&g_saved_limits);
     CHECK(g_plan.perf_ratio == g_saved_ratio, "perf_ratio %g, expected %g", g_plan.perf_ratio,
           g_saved_ratio);
+    CHECK(!g_plan.slurm.partition[0] && !g_plan.slurm.gres[0] &&
+              g_plan.slurm.time_minutes == GRADER_SLURM_MINUTES &&
+              g_plan.slurm.memory_mb == GRADER_SLURM_MEMORY_MB &&
+              g_plan.slurm.cpus == GRADER_SLURM_CPUS,
+          "the Slurm settings changed: partition \"%s\", gres \"%s\", %d min, %d MB, %d cpus",
+          g_plan.slurm.partition, g_plan.slurm.gres, g_plan.slurm.time_minutes,
+          g_plan.slurm.memory_mb, g_plan.slurm.cpus);
 }
 
 /* ---------------------------------------------------------------- building config texts */
@@ -701,6 +708,28 @@ struct bad_line {
     const char *says; /* what the error must say */
 };
 
+/* make batch ENGINE=slurm's keys: the defaults without them, each set alone, the last line wins,
+ * an empty text value (the cluster's default partition), and nothing else of the plan changed */
+static void test_slurm_keys(void **state) {
+    (void)state;
+    check_loaded(load_text("# nothing\n"), "nothing");
+    check_untouched();
+    const char *text = "slurm.partition = gpu-a100\nslurm.gres=gpu:a100:1 # one GPU\n"
+                       "slurm.time_minutes = 5\nslurm.memory_mb=100\nslurm.cpus = 3\n"
+                       "slurm.time_minutes = 10080\n";
+    check_loaded(load_text(text), text);
+    CHECK(!strcmp(g_plan.slurm.partition, "gpu-a100"), "partition \"%s\"", g_plan.slurm.partition);
+    CHECK(!strcmp(g_plan.slurm.gres, "gpu:a100:1"), "gres \"%s\"", g_plan.slurm.gres);
+    CHECK(g_plan.slurm.time_minutes == 10080, "time_minutes %d", g_plan.slurm.time_minutes);
+    CHECK(g_plan.slurm.memory_mb == 100, "memory_mb %d", g_plan.slurm.memory_mb);
+    CHECK(g_plan.slurm.cpus == 3, "cpus %d", g_plan.slurm.cpus);
+    check_table(g_saved_table);
+    check_limits(&g_saved_limits);
+    text = "slurm.partition = gpu\nslurm.partition =\n";
+    check_loaded(load_text(text), text);
+    CHECK(!g_plan.slurm.partition[0], "an empty partition gave \"%s\"", g_plan.slurm.partition);
+}
+
 static void test_errors_name_file_and_line(void **state) {
     (void)state;
     struct rng r = rng_for("errors");
@@ -770,6 +799,18 @@ static void test_errors_name_file_and_line(void **state) {
         {"= 5", "expected `key = value`"},
         {"  =", "expected `key = value`"},
         {"just words here", "expected `key = value`"},
+        {"slurm.colour = blue", "unknown key \"slurm.colour\""},
+        {"slurm = gpu", "unknown key \"slurm\""},
+        {"slurm.partition = gpu; rm -rf /", "slurm.partition wants"},
+        {"slurm.partition = a b", "slurm.partition wants"},
+        {"slurm.gres = gpu:1 --wrap=x", "slurm.gres wants"},
+        {"slurm.gres = 0123456789012345678901234567890123456789012345678901234567890123",
+         "slurm.gres wants up to 63"},
+        {"slurm.time_minutes = 0", "slurm.time_minutes wants a whole number from 1"},
+        {"slurm.time_minutes = 10081", "slurm.time_minutes wants"},
+        {"slurm.memory_mb = 1.5", "slurm.memory_mb wants"},
+        {"slurm.cpus = -2", "slurm.cpus wants"},
+        {"slurm.cpus = 1025", "slurm.cpus wants"},
     };
     int count = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < count; i++)
@@ -1050,6 +1091,7 @@ int main(void) {
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_random_files),
         cmocka_unit_test(test_vendor_ratios),
+        cmocka_unit_test(test_slurm_keys),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

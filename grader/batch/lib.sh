@@ -1,0 +1,138 @@
+# grader/batch/lib.sh - what both engines of `make batch` share (sourced, not run): the settings
+# read from the environment, the class's queue and the seeds. batch.sh (one machine) and slurm.sh
+# (a Slurm cluster) are thin front ends over it; grade_one.sh grades one student and
+# class_files.sh writes the gradebook, summary and JUnit.
+#
+# The front end sets `who` (the prefix of its messages) before sourcing this file.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+grader=$root/build/grader/grader
+unpacker=$root/build/grader/unpack # unpacks a .zip or .tar.gz, checking every member
+# what a student's upload becomes (its editable files only) and the seeds' derivation, shared
+# with Gradescope's run_autograder
+. "$root/grader/batch/stage.sh"
+
+die() {
+    echo "${who:-batch}: $*" >&2
+    exit 2
+}
+
+# ---------------------------------------------------------------- the front end's settings
+# Read SUBMISSIONS, OUT, EX, FORCE, CONFIG (and JOBS) from the environment, check them, and create
+# OUT's folders. Afterwards subs, out, only, force, config hold absolute, checked values, exported
+# under their own names for grade_one.sh and class_files.sh (an array task of Slurm gets them
+# through sbatch's environment)
+batch_settings() {
+    subs=${SUBMISSIONS:-}
+    out=${OUT:-$root/results/batch}
+    only=${EX:-}
+    force=${FORCE:-0}
+    config=${CONFIG:-}
+    [ -n "$subs" ] || die "usage: make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1]"
+    [ -d "$subs" ] || die "SUBMISSIONS=$subs is not a folder"
+    [ -x "$grader" ] || die "no grader at $grader: run make grader"
+    [ -x "$unpacker" ] || die "no unpacker at $unpacker: run make all"
+    if [ -n "$config" ]; then
+        [ -f "$config" ] || die "CONFIG=$config is not a file"
+        config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
+        # a mistake in it stops the batch before anyone is graded
+        "$grader" --config "$config" --help >/dev/null || die "CONFIG=$config has an error (above)"
+    fi
+    subs=$(cd "$subs" && pwd)
+    mkdir -p "$out/students" "$out/work" "$out/cache" || die "cannot create $out"
+    out=$(cd "$out" && pwd)
+    case $out/ in "$subs"/*) die "OUT must not be inside SUBMISSIONS" ;; esac
+    SUBMISSIONS=$subs OUT=$out EX=$only FORCE=$force CONFIG=$config
+    export SUBMISSIONS OUT EX FORCE CONFIG
+}
+
+# one batch at a time on an OUT folder (fd 9 holds the lock until the front end exits)
+batch_lock() {
+    exec 9>"$out/.lock"
+    flock -n 9 || die "another batch is running on $out (or wait for it: its lock is $out/.lock)"
+}
+
+# make tune's files (results/tuning/<device>.conf, or TUNING's) as the graders read them: the
+# reference's lines only. A `submission` line tuned one student's kernel on this machine: for a
+# class it would time every student's kernel at that student's values
+batch_tuning() {
+    rm -rf "$out/cache/tuning" && mkdir -p "$out/cache/tuning" || die "cannot create $out/cache/tuning"
+    for f in "${TUNING:-$root/results/tuning}"/*.conf; do
+        [ -f "$f" ] && grep -v '^[^#[:space:]]*[[:space:]][[:space:]]*submission[[:space:]]' "$f" \
+            >"$out/cache/tuning/${f##*/}"
+    done
+}
+
+# ---------------------------------------------------------------- the queue
+# $out/work/.queue: one line `ID<tab>ENTRY` per student, in the order of SUBMISSIONS; total its
+# length. Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz)
+batch_queue() {
+    queue=$out/work/.queue
+    # built aside, then renamed: a Slurm job writing the class files may be reading the old one
+    next=$queue.$$
+    : >"$next"
+    for entry in "$subs"/*; do
+        [ -e "$entry" ] || continue
+        name=$(basename "$entry")
+        case $name in
+        *.tar.gz) id=${name%.tar.gz} ;;
+        *.tgz) id=${name%.tgz} ;;
+        *.zip) id=${name%.zip} ;;
+        *) [ -d "$entry" ] || { echo "$who: skipped $name: not a folder, .zip or .tar.gz" >&2; continue; }
+            id=$name ;;
+        esac
+        case $id in
+        '' | *[!A-Za-z0-9._-]* | .*) echo "$who: skipped $name: the id must be letters, digits, . _ -" >&2
+            continue ;;
+        esac
+        if cut -f1 "$next" | grep -qxF -- "$id"; then
+            echo "$who: skipped $name: student id $id is taken by another entry" >&2
+            continue
+        fi
+        printf '%s\t%s\n' "$id" "$entry" >>"$next"
+    done
+    mv "$next" "$queue" || die "cannot write $queue"
+    total=$(wc -l <"$queue")
+    [ "$total" -gt 0 ] || die "no submissions in $subs"
+}
+
+# whether a student needs grading: no published result yet, or FORCE=1
+batch_wanted() { # batch_wanted ID
+    [ ! -f "$out/students/$1/results.json" ] || [ "$force" = 1 ]
+}
+
+# ---------------------------------------------------------------- the secret behind the seeds
+# Hidden seeds come from the instructor's secret and the student id. The secret never leaves the
+# front end: it writes each student's seed, before grading, to $out/private/seeds/ID (a folder of
+# mode 700, files of mode 600, hidden from every sandbox), which grade_one.sh hands to the grader
+# (which removes it as it starts). Neither the secret nor the seeds are ever on a command line, in
+# an environment or in a Slurm job script (scontrol shows those).
+batch_secret() {
+    if [ -n "${GRADER_SECRET:-}" ]; then
+        secret=$GRADER_SECRET
+    else
+        secret_file=${GRADER_SECRET_FILE:-$HOME/.config/clmm-grader/secret}
+        if [ ! -s "$secret_file" ]; then
+            mkdir -p "$(dirname "$secret_file")" && (umask 077 && od -An -tx1 -N32 /dev/urandom |
+                tr -d ' \n' >"$secret_file") || die "cannot create the secret $secret_file"
+            echo "$who: created the seed secret $secret_file (keep it: regrades need it)"
+        fi
+        secret=$(cat "$secret_file")
+    fi
+    # the secret file the sandboxes cover with /dev/null (grade_one.sh covers the usual one too:
+    # a batch given GRADER_SECRET may have one there from an earlier run); a path, not a secret
+    BATCH_SECRET_PATH=$(readlink -f -- "${GRADER_SECRET_FILE:-$HOME/.config/clmm-grader/secret}" 2>/dev/null)
+    export BATCH_SECRET_PATH
+    # the graders (and the students' programs below them) get neither the secret nor where it is
+    unset GRADER_SECRET GRADER_SECRET_FILE
+    (umask 077 && mkdir -p "$out/private/seeds") && chmod 700 "$out/private" ||
+        die "cannot create $out/private"
+}
+
+# write the seed of every student in the queue that batch_wanted says needs grading
+batch_seeds() { # batch_seeds LIST (the queue's format)
+    while IFS="$(printf '\t')" read -r id entry; do
+        batch_wanted "$id" || continue
+        stage_seed "$secret" "$id" "$out/private/seeds/$id" ||
+            die "cannot write a seed into $out/private/seeds"
+    done <"$1"
+}
