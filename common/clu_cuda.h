@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CLU_EXIT_CUDA 3 /* a CUDA call failed: the status the OpenCL programs exit with on theirs  \
-                         */
+/* the exit status of a failed CUDA call: the OpenCL programs' status for theirs */
+#define CLU_EXIT_CUDA 3
 
 /* The workbook's error idiom in CUDA: on failure print the error's name, the operation, file
  * and line, and exit with CLU_EXIT_CUDA. A kernel's own errors (an illegal address) show at the
