@@ -140,7 +140,7 @@ tune: deps-grade $(GRADER)
 # ENGINE=slurm: grader/batch/slurm.sh (a job array) instead of batch.sh (this machine)
 batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
-	    TUNING="$(TUNING)" PARTITION="$(PARTITION)" GRES="$(GRES)" STATUS="$(STATUS)" \
+	    TUNING="$(TUNING)" PARTITION="$(PARTITION)" GRES="$(GRES)" STATUS="$(STATUS)" ONE_NODE="$(ONE_NODE)" \
 	    SANDBOX="$(SANDBOX)" sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
 
 # the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret

@@ -48,8 +48,12 @@ trap 'rm -f "$active_file" "$submitted_file"' EXIT
 # ---------------------------------------------------------------- a place every node sees
 # A node's own disk or memory is no place for OUT (the tasks of other nodes would publish where
 # nobody reads) nor for the workbook (their grader). Slurm cannot tell us which file systems are
-# shared; the usual node-local ones are refused by name and by type.
+# shared; the usual node-local ones are refused by name and by type. ONE_NODE=1: a cluster of
+# this one machine (a workstation running Slurm, tests/slurm.sh), whose folders every node sees.
 shared_place() { # shared_place WHAT PATH
+    # the paths go into a job's command line between single quotes
+    case $2 in *\'*) die "$1=$2: a path with a ' cannot be handed to Slurm" ;; esac
+    [ "${ONE_NODE:-0}" = 1 ] && return 0
     case $2/ in
     /tmp/* | /var/tmp/* | /dev/shm/* | /run/*)
         die "$1=$2 is on this node only: ENGINE=slurm needs it on a file system every node sees" \
@@ -62,8 +66,6 @@ shared_place() { # shared_place WHAT PATH
     case $(stat -f -c %T "$2" 2>/dev/null) in tmpfs | ramfs)
         die "$1=$2 is in memory (tmpfs): ENGINE=slurm needs it on a file system every node sees" ;;
     esac
-    # the paths go into a job's command line between single quotes
-    case $2 in *\'*) die "$1=$2: a path with a ' cannot be handed to Slurm" ;; esac
 }
 shared_place OUT "$out"
 shared_place "the workbook" "$root"
