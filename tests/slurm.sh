@@ -248,7 +248,7 @@ for _ in $(seq 1 20); do
     squeue -h -r -j "$job" -o '%K' | grep -qx '[567]' || break
     sleep 0.5
 done
-make -s batch ENGINE=slurm OUT="$out2" SUBMISSIONS="$class" STATUS=1 >"$work/status.txt" 2>&1
+make -s batch ENGINE=slurm ONE_NODE=$one_node OUT="$out2" SUBMISSIONS="$class" STATUS=1 >"$work/status.txt" 2>&1
 counts=$(sed -n 's/^batch: 8 students in .*: \([0-9]*\) done, \([0-9]*\) running, \([0-9]*\) pending, \([0-9]*\) failed, \([0-9]*\) not submitted.*/\1 \2 \3 \4 \5/p' "$work/status.txt")
 if [ -z "$counts" ]; then
     fail "STATUS=1 gives no counts: $(cat "$work/status.txt")"
@@ -281,7 +281,7 @@ cmp -s "$work/local.rows" "$work/slurm2.rows" &&
     pass "after the resume every row is there, equal to make batch's" ||
     { fail "after the resume the gradebook differs (local < > slurm):"; diff "$work/local.rows" "$work/slurm2.rows"; }
 # (without SUBMISSIONS: the class of the last run on OUT)
-make -s batch ENGINE=slurm OUT="$out2" STATUS=1 >"$work/status2.txt" 2>&1
+make -s batch ENGINE=slurm ONE_NODE=$one_node OUT="$out2" STATUS=1 >"$work/status2.txt" 2>&1
 grep -q ": 7 done, 0 running, 0 pending, 1 failed, 0 not submitted" "$work/status2.txt" &&
     grep -q "^batch: failed archive_dotdot: refused" "$work/status2.txt" &&
     pass "STATUS=1 at the end: 7 done, the refused archive failed with its reason" ||
