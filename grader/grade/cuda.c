@@ -505,8 +505,8 @@ static void twin_of(const struct grader_exercise *ex, struct cuda_twin *t) {
     t->variant = grader_values_variant(&t->values);
 }
 
-void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
-                       struct grader_exercise_result *r) {
+int grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
+                      struct grader_exercise_result *r) {
     int first = r->test_count, pts = ex->cuda_per_size;
     struct cuda_twin twin;
     twin_of(ex, &twin);
@@ -516,7 +516,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
         skip_all(r, first,
                  "nvcc not found on $PATH or in /usr/local/cuda/bin: kernel.cu is "
                  "graded where the CUDA toolkit and an NVIDIA GPU are");
-        return;
+        return 1;
     }
     /* a fresh folder: nothing of an earlier run can be picked up */
     snprintf(work, sizeof work, "%s/%s/cuda", cfg->work, ex->id);
@@ -536,7 +536,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
         strcat(why, ")");
         skip_all(r, first, why);
         cuda_run_done(&probe);
-        return;
+        return 1;
     }
     struct grader_cuda_device gpu; /* capability 0 if unreadable: nvcc's default architecture */
     grader_cuda_device_read(probe.dir, &gpu);
@@ -561,13 +561,13 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
         int untouched = 0;
         char name[96], tag[64], text[1200], at[64];
         grader_size_text(ex, s, at, sizeof at);
-        snprintf(name, sizeof name, "CUDA twin: correct at %s", at);
-        /* the report's test names keep 06's "N=16" */
-        if (!ex->rectangular)
+        if (ex->rectangular)
+            snprintf(name, sizeof name, "CUDA twin: correct at %s", at);
+        else /* the report's test names keep 06's "N=16" */
             snprintf(name, sizeof name, "CUDA twin: correct at N=%d", s.n);
         struct cuda_shape shape;
-        if (!dead[0] && cuda_shape_of(&twin, s, &shape, dead, sizeof dead) != 0)
-            build_failed = 0;
+        if (!dead[0]) /* its launch (why not, in dead) */
+            cuda_shape_of(&twin, s, &shape, dead, sizeof dead);
         if (dead[0]) {
             untouched_all = 0;
             if (build_failed && i == 0)
@@ -586,7 +586,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
             skip_all(r, first, why);
             cuda_run_done(&h);
             free(build_log);
-            return;
+            return 1;
         }
         char *failure = run_failure(&h, at, dead, sizeof dead);
         if (failure) {
@@ -603,7 +603,7 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
     }
     free(build_log);
     /* the skeleton as given: it ran and wrote nothing anywhere */
-    r->not_implemented = sizes > 0 && untouched_all && passed == 0;
+    int untouched = sizes > 0 && untouched_all && passed == 0;
 
     if (!cfg->perf)
         grader_add_verdict(r, GRADER_NOT_RUN, "CUDA twin: performance (not scored)", 0, 0,
@@ -613,4 +613,5 @@ void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exer
                            "not timed: the kernel must first be right at every size");
     else
         test_speed(cfg, &twin, work, module, r);
+    return untouched;
 }

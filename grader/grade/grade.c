@@ -25,9 +25,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
             unanswered &= r->tests[t].verdict == GRADER_NOT_RUN; /* no answer */
         int cuda_untouched = 1;
         if (ex->cuda_per_size) {
-            grader_cuda_tests(cfg, ex, r); /* not_implemented: kernel.cu wrote nothing */
-            cuda_untouched =
-                r->not_implemented || r->tests[r->test_count - 1].verdict == GRADER_SKIPPED;
+            cuda_untouched = grader_cuda_tests(cfg, ex, r);
         }
         r->not_implemented = unanswered && cuda_untouched && grader_result_score(r) == 0;
         return;
@@ -140,10 +138,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     r->not_implemented = untouched_all && passed == 0;
     if (ex->cuda_per_size) { /* the capstone's CUDA twin, after its OpenCL kernel */
         int opencl_untouched = r->not_implemented;
-        grader_cuda_tests(cfg, ex, r);
-        int cuda_untouched =
-            r->not_implemented || r->tests[r->test_count - 1].verdict == GRADER_SKIPPED;
-        r->not_implemented = opencl_untouched && cuda_untouched;
+        r->not_implemented = grader_cuda_tests(cfg, ex, r) && opencl_untouched;
     }
     if (cache[0])
         grader_jail_dir_remove(cache);

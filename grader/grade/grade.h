@@ -182,9 +182,10 @@ void grader_quiz_tests(const struct grader_config *cfg, const struct grader_exer
                        struct grader_exercise_result *r);
 
 /* The CUDA twin of ex (cuda.c): built with nvcc and run at the hidden sizes through the CUDA
- * driver; reported as skipped (max 0) where nvcc or a CUDA device is missing. */
-void grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
-                       struct grader_exercise_result *r);
+ * driver; reported as skipped (max 0) where nvcc or a CUDA device is missing. Returns 1 when it
+ * shows nothing done: skipped, or a kernel.cu that ran and wrote nothing anywhere. */
+int grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
+                      struct grader_exercise_result *r);
 
 /* The vendors' SGEMMs timed in the same rounds (the capstone): each launch on the grader's clock,
  * in the reference's harness (never in a process the student's code runs in). */
