@@ -441,13 +441,24 @@ static int group_setup(void **state) {
     snprintf(g_secret, sizeof g_secret, "/tmp/test_canon_secret.XXXXXX");
     if (!mkdtemp(g_secret) || chmod(g_secret, 0755) != 0)
         return -1;
-    /* the sandbox as the grader probes it, hiding the secret folder as it hides solutions/ */
-    g_sandbox = system("bwrap --ro-bind / / --dev /dev --proc /proc true >/dev/null 2>&1") == 0
-                    ? SANDBOX_OWN_PROC
-                    : SANDBOX_NONE;
-    g_cfg.sandbox.mode = g_sandbox;
+    /* the sandbox as the grader probes it (its prefix, run in the jail), hiding the secret folder
+     * as it hides solutions/ */
     snprintf(g_cfg.sandbox.hidden[0], sizeof g_cfg.sandbox.hidden[0], "%s", g_secret);
     snprintf(g_cfg.sandbox.hidden[1], sizeof g_cfg.sandbox.hidden[1], "%s", g_tmp);
+    g_cfg.sandbox.mode = SANDBOX_OWN_PROC;
+    char dir[PATH_MAX], log[PATH_MAX + 16];
+    struct grader_run_result run = {.how = RUN_NO_START};
+    struct grader_argv probe = GRADER_ARGV_INIT;
+    if (grader_jail_dir_make(dir, sizeof dir) == 0 &&
+        grader_sandbox_push(&g_cfg.jail, &g_cfg.sandbox, dir, &probe)) {
+        grader_argv_push(&probe, "/bin/true");
+        snprintf(log, sizeof log, "%s/probe.txt", g_tmp);
+        grader_run_jailed(&g_cfg.jail, probe.argv, dir, log, 20, &run);
+    }
+    grader_argv_clear(&probe);
+    grader_jail_dir_remove(dir);
+    g_sandbox = run.how == RUN_EXITED && run.code == 0 ? SANDBOX_OWN_PROC : SANDBOX_NONE;
+    g_cfg.sandbox.mode = g_sandbox;
     print_message("test_canon: %s\n", g_sandbox ? "with the sandbox, and without it"
                                                 : "bubblewrap cannot run here: no sandbox");
     return 0;
