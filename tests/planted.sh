@@ -58,7 +58,7 @@ grader=${GRADER:-$root/build/grader/grader}
 # may meet them), blanks squeezed on both sides (a macro's # spells its argument with single
 # blanks).
 reference_leaks() {
-    gcc -fpreprocessed -dD -E -P -w -x c "$root/solutions/$1/kernel.cl" 2>/dev/null |
+    cpp -fpreprocessed -dD -P -w -x c "$root/solutions/$1/kernel.cl" 2>/dev/null |
         tr -s ' \t\n' ' ' |
         awk '{ for (i = 1; i + 23 <= length($0); i++)
                    if (i == 1 || substr($0, i - 1, 1) !~ /[A-Za-z0-9_]/) print substr($0, i, 24) }' |
