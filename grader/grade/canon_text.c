@@ -359,26 +359,31 @@ static int canon_marker(const char *line, const char *end, long *line_no, int *e
     return 1;
 }
 
+/* Blank lines and line markers only move kernel.cl's line of the next text line; padding is
+ * written when a text line needs it. A pragma that _Pragma made takes a line of its own, so the
+ * text after it runs one line late until the next blank line, which is dropped to catch up. */
 int canon_emit(struct canon_emit *e, const char *text) {
     long next_line = 1; /* kernel.cl's line of the next text line */
     for (const char *line = text; *line;) {
         const char *end = line + strcspn(line, "\n");
         long marked;
         int enters;
+        const char *p = line;
+        while (p < end && isspace((unsigned char)*p))
+            p++;
         if (canon_marker(line, end, &marked, &enters)) {
             if (enters) { /* (the log showed it already; said the same way, naming nothing) */
                 canon_why(e, "kernel.cl refused: it includes a file: the grader builds kernel.cl "
                              "alone (copy what you need into it)");
                 return -1;
             }
-            if (marked > e->src->lines + 1)
-                marked = e->src->lines + 1;
-            next_line = marked;
+            next_line = marked < 1 ? 1 : marked > e->src->lines + 1 ? e->src->lines + 1 : marked;
+        } else if (p == end) {
+            next_line++;
+        } else {
             for (; e->lines_out + 1 < next_line; e->lines_out++)
                 fputc('\n', e->out);
-        } else {
-            if (canon_check_line(e, line, end,
-                                 next_line > e->lines_out ? next_line : e->lines_out + 1))
+            if (canon_check_line(e, line, end, next_line))
                 return -1;
             fwrite(line, 1, (size_t)(end - line), e->out);
             fputc('\n', e->out);

@@ -314,6 +314,24 @@ static void test_pragmas(void **state) {
     }
 }
 
+/* A line that _Pragma splits in two puts the text after it one line late only until the next
+ * blank line: build logs cite the student's line numbers again from there. */
+static void test_pragma_lines_caught_up(void **state) {
+    (void)state;
+    char why[512];
+    char *out;
+    CHECK(canon_text("int a;\nvoid f(void) {\n  _Pragma(\"unroll\") for (;;) {}\n  int b;\n\n"
+                     "  int c;\n}\n",
+                     16, why, sizeof why, &out) == 0,
+          "refused: %s", why);
+    const char *line = out;
+    for (int n = 1; n < 6 && line; n++)
+        line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+    CHECK(line && !strncmp(line, "  int c;", 8), "line 6 is not the kernel's line 6:\n%s", out);
+    CHECK(strstr(out, "#pragma unroll\n  for (;;)"), "the pragma is not before its loop:\n%s", out);
+    free(out);
+}
+
 /* What gcc predefines from the file and the clock is fixed: the text made in a jail folder of a
  * random name, a second later, is the same. */
 static void test_file_and_clock_fixed(void **state) {
@@ -481,6 +499,7 @@ int main(void) {
         cmocka_unit_test(test_dev_zero_and_bombs_refused),
         cmocka_unit_test(test_reference_never_quoted),
         cmocka_unit_test(test_pragmas),
+        cmocka_unit_test(test_pragma_lines_caught_up),
         cmocka_unit_test(test_file_and_clock_fixed),
         cmocka_unit_test(test_errors_cite_lines),
         cmocka_unit_test(test_legit_kernels_accepted),
