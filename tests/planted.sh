@@ -19,6 +19,11 @@
 #   needs_sandbox            skipped where bubblewrap cannot run (inside another sandbox)
 #   needs_extension EXT      skipped where the grader says the device has no EXT (12's
 #                            cl_khr_subgroups: POCL 3.1 here; POCL 5 on the device machine)
+#   no_reference_text ID     no run of 24 characters of solutions/ID/kernel.cl's code (its
+#                            comments left out, blanks squeezed) appears in the report, the JSON
+#                            results or the exercise's log: nothing of the reference leaks
+# @WORKBOOK_ROOT@ in an entry's files becomes the workbook's real path; the grader runs in the
+# workbook's root, as `make grade` runs it (so /proc/self/cwd is the root).
 # An entry whose expect file says nothing of performance (no "performance" test, no max_ratio) is
 # graded with --no-perf: the timed comparison is the slowest part of grading and tells it nothing.
 set -u
@@ -47,6 +52,20 @@ if [ $# -eq 0 ] && [ "$jobs" -gt 1 ]; then
     exit $status
 fi
 grader=${GRADER:-$root/build/grader/grader}
+
+# reference_leaks ID SUB: the first run of 24 characters of solutions/ID/kernel.cl's code found in
+# SUB's report, JSON results or logs ("" if none). Comments are left out (the report's own words
+# may meet them), blanks squeezed on both sides (a macro's # spells its argument with single
+# blanks).
+reference_leaks() {
+    cpp -fpreprocessed -dD -P -w -x c "$root/solutions/$1/kernel.cl" 2>/dev/null |
+        tr -s ' \t\n' ' ' |
+        awk '{ for (i = 1; i + 23 <= length($0); i++)
+                   if (i == 1 || substr($0, i - 1, 1) !~ /[A-Za-z0-9_]/) print substr($0, i, 24) }' |
+        sort -u >"$2/reference-runs.txt"
+    { cat "$2/report.txt" "$2"/results/*.log 2>/dev/null; jq -r '.. | strings' "$2/grade.json" 2>/dev/null; } |
+        tr -s ' \t\n' ' ' | grep -oF -f "$2/reference-runs.txt" | head -n 1
+}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -63,7 +82,7 @@ for name in $names; do
     mkdir -p "$sub/$ex"
     cp "$root/solutions/$ex/"* "$sub/$ex/"
     for f in "$dir"/*; do
-        case ${f##*/} in expect) ;; *) cp "$f" "$sub/$ex/" ;; esac
+        case ${f##*/} in expect) ;; *) sed "s|@WORKBOOK_ROOT@|$root|g" "$f" >"$sub/$ex/${f##*/}" ;; esac
     done
     # kernel_sed / main_sed: a GNU sed expression applied to the solution's file (one that no
     # longer changes it plants nothing, and fails)
@@ -81,10 +100,10 @@ for name in $names; do
     no_perf=--no-perf
     grep -qE 'performance|^max_ratio' "$dir/expect" && no_perf=""
     # a short time limit: the never-ending kernel is stopped after 10 s instead of 30
-    "$grader" --root "$root" --submission "$sub" --ex "$ex" --json "$json" --timeout 10 $no_perf \
-        ${GRADER_CONFIG:+--config "$GRADER_CONFIG"} ${TUNING:+--tuning "$TUNING"} \
-        --results "$sub/results" --work "$sub/work" \
-        >"$sub/report.txt" 2>&1
+    (cd "$root" && "$grader" --root "$root" --submission "$sub" --ex "$ex" --json "$json" \
+        --timeout 10 $no_perf ${GRADER_CONFIG:+--config "$GRADER_CONFIG"} \
+        ${TUNING:+--tuning "$TUNING"} --results "$sub/results" --work "$sub/work" \
+        >"$sub/report.txt" 2>&1)
     status=$?
     needs=$(sed -n 's/^needs_extension //p' "$dir/expect")
     if [ -n "$needs" ] && grep -q "has no $needs, which this exercise needs" "$sub/report.txt"; then
@@ -114,6 +133,10 @@ for name in $names; do
                 sed -n 's/^ratio \([0-9.]*\) of medians.*/\1/p')
             awk -v r="${ratio:-999}" -v l="$limit" 'BEGIN { exit !(r < l) }' ||
                 problems="$problems\n  timed ratio ${ratio:-missing}, expected below $limit"
+            ;;
+        "no_reference_text "*)
+            leaked=$(reference_leaks "${line#no_reference_text }" "$sub")
+            [ -z "$leaked" ] || problems="$problems\n  the reference's text leaked: \"$leaked\""
             ;;
         "output "* | "cuda_output "*)
             if [ "${line%% *}" = cuda_output ] &&

@@ -57,7 +57,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     drawn.memcheck_n = grader_memcheck_size(ex, draw);
     drawn.memcheck_shape = grader_memcheck_shape(ex, draw);
     ex = &drawn;
-    char kernel[PATH_MAX + 128], dead[200] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
+    char kernel[PATH_MAX + 128], dead[480] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
     /* a fresh work folder: nothing of an earlier run or submission can be picked up */
     snprintf(work, sizeof work, "%s/%s", cfg->work, ex->id);
     grader_remove_tree(work);
@@ -75,16 +75,20 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     char canonical[PATH_MAX + 96], refusal[400] = "", checked[PATH_MAX + 96];
     snprintf(canonical, sizeof canonical, "%s/kernel.canonical.cl", work);
     struct grader_variant variant = grader_variant_of(ex, 0, 0);
-    if (!dead[0] && grader_canonicalise(kernel, canonical, &variant, refusal, sizeof refusal) != 0)
+    int made = 0;
+    if (!dead[0] && (made = grader_canonicalise(cfg, kernel, canonical, &variant, refusal,
+                                                sizeof refusal)) != 0)
         snprintf(dead, sizeof dead, "%s/%.*s", ex->id, (int)(sizeof dead - 64), refusal);
     /* the runs under oclgrind build with the row's smaller tuning values: a text of their own */
     snprintf(checked, sizeof checked, "%s", canonical);
     variant = grader_variant_of(ex, 0, 1);
     if (!dead[0] && ex->check_tuning[0].name) {
         snprintf(checked, sizeof checked, "%s/kernel.canonical-check.cl", work);
-        if (grader_canonicalise(kernel, checked, &variant, refusal, sizeof refusal) != 0)
+        if ((made = grader_canonicalise(cfg, kernel, checked, &variant, refusal, sizeof refusal)) !=
+            0)
             snprintf(dead, sizeof dead, "%s/%.*s", ex->id, (int)(sizeof dead - 64), refusal);
     }
+    r->too_busy |= made == CANON_BUSY; /* no verdict rather than a point lost */
     if (!dead[0])
         snprintf(kernel, sizeof kernel, "%s", canonical);
 

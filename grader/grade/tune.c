@@ -236,9 +236,14 @@ static void run_values(struct tune *t, const struct grader_values *values, struc
     if (!grader_values_fit(&row, values, row.perf_n, t->req->max_group, why, sizeof why)) {
         tr->state = TRIAL_SKIPPED;
         snprintf(tr->why, sizeof tr->why, "%s", why);
-    } else if (grader_canonicalise(t->req->kernel, text, &variant, refusal, sizeof refusal) != 0) {
+    } else if (grader_canonicalise(t->cfg, t->req->kernel, text, &variant, refusal,
+                                   sizeof refusal) != 0) {
         tr->state = TRIAL_SKIPPED; /* an #error of the kernel's own rules, mostly: said alone */
-        char *end = strchr(refusal, '\n'), *rule = strstr(refusal, "#error");
+        char *rule = strstr(refusal, "\"#error"), *end;
+        rule = rule ? rule + 1 : NULL;            /* the student's #error line, quoted */
+        end = rule ? strstr(rule, "\"; ") : NULL; /* it ends before the next error, or last */
+        if (rule && !end)
+            end = strrchr(rule, '"');
         if (end)
             *end = '\0';
         snprintf(tr->why, sizeof tr->why, "build failure: %.200s", rule ? rule : refusal);

@@ -59,7 +59,7 @@ void grade_timed_values(const struct grader_config *cfg, const struct grader_exe
         char *slash = strrchr(tuned, '/');
         snprintf(slash ? slash + 1 : tuned, sizeof tuned - (size_t)(slash ? slash + 1 - tuned : 0),
                  "kernel.canonical-tuned.cl");
-        if (grader_canonicalise(source, tuned, &variant, refusal, sizeof refusal) != 0) {
+        if (grader_canonicalise(cfg, source, tuned, &variant, refusal, sizeof refusal) != 0) {
             snprintf(line, sizeof line, "note: %s:%d is not used: at those values %s\n", file,
                      found[TUNING_SUBMISSION].line, refusal);
             say(t, line);
