@@ -14,8 +14,13 @@
  * - kill empties the group, a double-forked orphan included;
  * - two students' groups, running 2 and 4..6 busy processes at once, get CPU within 30% of each
  *   other (in one of up to 3 windows of 1 s: the machine may be busy);
- * - with the cgroup mounts read-only (a mount namespace of its own) or as a user that is not
- *   root, opening fails with a reason.
+ * - every controller is told in force or has its fallback told (with the reason), and a v2 run's
+ *   group holds the limit files of the controllers in force only;
+ * - with the cgroup mounts read-only (a mount namespace of its own), as a user that is not root,
+ *   or with GRADER_CGROUPS=none, opening fails with a reason.
+ * A test whose controller is not in force (a v2 group that was handed only some) says so and
+ * passes untested. GRADER_CGROUPS=v1 or v2 picks the version (on a hybrid host, v2 is the unified
+ * hierarchy with no controller).
  * Random choices come from a seed printed at the start; TEST_CGROUP_SEED=<seed> repeats a run.
  */
 #define _GNU_SOURCE /* memfd_create, setresuid, unshare, mkdtemp */
@@ -281,15 +286,24 @@ static int test_teardown(void **state) {
 }
 
 /* A run for this test under g_student, or 0 (the test then passes, untested) when groups are
- * not in force. */
-static int open_run(long long memory_bytes, long processes) {
+ * not in force, or the controller of bit `needs` is not (0: none needed). */
+static int open_run_with(unsigned needs, long long memory_bytes, long processes) {
     if (!g_ready)
         return 0;
+    if (needs && !(grader_cgroup_in_force(&g_student) & needs)) {
+        print_message("skipped: %s without the controller this test needs\n",
+                      grader_cgroup_mode(&g_student));
+        return 0;
+    }
     char why[512];
     int opened =
         grader_cgroup_run_open(&g_student, &g_run, memory_bytes, processes, why, sizeof why) == 0;
     CHECK(opened, "run_open: %s", why);
     return 1;
+}
+
+static int open_run(long long memory_bytes, long processes) {
+    return open_run_with(0, memory_bytes, processes);
 }
 
 /* ---------------------------------------------------------------- tests */
@@ -298,7 +312,7 @@ static void test_memfd_hog_is_stopped(void **state) {
     (void)state;
     struct rng r = rng_for("memfd");
     long long limit = rng_range(&r, 96, 160) << 20;
-    if (!open_run(limit, 64))
+    if (!open_run_with(GRADER_CGROUP_HAS_MEMORY, limit, 64))
         return;
     CHECK(grader_cgroup_run_memory_hit(&g_run) == 0, "a new run has not hit its limit");
     int status;
@@ -319,7 +333,7 @@ static void test_memfd_pages_are_counted(void **state) {
     (void)state;
     struct rng r = rng_for("memfd_counted");
     g_shared->memfd_bytes = rng_range(&r, 24, 48) << 20;
-    if (!open_run(128LL << 20, 64))
+    if (!open_run_with(GRADER_CGROUP_HAS_MEMORY, 128LL << 20, 64))
         return;
     int status;
     pid_t pid = spawn_in(&g_run, g_uid, memfd_holder);
@@ -339,7 +353,7 @@ static void test_fork_loop_meets_pids_max(void **state) {
     (void)state;
     struct rng r = rng_for("pids");
     long limit = rng_range(&r, 10, 24);
-    if (!open_run(256LL << 20, limit))
+    if (!open_run_with(GRADER_CGROUP_HAS_PIDS, 256LL << 20, limit))
         return;
     int status;
     pid_t pid = spawn_in(&g_run, g_uid, fork_loop);
@@ -361,7 +375,7 @@ static void test_cpu_time_is_accounted(void **state) {
     (void)state;
     struct rng r = rng_for("cpu");
     g_shared->cpu_target = 0.25 + 0.01 * (double)rng_range(&r, 0, 10);
-    if (!open_run(256LL << 20, 16))
+    if (!open_run_with(GRADER_CGROUP_HAS_CPUACCT, 256LL << 20, 16))
         return;
     double before = grader_cgroup_run_cpu_seconds(&g_run);
     CHECK(before >= 0 && before < 0.05, "a new run used %.3f s", before);
@@ -498,6 +512,10 @@ static void test_students_get_equal_cpu(void **state) {
     (void)state;
     if (!g_ready)
         return;
+    if (!(grader_cgroup_in_force(&g_student) & GRADER_CGROUP_HAS_CPU)) {
+        print_message("skipped: %s without the cpu controller\n", grader_cgroup_mode(&g_student));
+        return;
+    }
     /* the two graders must be siblings, not nested in this process's student group (under v2 a
      * group with a process in it can have no controllers below) */
     grader_cgroup_student_close(&g_student);
@@ -519,6 +537,57 @@ static void test_students_get_equal_cpu(void **state) {
     }
     CHECK(low > 0.05, "a student got %.3f s", low);
     CHECK(low >= 0.7 * high, "%.3f s against %.3f s", a, b);
+}
+
+/* Each controller is in force or has its fallback told, never both; a v2 group counts CPU time
+ * whatever is delegated; a run's group holds the limit files of the controllers in force. */
+static void test_in_force_is_told(void **state) {
+    (void)state;
+    if (!open_run(256LL << 20, 16))
+        return;
+    static const struct {
+        unsigned bit;
+        const char *used, *fallback, *v2_file;
+    } words[] = {
+        {GRADER_CGROUP_HAS_MEMORY, "memory", "memory by RLIMIT_DATA", "memory.max"},
+        {GRADER_CGROUP_HAS_PIDS, "processes", "RLIMIT_NPROC", "pids.max"},
+        {GRADER_CGROUP_HAS_CPU, "CPU share", "session of its own", NULL},
+        {GRADER_CGROUP_HAS_CPUACCT, "CPU time", "CPU time by the grader's watch", "cpu.stat"},
+        {GRADER_CGROUP_HAS_FREEZER, "freezing", "SIGSTOP", "cgroup.freeze"},
+    };
+    char used[200], fallback[800];
+    grader_cgroup_describe(&g_student, used, sizeof used, fallback, sizeof fallback);
+    unsigned bits = grader_cgroup_in_force(&g_student);
+    print_message("%s: in force: %s; fallbacks: %s\n", grader_cgroup_mode(&g_student), used,
+                  fallback[0] ? fallback : "none");
+    int v2 = g_student.mode == GRADER_CGROUP_V2;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        int on = (bits & words[i].bit) != 0;
+        CHECK(on == (strstr(used, words[i].used) != NULL), "\"%s\" %s in \"%s\"", words[i].used,
+              on ? "missing" : "told", used);
+        CHECK(on != (strstr(fallback, words[i].fallback) != NULL), "fallback \"%s\" %s: \"%s\"",
+              words[i].fallback, on ? "told" : "missing", fallback);
+        if (v2 && words[i].v2_file) {
+            char path[GRADER_CGROUP_PATH + 32];
+            snprintf(path, sizeof path, "%s/%s", g_run.dir[0], words[i].v2_file);
+            CHECK(on == (access(path, F_OK) == 0), "%s %s with %s %s", path,
+                  access(path, F_OK) == 0 ? "exists" : "is missing", words[i].used,
+                  on ? "in force" : "not in force");
+        }
+    }
+    CHECK(!v2 || (bits & GRADER_CGROUP_HAS_CPUACCT), "a v2 group without its CPU time");
+    CHECK(!fallback[0] || strchr(fallback, ':'), "no reason for the fallbacks: \"%s\"", fallback);
+}
+
+/* GRADER_CGROUPS=none: no group, and the reason says so. */
+static int open_when_none(void) {
+    setenv("GRADER_CGROUPS", "none", 1);
+    struct grader_cgroup_student s;
+    if (grader_cgroup_student_open(&s, "none", g_shared->why, sizeof g_shared->why) == 0) {
+        grader_cgroup_student_close(&s);
+        return 1;
+    }
+    return strstr(g_shared->why, "GRADER_CGROUPS=none") ? 0 : 2;
 }
 
 /* In a child: a mount namespace of its own where every cgroup mount is read-only, then open. */
@@ -589,6 +658,9 @@ static void test_failure_is_told(void **state) {
     CHECK(code == 0, "as uid %u: exit %d", (unsigned)g_uid, code);
     CHECK(strstr(g_shared->why, "not root") != NULL, "reason: %s", g_shared->why);
     print_message("as a user: %s\n", g_shared->why);
+    memset(g_shared->why, 0, sizeof g_shared->why);
+    code = in_child(open_when_none);
+    CHECK(code == 0, "GRADER_CGROUPS=none: exit %d (%s)", code, g_shared->why);
 }
 
 int main(void) {
@@ -600,6 +672,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_freeze_stops_and_thaw_resumes, test_setup,
                                         test_teardown),
         cmocka_unit_test_setup_teardown(test_kill_empties_the_group, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_in_force_is_told, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_failure_is_told, test_setup, test_teardown),
         /* last: it leaves this process's student group */
         cmocka_unit_test_setup_teardown(test_students_get_equal_cpu, test_setup, test_teardown),
