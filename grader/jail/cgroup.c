@@ -319,9 +319,21 @@ static void sweep_group(const char *dir, int depth) {
     cgroup_remove_group(dir);
 }
 
+/* v2: whether a grader still waits in the group dir (named clmm-grader-<pid>: the leaf it left
+ * its group for; else a student's group, whose leaf is `grader`). Seen by the kernel's
+ * `populated`, which holds whatever pid namespace the other grader is in (a batch's sandbox may
+ * give each its own, where kill(pid, 0) finds nobody). */
+static int grader_waits_in(const char *dir, const char *name) {
+    char leaf[CGROUP_FILE_PATH];
+    if (strncmp(name, "clmm-grader-", 12) == 0)
+        return cgroup_get_keyed(dir, "cgroup.events", "populated") == 1;
+    return cgroup_join(leaf, sizeof leaf, dir, "grader") == 0 &&
+           cgroup_get_keyed(leaf, "cgroup.events", "populated") == 1;
+}
+
 /* The groups under home that a grader made (clmm-<label>-<pid>, clmm-grader-<pid>) and left when
  * it died, killed with -9 half-way through a student: swept. A group whose pid lives (another
- * grader of the batch, or a reused pid) is left alone. */
+ * grader of the batch, or a reused pid) or where a grader still waits (v2) is left alone. */
 static void sweep_dead_graders(const char *home) {
     DIR *d = opendir(home);
     struct dirent *e;
@@ -332,7 +344,7 @@ static void sweep_dead_graders(const char *home) {
         char dir[CGROUP_FILE_PATH];
         if (strncmp(e->d_name, "clmm-", 5) == 0 && end && end != dash + 1 && *end == '\0' &&
             pid > 1 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
-            cgroup_join(dir, sizeof dir, home, e->d_name) == 0)
+            cgroup_join(dir, sizeof dir, home, e->d_name) == 0 && !grader_waits_in(dir, e->d_name))
             sweep_group(dir, 0);
     }
     if (d)

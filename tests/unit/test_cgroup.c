@@ -14,6 +14,8 @@
  * - kill empties the group, a double-forked orphan included;
  * - two students' groups, running 2 and 4..6 busy processes at once, get CPU within 30% of each
  *   other (in one of up to 3 windows of 1 s: the machine may be busy);
+ * - v2: a grader sweeps the groups of graders that died, but not one whose leaf a grader still
+ *   waits in though its pid is not alive here;
  * - every controller is told in force or has its fallback told (with the reason), and a v2 run's
  *   group holds the limit files of the controllers in force only;
  * - with the cgroup mounts read-only (a mount namespace of its own), as a user that is not root,
@@ -45,6 +47,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -579,6 +582,81 @@ static void test_in_force_is_told(void **state) {
     CHECK(!fallback[0] || strchr(fallback, ':'), "no reason for the fallbacks: \"%s\"", fallback);
 }
 
+static int in_child(int (*body)(void));
+
+/* A pid that no process has now (a child that ended and was reaped). */
+static long dead_pid(void) {
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    waitpid(pid, NULL, 0);
+    return (long)pid;
+}
+
+static int open_and_close(void) {
+    struct grader_cgroup_student s;
+    if (grader_cgroup_student_open(&s, "sweeper", g_shared->why, sizeof g_shared->why) != 0)
+        return 1;
+    grader_cgroup_student_close(&s);
+    return 0;
+}
+
+/* v2: a grader that opens sweeps the groups of graders that died, but never one where a grader
+ * still waits in its leaf, though its pid is not alive here (another pid namespace). */
+static void test_sweep_spares_a_waiting_grader(void **state) {
+    (void)state;
+    if (!g_ready || g_student.mode != GRADER_CGROUP_V2) {
+        print_message("skipped: not cgroup v2\n");
+        return;
+    }
+    /* a grader forked from here makes its groups in this process's group: g_student's leaf */
+    char parent[GRADER_CGROUP_PATH + 16], waiting[GRADER_CGROUP_PATH + 64];
+    char gone[GRADER_CGROUP_PATH + 64], leaf[GRADER_CGROUP_PATH + 80];
+    char procs[GRADER_CGROUP_PATH + 96];
+    snprintf(parent, sizeof parent, "%s/grader", g_student.trees[0].group);
+    snprintf(waiting, sizeof waiting, "%s/clmm-waits-%ld", parent, dead_pid());
+    snprintf(gone, sizeof gone, "%s/clmm-gone-%ld", parent, dead_pid());
+    snprintf(leaf, sizeof leaf, "%s/grader", waiting);
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", leaf);
+    CHECK(mkdir(waiting, 0755) == 0 && mkdir(leaf, 0755) == 0, "mkdir %s: %s", leaf,
+          strerror(errno));
+    snprintf(leaf, sizeof leaf, "%s/grader", gone);
+    CHECK(mkdir(gone, 0755) == 0 && mkdir(leaf, 0755) == 0, "mkdir %s: %s", leaf, strerror(errno));
+    pid_t sleeper = fork();
+    if (sleeper == 0) {
+        FILE *f = fopen(procs, "w");
+        if (!f || fprintf(f, "0\n") < 0 || fclose(f) != 0)
+            _exit(1);
+        alarm(CHILD_ALARM_SECONDS);
+        pause();
+        _exit(0);
+    }
+    for (double end = now() + 5; now() < end; nap(0.005)) {
+        char text[64] = "";
+        FILE *f = fopen(procs, "r");
+        if (f && fgets(text, sizeof text, f) && atol(text) == (long)sleeper) {
+            fclose(f);
+            break;
+        }
+        if (f)
+            fclose(f);
+    }
+    int code = in_child(open_and_close);
+    int waiting_kept = access(waiting, F_OK) == 0 && kill(sleeper, 0) == 0;
+    int gone_swept = access(gone, F_OK) != 0;
+    kill(sleeper, SIGKILL);
+    waitpid(sleeper, NULL, 0);
+    snprintf(leaf, sizeof leaf, "%s/grader", waiting);
+    rmdir(leaf);
+    rmdir(waiting);
+    snprintf(leaf, sizeof leaf, "%s/grader", gone);
+    rmdir(leaf);
+    rmdir(gone);
+    CHECK(code == 0, "a second student could not open: %s", g_shared->why);
+    CHECK(waiting_kept, "the group of a grader still waiting in %s was swept", waiting);
+    CHECK(gone_swept, "the empty group %s of a dead grader was left", gone);
+}
+
 /* GRADER_CGROUPS=none: no group, and the reason says so. */
 static int open_when_none(void) {
     setenv("GRADER_CGROUPS", "none", 1);
@@ -673,6 +751,8 @@ int main(void) {
                                         test_teardown),
         cmocka_unit_test_setup_teardown(test_kill_empties_the_group, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_in_force_is_told, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_spares_a_waiting_grader, test_setup,
+                                        test_teardown),
         cmocka_unit_test_setup_teardown(test_failure_is_told, test_setup, test_teardown),
         /* last: it leaves this process's student group */
         cmocka_unit_test_setup_teardown(test_students_get_equal_cpu, test_setup, test_teardown),
