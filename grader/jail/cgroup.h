@@ -47,7 +47,7 @@ struct grader_cgroup_student {
     struct grader_cgroup_tree trees[GRADER_CGROUP_TREES]; /* v1: cpu, cpuacct... (deduplicated) */
     char v2_outer[GRADER_CGROUP_PATH]; /* v2: the group the grader left for a leaf */
     char v2_enabled[48];               /* v2: "-cpu -pids": what it enabled there */
-    char missing[320];                 /* why controllers are not in force ("": all are) */
+    char missing[640];                 /* why controllers are not in force ("": all are) */
     int has_memsw;                     /* v1: memory.memsw.* (swap accounting) */
     unsigned runs_made;                /* names the run groups run-1, run-2... */
 };
