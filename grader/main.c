@@ -518,13 +518,18 @@ static int grade_main(int argc, char **argv, const char *self) {
     if (cfg.tuning_file)
         printf("Tuning values: %s (make tune's; the timed comparison builds with them)\n",
                cfg.tuning_file);
-    printf("Containment: %s\n",
-           grouped ? (groups.mode == GRADER_CGROUP_V2
-                          ? "a cgroup v2 group per run (memory, processes, CPU), uid, rlimits"
-                          : "a cgroup v1 group per run (memory, processes, CPU), uid, rlimits")
-                   : "uid (as root), rlimits and the grader's watch of memory and folder size");
-    if (!grouped)
-        printf("  (no control groups: %s)\n", no_groups);
+    if (grouped) { /* each controller in force, and what stands in for each missing one */
+        char used[200], fallback[800];
+        grader_cgroup_describe(&groups, used, sizeof used, fallback, sizeof fallback);
+        printf("Containment: a %s group per run (%s), uid, rlimits\n", grader_cgroup_mode(&groups),
+               used);
+        if (fallback[0])
+            printf("  (without their controllers: %s)\n", fallback);
+    } else {
+        printf("Containment: uid (as root), rlimits and the grader's watch of memory and folder "
+               "size\n  (no control groups: %s)\n",
+               no_groups);
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct grader_exercise_result *results = calloc((size_t)chosen_count, sizeof *results);

@@ -1,13 +1,19 @@
 /* cgroup.h - the kernel's own accounting for a student's runs: a control group per student (all
  * of its runs, one equal CPU weight) and a child group per run (a memory limit that counts what
  * rlimits and the resident-memory watch miss, memfd and shmem pages; a task limit that binds root
- * too; freezing and killing every process of the run wherever it went).
+ * too; its CPU time, the dead processes' too; freezing and killing every process of the run
+ * wherever it went).
  *
- * Works on cgroup v2 (a cgroup2 mount where cpu, memory and pids are available) and on cgroup v1
- * (cpu, cpuacct, memory and pids hierarchies; freezer when mounted). Groups are made under the
- * grader's current group of each controller, so limits set outside still hold. Where groups
- * cannot be made (not root, /sys/fs/cgroup read-only, controllers missing) the open call says why
- * and the caller keeps its other fences (uid, rlimits, watch). */
+ * Works on cgroup v2 and on cgroup v1, with whichever of the controllers cpu, memory and pids
+ * (v1: cpu, cpuacct, memory, pids, freezer) the grader's group has: each one in force is used,
+ * and each one missing leaves its job to the caller's other fences (memory: RLIMIT_DATA and the
+ * watch; pids: RLIMIT_NPROC under the run's uid; cpu: a session of its own per run; v1 cpuacct:
+ * the watch's count of CPU time; v1 freezer: SIGSTOP). A v2 group counts CPU time and freezes
+ * and kills with no controller at all. Groups are made under the grader's current group of each
+ * hierarchy, so limits set outside still hold. Where no group can be made (not root,
+ * /sys/fs/cgroup read-only, GRADER_CGROUPS=none) the open call says why and the caller keeps its
+ * other fences (uid, rlimits, watch). GRADER_CGROUPS=v1 or v2 allows that version only (tests);
+ * else v2 is used unless it lacks the memory controller and a v1 memory hierarchy has it. */
 #ifndef GRADER_CGROUP_H
 #define GRADER_CGROUP_H
 
@@ -41,6 +47,7 @@ struct grader_cgroup_student {
     struct grader_cgroup_tree trees[GRADER_CGROUP_TREES]; /* v1: cpu, cpuacct... (deduplicated) */
     char v2_outer[GRADER_CGROUP_PATH]; /* v2: the group the grader left for a leaf */
     char v2_enabled[48];               /* v2: "-cpu -pids": what it enabled there */
+    char missing[640];                 /* why controllers are not in force ("": all are) */
     int has_memsw;                     /* v1: memory.memsw.* (swap accounting) */
     unsigned runs_made;                /* names the run groups run-1, run-2... */
 };
@@ -62,6 +69,15 @@ int grader_cgroup_student_open(struct grader_cgroup_student *s, const char *labe
 
 /* "cgroup v2", "cgroup v1" or "none". */
 const char *grader_cgroup_mode(const struct grader_cgroup_student *s);
+
+/* The GRADER_CGROUP_HAS_* bits in force for the student's runs (0 for mode NONE). */
+unsigned grader_cgroup_in_force(const struct grader_cgroup_student *s);
+
+/* What the groups do, for the "Containment:" line: into used, e.g. "memory, CPU time, freezing"
+ * ("" for mode NONE); into fallback what the runs get instead of each missing controller and why
+ * it is missing ("" when none is). */
+void grader_cgroup_describe(const struct grader_cgroup_student *s, char *used, size_t used_size,
+                            char *fallback, size_t fallback_size);
 
 /* Move the calling process back to the groups it was in at open, remove the student's groups
  * (close its runs first). Nothing for mode NONE. */

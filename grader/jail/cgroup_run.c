@@ -47,9 +47,11 @@ int grader_cgroup_run_open(struct grader_cgroup_student *s, struct grader_cgroup
         int failed = 0;
         if (r->mode == GRADER_CGROUP_V2) {
             /* swap counts as memory: none at all, or memory.max would not bound it */
-            failed = cgroup_put(dir, "memory.max", memory) != 0 ||
-                     (cgroup_put(dir, "memory.swap.max", "0") != 0 && errno != ENOENT) ||
-                     cgroup_put(dir, "pids.max", tasks) != 0;
+            if (has & GRADER_CGROUP_HAS_MEMORY)
+                failed = cgroup_put(dir, "memory.max", memory) != 0 ||
+                         (cgroup_put(dir, "memory.swap.max", "0") != 0 && errno != ENOENT);
+            if (!failed && (has & GRADER_CGROUP_HAS_PIDS))
+                failed = cgroup_put(dir, "pids.max", tasks) != 0;
         } else {
             /* memsw bounds memory plus swap, and may never be below the memory limit: set after */
             if (has & GRADER_CGROUP_HAS_MEMORY)
@@ -122,12 +124,13 @@ long long grader_cgroup_run_memory_bytes(const struct grader_cgroup_run *r) {
 }
 
 /* Sends sig to every process of the run; returns how many there were (-1: unknown). The list
- * is the freezer's where there is one: what kill froze is what it signals. */
+ * is the freezer's where there is one: what kill froze is what it signals (every hierarchy holds
+ * every process of the run: it enters them all). */
 static long signal_all(const struct grader_cgroup_run *r, int sig) {
     char path[CGROUP_FILE_PATH];
     const char *dir = run_dir(r, GRADER_CGROUP_HAS_FREEZER);
-    if (!dir)
-        dir = run_dir(r, GRADER_CGROUP_HAS_MEMORY);
+    if (!dir && r->tree_count > 0)
+        dir = r->dir[0];
     if (!dir || cgroup_join(path, sizeof path, dir, "cgroup.procs") != 0)
         return -1;
     FILE *f = fopen(path, "re");

@@ -270,26 +270,11 @@ int grader_child_ask(struct grader_child *c, const char *command, char *reply, s
     }
 }
 
-static void signal_process(pid_t pid, int signal_number) {
-    kill(pid, signal_number);
-}
-static void stop_process(pid_t pid) {
-    signal_process(pid, SIGSTOP);
-}
-static void continue_process(pid_t pid) {
-    signal_process(pid, SIGCONT);
-}
-
 void grader_child_pause(struct grader_child *c, int paused) {
     if (!c->running)
         return;
-    if (c->st.cgroup.mode) {
-        grader_cgroup_run_freeze(&c->st.cgroup, paused);
-        return;
-    }
-    /* twice: a process forked while the first pass ran is caught by the second */
-    for (int pass = 0; pass < 2; pass++)
-        jail_each_in_session(c->st.pid, paused ? stop_process : continue_process, NULL, NULL);
+    c->st.starve.paused = paused; /* (a probe of the machine must not wake it) */
+    jail_pause_run(&c->st, paused);
 }
 
 void grader_finish(struct grader_child *c, double timeout, struct grader_run_result *result) {

@@ -23,6 +23,17 @@ struct jail_plan {
     const struct grader_cgroup_run *cgroup; /* the run's groups to enter (NULL: none) */
 };
 
+/* What tells a run starved by a busy machine from a run that is merely slow (starve.c). */
+struct jail_starve {
+    double cpu_seen, busy_wait;     /* CPU seconds its processes got; seconds some wanted a CPU */
+    double cpu_last;                /* the CPU seconds at the last sample */
+    double window_start;            /* the current window of samples (about a second) */
+    double window_cpu, window_wait; /* its CPU seconds got and seconds wanted */
+    int probes, probes_busy;  /* the grader's probes of the machine; those that found it busy */
+    long long pressure_start; /* /proc/pressure/cpu "some" total at the start (us; -1: none) */
+    int paused;               /* paused by its caller (grader_child_pause): never probed */
+};
+
 /* Everything about one running child, from its start to its cleanup. */
 struct run_state {
     struct jail_plan jail;           /* its limits and uid (jail.active: a student's) */
@@ -33,8 +44,7 @@ struct run_state {
     double start, last_watch;        /* monotonic seconds */
     long long free_at_start;         /* free bytes of its folder's file system at the start */
     int exec_errno;                  /* why exec failed (0: it did not) */
-    double cpu_seen, busy_wait;      /* CPU seconds its processes got; seconds some wanted a CPU */
-    double cpu_last;                 /* the CPU seconds at the last sample */
+    struct jail_starve starve;       /* whether a busy machine starved it */
     struct grader_cgroup_run cgroup; /* its groups, when cgroups are in force (mode NONE: not) */
 };
 
@@ -61,12 +71,22 @@ long jail_tasks_of(uid_t uid);
 /* Kill every process of uid and wait (up to 5 s) until none is still running or exiting. */
 void jail_end_all_of(uid_t uid);
 /* Calls visit(pid) for every process of the session sid; returns how many there were, sums
- * their CPU seconds into *cpu and counts the runnable ones into *runnable (each may be NULL). */
+ * their CPU seconds (with those of the children they reaped) into *cpu and counts the processes
+ * with a thread running or waiting for a CPU into *runnable (each may be NULL). */
 int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *runnable);
-/* One sample of the CPU the child's processes got, and whether they wanted more. */
+/* Stop (SIGSTOP, or the freezer with control groups) or continue every process of the run. */
+void jail_pause_run(struct run_state *st, int paused);
+
+/* ---------------------------------------------------------------- a busy machine (starve.c) */
+
+/* At the run's start: the machine's pressure, the first window. */
+void jail_starve_start(struct run_state *st);
+/* One sample of the CPU the child's processes got, and whether they wanted more; now and then,
+ * while they look starved, a probe of the machine. */
 void jail_sample_cpu(struct run_state *st, double interval);
-/* Whether a run that hit its time limit was starved by a busy machine. */
-int jail_starved(const struct run_state *st);
+/* Whether a run that hit its time limit was starved by a busy machine (may stop it a moment for
+ * a last probe). */
+int jail_starved(struct run_state *st);
 /* 0, or LIMIT_DISK or LIMIT_MEMORY when the run passed a limit rlimits cannot hold. */
 int jail_over_limit(const struct run_state *st);
 

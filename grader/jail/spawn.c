@@ -173,7 +173,8 @@ int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const 
         if (js->cgroups && grader_cgroup_run_open(js->cgroups, &st->cgroup, limits->memory_bytes,
                                                   limits->processes, why, sizeof why) == 0) {
             jail->cgroup = &st->cgroup;
-            jail->niceness = 0; /* equal CPU weights between students instead of nice levels */
+            if (grader_cgroup_in_force(js->cgroups) & GRADER_CGROUP_HAS_CPU)
+                jail->niceness = 0; /* equal CPU weights between students instead of nice levels */
         }
         jail->fsize = limits->disk_bytes > 0 ? (rlim_t)limits->disk_bytes : OUTPUT_CAP;
         if (jail->uid != (uid_t)-1 && chown(jail_dir, jail->uid, jail->uid) != 0) {
@@ -185,6 +186,7 @@ int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const 
         }
     }
     st->start = st->last_watch = jail_now();
+    jail_starve_start(st);
     st->free_at_start = jail_dir ? jail_free_bytes(jail_dir) : -1;
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {

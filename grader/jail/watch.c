@@ -205,7 +205,8 @@ uid_t grader_jail_uid(void) {
 }
 
 /* The session of a process (field 6 of /proc/PID/stat), its state letter and its CPU seconds
- * (utime + stime, threads included). -1 if it is gone. */
+ * (utime + stime, threads included, and cutime + cstime: the children it reaped, whose seconds
+ * would otherwise leave the count when they end). -1 if it is gone. */
 static pid_t session_of(const char *dir, char *state, double *cpu) {
     char path[320], line[1024];
     snprintf(path, sizeof path, "%s/stat", dir);
@@ -220,20 +221,42 @@ static pid_t session_of(const char *dir, char *state, double *cpu) {
     const char *after_name = strrchr(line, ')'); /* the name may hold spaces and ')' */
     int session = -1;
     unsigned long utime = 0, stime = 0;
+    long cutime = 0, cstime = 0;
     char letter = '?';
-    if (!after_name || sscanf(after_name + 2, "%c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-                              &letter, &session, &utime, &stime) != 4)
+    if (!after_name ||
+        sscanf(after_name + 2, "%c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %lu %lu %ld %ld", &letter,
+               &session, &utime, &stime, &cutime, &cstime) != 6)
         return -1;
     if (state)
         *state = letter;
     if (cpu)
-        *cpu = (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+        *cpu = ((double)(utime + stime) + (double)(cutime + cstime)) / (double)sysconf(_SC_CLK_TCK);
     return (pid_t)session;
+}
+
+/* Whether a thread of the process (its folder in /proc) is running or waiting for a CPU: the
+ * process's own state is its first thread's, which waits while the others compute (a POCL host
+ * program in clFinish). */
+static int any_thread_runnable(const char *dir) {
+    char path[320];
+    snprintf(path, sizeof path, "%s/task", dir);
+    DIR *tasks = opendir(path);
+    if (!tasks)
+        return 0;
+    int runnable = 0;
+    struct dirent *t;
+    while (!runnable && (t = readdir(tasks)) != NULL) {
+        char task[640], state;
+        snprintf(task, sizeof task, "%s/%s", path, t->d_name);
+        runnable = t->d_name[0] != '.' && session_of(task, &state, NULL) >= 0 && state == 'R';
+    }
+    closedir(tasks);
+    return runnable;
 }
 
 /* Calls visit(pid) for every process of the session sid (the child's: none of them can leave
  * it, session.c) and returns how many there were; *cpu sums their CPU seconds and *runnable
- * counts those running or waiting for a CPU. */
+ * counts those with a thread running or waiting for a CPU. */
 int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *runnable) {
     DIR *proc = opendir("/proc");
     if (!proc)
@@ -252,7 +275,7 @@ int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *
         if (cpu)
             *cpu += seconds;
         if (runnable)
-            *runnable += state == 'R';
+            *runnable += state == 'R' || (state != 'Z' && state != 'T' && any_thread_runnable(dir));
         if (visit)
             visit((pid_t)atoi(e->d_name));
     }
@@ -260,26 +283,21 @@ int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *
     return count;
 }
 
-/* One sample of what the child's processes got from the CPU and whether they wanted more:
- * a run stopped at its time limit that got little of what it wanted was not at fault. */
-void jail_sample_cpu(struct run_state *st, double interval) {
-    double cpu = 0;
-    int runnable = 0;
-    jail_each_in_session(st->pid, NULL, &cpu, &runnable);
-    double counted = st->cgroup.mode ? grader_cgroup_run_cpu_seconds(&st->cgroup) : -1;
-    if (counted >= 0) /* the kernel's count, the ended processes' seconds included */
-        cpu = counted;
-    if (cpu > st->cpu_last) /* a process that ended takes its seconds along: never negative */
-        st->cpu_seen += cpu - st->cpu_last;
-    st->cpu_last = cpu;
-    if (runnable)
-        st->busy_wait += interval;
+static void stop_process(pid_t pid) {
+    kill(pid, SIGSTOP);
+}
+static void continue_process(pid_t pid) {
+    kill(pid, SIGCONT);
 }
 
-/* Whether a run that hit its time limit wanted the CPU most of the time but got less than a
- * quarter of one: the machine was too busy, not the student's program too slow. */
-int jail_starved(const struct run_state *st) {
-    return st->busy_wait > 0.5 * (jail_now() - st->start) && st->cpu_seen < 0.25 * st->busy_wait;
+void jail_pause_run(struct run_state *st, int paused) {
+    if (st->cgroup.mode) {
+        grader_cgroup_run_freeze(&st->cgroup, paused);
+        return;
+    }
+    /* twice: a process forked while the first pass ran is caught by the second */
+    for (int pass = 0; pass < 2; pass++)
+        jail_each_in_session(st->pid, paused ? stop_process : continue_process, NULL, NULL);
 }
 
 /* Bytes held by files that are in no folder: memfds and deleted files its processes keep open

@@ -14,8 +14,15 @@
  * - kill empties the group, a double-forked orphan included;
  * - two students' groups, running 2 and 4..6 busy processes at once, get CPU within 30% of each
  *   other (in one of up to 3 windows of 1 s: the machine may be busy);
- * - with the cgroup mounts read-only (a mount namespace of its own) or as a user that is not
- *   root, opening fails with a reason.
+ * - v2: a grader sweeps the groups of graders that died, but not one whose leaf a grader still
+ *   waits in though its pid is not alive here;
+ * - every controller is told in force or has its fallback told (with the reason), and a v2 run's
+ *   group holds the limit files of the controllers in force only;
+ * - with the cgroup mounts read-only (a mount namespace of its own), as a user that is not root,
+ *   or with GRADER_CGROUPS=none, opening fails with a reason.
+ * A test whose controller is not in force (a v2 group that was handed only some) says so and
+ * passes untested. GRADER_CGROUPS=v1 or v2 picks the version; unset, on a hybrid host (v1 in
+ * force), every test runs once more on the v2 hierarchy beside it, with no controller.
  * Random choices come from a seed printed at the start; TEST_CGROUP_SEED=<seed> repeats a run.
  */
 #define _GNU_SOURCE /* memfd_create, setresuid, unshare, mkdtemp */
@@ -40,6 +47,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +75,7 @@ struct shared {
 static char g_tmp[64];                         /* /tmp/test_cgroup.XXXXXX */
 static struct grader_cgroup_student g_student; /* this test process's student group */
 static int g_ready;                            /* g_student is in force */
+static int g_opened_mode;                      /* its mode when the group was set up */
 static uid_t g_uid;                            /* an unused uid for the hostile children */
 static struct shared *g_shared;                /* fresh for each test */
 static struct grader_cgroup_run g_run;         /* the test's run (closed in teardown) */
@@ -243,6 +252,7 @@ static int group_setup(void **state) {
     g_uid = (uid_t)(0x3e000000u + (uint32_t)rng_range(&r, 0, 0xffffff));
     char why[512];
     g_ready = grader_cgroup_student_open(&g_student, "unit", why, sizeof why) == 0;
+    g_opened_mode = g_student.mode;
     if (g_ready)
         print_message("%s in force; hostile children run as uid %u\n",
                       grader_cgroup_mode(&g_student), (unsigned)g_uid);
@@ -281,15 +291,24 @@ static int test_teardown(void **state) {
 }
 
 /* A run for this test under g_student, or 0 (the test then passes, untested) when groups are
- * not in force. */
-static int open_run(long long memory_bytes, long processes) {
+ * not in force, or the controller of bit `needs` is not (0: none needed). */
+static int open_run_with(unsigned needs, long long memory_bytes, long processes) {
     if (!g_ready)
         return 0;
+    if (needs && !(grader_cgroup_in_force(&g_student) & needs)) {
+        print_message("skipped: %s without the controller this test needs\n",
+                      grader_cgroup_mode(&g_student));
+        return 0;
+    }
     char why[512];
     int opened =
         grader_cgroup_run_open(&g_student, &g_run, memory_bytes, processes, why, sizeof why) == 0;
     CHECK(opened, "run_open: %s", why);
     return 1;
+}
+
+static int open_run(long long memory_bytes, long processes) {
+    return open_run_with(0, memory_bytes, processes);
 }
 
 /* ---------------------------------------------------------------- tests */
@@ -298,7 +317,7 @@ static void test_memfd_hog_is_stopped(void **state) {
     (void)state;
     struct rng r = rng_for("memfd");
     long long limit = rng_range(&r, 96, 160) << 20;
-    if (!open_run(limit, 64))
+    if (!open_run_with(GRADER_CGROUP_HAS_MEMORY, limit, 64))
         return;
     CHECK(grader_cgroup_run_memory_hit(&g_run) == 0, "a new run has not hit its limit");
     int status;
@@ -319,7 +338,7 @@ static void test_memfd_pages_are_counted(void **state) {
     (void)state;
     struct rng r = rng_for("memfd_counted");
     g_shared->memfd_bytes = rng_range(&r, 24, 48) << 20;
-    if (!open_run(128LL << 20, 64))
+    if (!open_run_with(GRADER_CGROUP_HAS_MEMORY, 128LL << 20, 64))
         return;
     int status;
     pid_t pid = spawn_in(&g_run, g_uid, memfd_holder);
@@ -339,7 +358,7 @@ static void test_fork_loop_meets_pids_max(void **state) {
     (void)state;
     struct rng r = rng_for("pids");
     long limit = rng_range(&r, 10, 24);
-    if (!open_run(256LL << 20, limit))
+    if (!open_run_with(GRADER_CGROUP_HAS_PIDS, 256LL << 20, limit))
         return;
     int status;
     pid_t pid = spawn_in(&g_run, g_uid, fork_loop);
@@ -361,7 +380,7 @@ static void test_cpu_time_is_accounted(void **state) {
     (void)state;
     struct rng r = rng_for("cpu");
     g_shared->cpu_target = 0.25 + 0.01 * (double)rng_range(&r, 0, 10);
-    if (!open_run(256LL << 20, 16))
+    if (!open_run_with(GRADER_CGROUP_HAS_CPUACCT, 256LL << 20, 16))
         return;
     double before = grader_cgroup_run_cpu_seconds(&g_run);
     CHECK(before >= 0 && before < 0.05, "a new run used %.3f s", before);
@@ -498,6 +517,10 @@ static void test_students_get_equal_cpu(void **state) {
     (void)state;
     if (!g_ready)
         return;
+    if (!(grader_cgroup_in_force(&g_student) & GRADER_CGROUP_HAS_CPU)) {
+        print_message("skipped: %s without the cpu controller\n", grader_cgroup_mode(&g_student));
+        return;
+    }
     /* the two graders must be siblings, not nested in this process's student group (under v2 a
      * group with a process in it can have no controllers below) */
     grader_cgroup_student_close(&g_student);
@@ -519,6 +542,132 @@ static void test_students_get_equal_cpu(void **state) {
     }
     CHECK(low > 0.05, "a student got %.3f s", low);
     CHECK(low >= 0.7 * high, "%.3f s against %.3f s", a, b);
+}
+
+/* Each controller is in force or has its fallback told, never both; a v2 group counts CPU time
+ * whatever is delegated; a run's group holds the limit files of the controllers in force. */
+static void test_in_force_is_told(void **state) {
+    (void)state;
+    if (!open_run(256LL << 20, 16))
+        return;
+    static const struct {
+        unsigned bit;
+        const char *used, *fallback, *v2_file;
+    } words[] = {
+        {GRADER_CGROUP_HAS_MEMORY, "memory", "memory by RLIMIT_DATA", "memory.max"},
+        {GRADER_CGROUP_HAS_PIDS, "processes", "RLIMIT_NPROC", "pids.max"},
+        {GRADER_CGROUP_HAS_CPU, "CPU share", "session of its own", NULL},
+        {GRADER_CGROUP_HAS_CPUACCT, "CPU time", "CPU time by the grader's watch", "cpu.stat"},
+        {GRADER_CGROUP_HAS_FREEZER, "freezing", "SIGSTOP", "cgroup.freeze"},
+    };
+    char used[200], fallback[800];
+    grader_cgroup_describe(&g_student, used, sizeof used, fallback, sizeof fallback);
+    unsigned bits = grader_cgroup_in_force(&g_student);
+    print_message("%s: in force: %s; fallbacks: %s\n", grader_cgroup_mode(&g_student), used,
+                  fallback[0] ? fallback : "none");
+    int v2 = g_student.mode == GRADER_CGROUP_V2;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        int on = (bits & words[i].bit) != 0;
+        CHECK(on == (strstr(used, words[i].used) != NULL), "\"%s\" %s in \"%s\"", words[i].used,
+              on ? "missing" : "told", used);
+        CHECK(on != (strstr(fallback, words[i].fallback) != NULL), "fallback \"%s\" %s: \"%s\"",
+              words[i].fallback, on ? "told" : "missing", fallback);
+        if (v2 && words[i].v2_file) {
+            char path[GRADER_CGROUP_PATH + 32];
+            snprintf(path, sizeof path, "%s/%s", g_run.dir[0], words[i].v2_file);
+            CHECK(on == (access(path, F_OK) == 0), "%s %s with %s %s", path,
+                  access(path, F_OK) == 0 ? "exists" : "is missing", words[i].used,
+                  on ? "in force" : "not in force");
+        }
+    }
+    CHECK(!v2 || (bits & GRADER_CGROUP_HAS_CPUACCT), "a v2 group without its CPU time");
+    CHECK(!fallback[0] || strchr(fallback, ':'), "no reason for the fallbacks: \"%s\"", fallback);
+}
+
+static int in_child(int (*body)(void));
+
+/* A pid that no process has now (a child that ended and was reaped). */
+static long dead_pid(void) {
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    waitpid(pid, NULL, 0);
+    return (long)pid;
+}
+
+static int open_and_close(void) {
+    struct grader_cgroup_student s;
+    if (grader_cgroup_student_open(&s, "sweeper", g_shared->why, sizeof g_shared->why) != 0)
+        return 1;
+    grader_cgroup_student_close(&s);
+    return 0;
+}
+
+/* v2: a grader that opens sweeps the groups of graders that died, but never one where a grader
+ * still waits in its leaf, though its pid is not alive here (another pid namespace). */
+static void test_sweep_spares_a_waiting_grader(void **state) {
+    (void)state;
+    if (!g_ready || g_student.mode != GRADER_CGROUP_V2) {
+        print_message("skipped: not cgroup v2\n");
+        return;
+    }
+    /* a grader forked from here makes its groups in this process's group: g_student's leaf */
+    char parent[GRADER_CGROUP_PATH + 16], waiting[GRADER_CGROUP_PATH + 64];
+    char gone[GRADER_CGROUP_PATH + 64], leaf[GRADER_CGROUP_PATH + 80];
+    char procs[GRADER_CGROUP_PATH + 96];
+    snprintf(parent, sizeof parent, "%s/grader", g_student.trees[0].group);
+    snprintf(waiting, sizeof waiting, "%s/clmm-waits-%ld", parent, dead_pid());
+    snprintf(gone, sizeof gone, "%s/clmm-gone-%ld", parent, dead_pid());
+    snprintf(leaf, sizeof leaf, "%s/grader", waiting);
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", leaf);
+    CHECK(mkdir(waiting, 0755) == 0 && mkdir(leaf, 0755) == 0, "mkdir %s: %s", leaf,
+          strerror(errno));
+    snprintf(leaf, sizeof leaf, "%s/grader", gone);
+    CHECK(mkdir(gone, 0755) == 0 && mkdir(leaf, 0755) == 0, "mkdir %s: %s", leaf, strerror(errno));
+    pid_t sleeper = fork();
+    if (sleeper == 0) {
+        FILE *f = fopen(procs, "w");
+        if (!f || fprintf(f, "0\n") < 0 || fclose(f) != 0)
+            _exit(1);
+        alarm(CHILD_ALARM_SECONDS);
+        pause();
+        _exit(0);
+    }
+    for (double end = now() + 5; now() < end; nap(0.005)) {
+        char text[64] = "";
+        FILE *f = fopen(procs, "r");
+        if (f && fgets(text, sizeof text, f) && atol(text) == (long)sleeper) {
+            fclose(f);
+            break;
+        }
+        if (f)
+            fclose(f);
+    }
+    int code = in_child(open_and_close);
+    int waiting_kept = access(waiting, F_OK) == 0 && kill(sleeper, 0) == 0;
+    int gone_swept = access(gone, F_OK) != 0;
+    kill(sleeper, SIGKILL);
+    waitpid(sleeper, NULL, 0);
+    snprintf(leaf, sizeof leaf, "%s/grader", waiting);
+    rmdir(leaf);
+    rmdir(waiting);
+    snprintf(leaf, sizeof leaf, "%s/grader", gone);
+    rmdir(leaf);
+    rmdir(gone);
+    CHECK(code == 0, "a second student could not open: %s", g_shared->why);
+    CHECK(waiting_kept, "the group of a grader still waiting in %s was swept", waiting);
+    CHECK(gone_swept, "the empty group %s of a dead grader was left", gone);
+}
+
+/* GRADER_CGROUPS=none: no group, and the reason says so. */
+static int open_when_none(void) {
+    setenv("GRADER_CGROUPS", "none", 1);
+    struct grader_cgroup_student s;
+    if (grader_cgroup_student_open(&s, "none", g_shared->why, sizeof g_shared->why) == 0) {
+        grader_cgroup_student_close(&s);
+        return 1;
+    }
+    return strstr(g_shared->why, "GRADER_CGROUPS=none") ? 0 : 2;
 }
 
 /* In a child: a mount namespace of its own where every cgroup mount is read-only, then open. */
@@ -589,6 +738,9 @@ static void test_failure_is_told(void **state) {
     CHECK(code == 0, "as uid %u: exit %d", (unsigned)g_uid, code);
     CHECK(strstr(g_shared->why, "not root") != NULL, "reason: %s", g_shared->why);
     print_message("as a user: %s\n", g_shared->why);
+    memset(g_shared->why, 0, sizeof g_shared->why);
+    code = in_child(open_when_none);
+    CHECK(code == 0, "GRADER_CGROUPS=none: exit %d (%s)", code, g_shared->why);
 }
 
 int main(void) {
@@ -600,9 +752,21 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_freeze_stops_and_thaw_resumes, test_setup,
                                         test_teardown),
         cmocka_unit_test_setup_teardown(test_kill_empties_the_group, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_in_force_is_told, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_spares_a_waiting_grader, test_setup,
+                                        test_teardown),
         cmocka_unit_test_setup_teardown(test_failure_is_told, test_setup, test_teardown),
         /* last: it leaves this process's student group */
         cmocka_unit_test_setup_teardown(test_students_get_equal_cpu, test_setup, test_teardown),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    int failed = cmocka_run_group_tests_name("cgroups", tests, group_setup, group_teardown);
+    /* a hybrid host (v1 in force, an empty v2 hierarchy beside it): the v2 code once more, with
+     * no controller, where the grader would fall back to it */
+    if (g_opened_mode == GRADER_CGROUP_V1 && !getenv("GRADER_CGROUPS")) {
+        setenv("GRADER_CGROUPS", "v2", 1);
+        failed += cmocka_run_group_tests_name("cgroups (GRADER_CGROUPS=v2)", tests, group_setup,
+                                              group_teardown);
+        unsetenv("GRADER_CGROUPS");
+    }
+    return failed;
 }

@@ -7,7 +7,10 @@
  * not exist are told apart, a program past its time is stopped with its background children, a
  * CPU-bound loop dies of SIGXCPU, a disk filler ends as RUN_OVER_LIMIT/LIMIT_DISK, a single
  * memory hog dies of RLIMIT_DATA (or the memory watch), a run leads a session of its own whose
- * autogroup carries the nice value asked for.
+ * autogroup carries the nice value asked for; a program forking children that spin 8 ms each for
+ * ever (reaped, reaped by the kernel, or orphaned) ends as a timeout, never as "the machine was
+ * too busy", while a run starved by 8 real busy loops on its CPU is not graded; an honest program
+ * forking and reaping 80-120 such helpers ends on its own.
  *
  * Only when the test runs as root and the grader really switches to a uid of its own (checked by
  * a probe run first): a fork bomb is held by RLIMIT_NPROC, ends at the wall-clock limit and leaves
@@ -17,6 +20,9 @@
  * stopped as LIMIT_DISK, and a run is not stopped for what a neighbour writes meanwhile. Without
  * the uid switch those cases are skipped with the reason (RLIMIT_NPROC does not bind root, and
  * nothing else kills escaped processes).
+ *
+ * Run twice: with the fallback (uid, rlimits, the watch), then with control groups where they can
+ * be made, each controller in force or not (GRADER_CGROUPS=v1 or v2 picks the version).
  *
  * Random choices come from a seed chosen at run time and printed at the start and in every
  * failure; TEST_JAIL_SEED=<seed> repeats a run. Built and run by tests/run.sh from the repository
@@ -32,6 +38,7 @@
 #include <ftw.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -72,7 +79,8 @@ static uid_t g_uid;                      /* grader_jail_uid() */
 static int g_contained;                  /* the probe ran as g_uid: the hostile cases may run */
 static char g_not_contained[1024];       /* why not */
 static int g_test_no;
-static int g_cgroups; /* this round runs with control groups */
+static int g_cgroups;       /* this round runs with control groups */
+static unsigned g_in_force; /* and these of their controllers (GRADER_CGROUP_HAS_*) */
 
 static void reap(void) {
     while (waitpid(-1, NULL, WNOHANG) > 0)
@@ -609,8 +617,8 @@ static void test_own_session_niced(void **state) {
     char *autogroup = read_back("autogroup.txt");
     CHECK(sid && pid && !strcmp(sid, pid), "the shell %s is not a session leader (session %s)",
           pid ? pid : "?", sid ? sid : "?");
-    /* with control groups, students get equal CPU weights instead of nice levels */
-    int want = g_cgroups ? 0 : 19;
+    /* with the cpu controller, students get equal CPU weights instead of nice levels */
+    int want = g_in_force & GRADER_CGROUP_HAS_CPU ? 0 : 19;
     char want_text[16];
     snprintf(want_text, sizeof want_text, "nice %d", want);
     CHECK(nice && atoi(nice) == want, "nice %s, expected %d", nice ? nice : "?", want);
@@ -738,7 +746,8 @@ static void test_no_inherited_descriptors(void **state) {
     struct grader_run_result r;
     char script[300];
     snprintf(script, sizeof script,
-             "ls /proc/$$/fd | tr '\\n' ' ' > fds.txt; for fd in 3 4 5 6 7 8 9 %d %d; do "
+             "ls /proc/self/fd > fds.raw; tr '\\n' ' ' < fds.raw > fds.txt; "
+             "for fd in 3 4 5 6 7 8 9 %d %d; do "
              "(echo spoiled >&$fd) 2>/dev/null; done; exit 0",
              held, moved);
     run_sh(script, 10, &r);
@@ -746,7 +755,10 @@ static void test_no_inherited_descriptors(void **state) {
     close(moved);
     char *fds = read_back("fds.txt"), *text = clu_read_file(path, NULL);
     CHECK(r.how == RUN_EXITED && r.code == 0, "the program %s", describe(&r));
-    CHECK(fds && !strcmp(fds, "0 1 2 "),
+    /* ls's own: 0, 1 (fds.raw), 2, and 3 the folder it lists (the lowest free number: a
+     * descriptor let through would take it). The shell's own are no measure: dash keeps one it
+     * saved while redirecting, a pipeline the pipe's. */
+    CHECK(fds && !strcmp(fds, "0 1 2 3 "),
           "the program had descriptors \"%s\" open (the grader "
           "held %d and %d)",
           fds ? fds : "?", held, moved);
@@ -814,13 +826,166 @@ static void test_memfd_hog(void **state) {
           "a %ld MB memfd hog under a %lld MB limit: the program %s", mb, tight.memory_bytes >> 20,
           describe(&r));
     /* the kernel's accounting stops it at the limit; the watch looks every 0.1 s, later */
-    CHECK(!g_cgroups || held <= (tight.memory_bytes >> 20) + 64,
+    CHECK(!(g_in_force & GRADER_CGROUP_HAS_MEMORY) || held <= (tight.memory_bytes >> 20) + 64,
           "the program held %ld MB in memfds under a %lld MB limit (%s)", held,
           tight.memory_bytes >> 20, describe(&r));
     CHECK(r.seconds < 10, "stopped only after %.2f s", r.seconds);
     print_message("memfd hog of %ld MB: held at most %ld MB, %s\n", mb, held, describe(&r));
     free(out);
     check_none_left(g_uid, "a memfd hog");
+}
+
+static const char spinners_source[] =
+    "#include <signal.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <string.h>\n"
+    "#include <sys/wait.h>\n"
+    "#include <time.h>\n"
+    "#include <unistd.h>\n"
+    "/* spinners MODE COUNT: COUNT children one after the other (0: for ever), each spinning 8 ms\n"
+    " * of CPU and exiting; MODE says who takes their CPU time along: reaped (the parent waits),\n"
+    " * ignored (SIGCHLD ignored: the kernel reaps them), orphaned (each spins in a grandchild "
+    "that\n"
+    " * init or a subreaper reaps). Exits 0 after COUNT. */\n"
+    "static void spin(void) {\n"
+    "    struct timespec t;\n"
+    "    do\n"
+    "        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);\n"
+    "    while (t.tv_sec == 0 && t.tv_nsec < 8000000);\n"
+    "    _exit(0);\n"
+    "}\n"
+    "int main(int argc, char **argv) {\n"
+    "    const char *mode = argc > 1 ? argv[1] : \"reaped\";\n"
+    "    long count = argc > 2 ? atol(argv[2]) : 0;\n"
+    "    if (!strcmp(mode, \"ignored\"))\n"
+    "        signal(SIGCHLD, SIG_IGN);\n"
+    "    for (long i = 0; count == 0 || i < count; i++) {\n"
+    "        int done[2];\n"
+    "        if (pipe(done) != 0)\n"
+    "            return 1;\n"
+    "        pid_t pid = fork();\n"
+    "        if (pid == 0) {\n"
+    "            close(done[0]);\n"
+    "            if (strcmp(mode, \"orphaned\") != 0 || fork() == 0)\n"
+    "                spin(); /* holds done[1] until it exits */\n"
+    "            _exit(0);\n"
+    "        }\n"
+    "        close(done[1]);\n"
+    "        char c;\n"
+    "        while (read(done[0], &c, 1) > 0) /* until the spinner is gone */\n"
+    "            ;\n"
+    "        close(done[0]);\n"
+    "        waitpid(pid, NULL, 0); /* (ignored: fails at once, the kernel reaped it) */\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n";
+
+/* The spinners program compiled into g_top (once), or skip. */
+static const char *spinners_program(void) {
+    static char bin[160];
+    if (bin[0] && access(bin, X_OK) == 0)
+        return bin;
+    char src[160], cmd[400];
+    snprintf(src, sizeof src, "%s/spinners.c", g_top);
+    snprintf(bin, sizeof bin, "%s/spinners", g_top);
+    FILE *f = fopen(src, "w");
+    int ok = f && fputs(spinners_source, f) >= 0;
+    if (f)
+        ok &= fclose(f) == 0;
+    snprintf(cmd, sizeof cmd, "cc -O0 -o '%s' '%s' 2>&1", bin, src);
+    if (!ok || system(cmd) != 0 || chmod(bin, 0755) != 0) {
+        bin[0] = '\0';
+        print_message("skipped: cannot compile the spinners with cc\n");
+        skip();
+    }
+    return bin;
+}
+
+/* A program that forks children spinning 8 ms each, for ever, on a machine that is not busy: the
+ * CPU time of a child that ended leaves the count of the run's live processes (its parent's, the
+ * kernel's or init's to keep), so the run looks as if it wanted a CPU and got none. It must end
+ * as a timeout (points lost), never as "not graded: the machine was too busy", however its
+ * children are reaped. */
+static void test_forking_spinners_time_out(void **state) {
+    (void)state;
+    const char *bin = spinners_program();
+    static const char *const modes[] = {"reaped", "ignored", "orphaned"};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        char *argv[] = {(char *)bin, (char *)modes[m], "0", NULL};
+        struct grader_run_result r;
+        double start = now();
+        run_argv(argv, 2.0, &r);
+        double took = now() - start;
+        print_message("8-ms spinners, %s: %s (%.2f s in all)\n", modes[m], describe(&r), took);
+        CHECK(r.how == RUN_TIMEOUT, "8-ms spinners (%s) on a quiet machine: the program %s",
+              modes[m], describe(&r));
+        CHECK(took < 4.5, "%s spinners: graded %.2f s for a limit of 2 s", modes[m], took);
+        if (g_contained)
+            check_none_left(g_uid, "the spinners");
+    }
+}
+
+/* A run starved by a machine that is really busy (8 busy loops, each in a session of its own,
+ * on the one CPU the test, its run and its probe are held to) is still not graded rather than
+ * stopped as a timeout: the probe of the machine finds it busy too. */
+static void test_busy_machine_is_not_graded(void **state) {
+    (void)state;
+    cpu_set_t before, one;
+    if (sched_getaffinity(0, sizeof before, &before) != 0) {
+        print_message("skipped: sched_getaffinity: %s\n", strerror(errno));
+        skip();
+    }
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &before))
+        cpu++;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "sched_setaffinity: %s", strerror(errno));
+    enum { LOOPS = 8 };
+    pid_t loops[LOOPS];
+    for (int i = 0; i < LOOPS; i++) {
+        loops[i] = fork();
+        if (loops[i] == 0) {
+            setsid();
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            alarm(60);
+            for (;;)
+                ;
+        }
+    }
+    struct grader_run_result r;
+    double start = now();
+    run_sh("while :; do :; done", 2.0, &r);
+    double took = now() - start;
+    for (int i = 0; i < LOOPS; i++)
+        if (loops[i] > 0) {
+            kill(loops[i], SIGKILL);
+            waitpid(loops[i], NULL, 0);
+        }
+    sched_setaffinity(0, sizeof before, &before);
+    print_message("a busy loop beside %d others on CPU %d: %s (%.2f s in all)\n", LOOPS, cpu,
+                  describe(&r), took);
+    CHECK(r.how == RUN_TOO_BUSY, "a run starved by %d busy loops on its CPU: the program %s", LOOPS,
+          describe(&r));
+    if (g_contained)
+        check_none_left(g_uid, "a starved run");
+}
+
+/* An honest program that forks and reaps short-lived helpers, many of them, ends on its own
+ * and is judged by its exit, with no time lost to the grader's watch. */
+static void test_reaped_helpers_finish(void **state) {
+    (void)state;
+    const char *bin = spinners_program();
+    struct rng rng = rng_for("helpers");
+    char count[16];
+    snprintf(count, sizeof count, "%ld", rng_range(&rng, 80, 120));
+    char *argv[] = {(char *)bin, "reaped", count, NULL};
+    struct grader_run_result r;
+    run_argv(argv, 10.0, &r);
+    CHECK(r.how == RUN_EXITED && r.code == 0, "%s helpers of 8 ms, forked and reaped: %s", count,
+          describe(&r));
+    CHECK(r.seconds < 5, "%s helpers of 8 ms took %.2f s", count, r.seconds);
+    print_message("%s helpers of 8 ms, forked and reaped: %s\n", count, describe(&r));
 }
 
 /* What a run prints counts in its folder's budget while it runs, and only the head and tail of
@@ -903,6 +1068,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_memfd_hog, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_output_in_budget, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_commands_and_pause, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_forking_spinners_time_out, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_reaped_helpers_finish, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_busy_machine_is_not_graded, test_setup, test_teardown),
     };
     /* once with the fallback (uid, rlimits, the watch), once more with control groups where the
      * grader can make them (as root, with a writable /sys/fs/cgroup) */
@@ -914,11 +1082,18 @@ int main(void) {
         print_message("jail with control groups: skipped (%s)\n", why);
         return failed;
     }
+    char used[200], fallback[800];
+    grader_cgroup_describe(&groups, used, sizeof used, fallback, sizeof fallback);
+    print_message("jail with control groups: %s per run (%s)%s%s\n", grader_cgroup_mode(&groups),
+                  used, fallback[0] ? "; without their controllers: " : "", fallback);
     g_js.cgroups = &groups;
     g_cgroups = 1;
+    g_in_force = grader_cgroup_in_force(&groups);
     failed +=
         cmocka_run_group_tests_name("jail (control groups)", tests, group_setup, group_teardown);
     g_js.cgroups = NULL;
+    g_cgroups = 0;
+    g_in_force = 0;
     grader_cgroup_student_close(&groups);
     return failed;
 }
