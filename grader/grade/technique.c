@@ -9,16 +9,22 @@
 #include <string.h>
 #include <unistd.h>
 
+int grader_tiles_plugin(const char *self, char *path, size_t size) {
+    const char *slash = strrchr(self, '/');
+    int n = snprintf(path, size, "%.*s/%s", slash ? (int)(slash - self) : 1, slash ? self : ".",
+                     GRADER_TILES_PLUGIN);
+    return n > 0 && (size_t)n < size && access(path, R_OK) == 0 ? 0 : -1;
+}
+
 /* The tiles plugin beside the grader's executable, copied into the jail's folder (where the
- * jailed run can read it, whatever hides the build folder) as `copy`: 0, or -1 with t->why. */
+ * jailed run can read it, whatever hides the build folder) as `copy`: 0, or -1 with t->why
+ * (main.c refuses to grade without it; this is for a plugin removed since). */
 static int tiles_plugin_copy(const char *self, const char *dir, char *copy, size_t size,
                              struct grader_traffic *t) {
     char built[PATH_MAX];
-    const char *slash = strrchr(self, '/');
-    snprintf(built, sizeof built, "%.*s/%s", slash ? (int)(slash - self) : 1, slash ? self : ".",
-             GRADER_TILES_PLUGIN);
     snprintf(copy, size, "%s/%s", dir, GRADER_TILES_PLUGIN);
-    if (access(built, R_OK) == 0 && grader_copy_trusted(built, copy) == 0)
+    if (grader_tiles_plugin(self, built, sizeof built) == 0 &&
+        grader_copy_trusted(built, copy) == 0)
         return 0;
     snprintf(t->why, sizeof t->why,
              "the grader's oclgrind plugin %.120s is missing (make builds it)", built);
