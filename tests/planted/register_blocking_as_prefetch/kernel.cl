@@ -1,3 +1,5 @@
+/* planted for 10_prefetch: 09's solution as it is (its #pragma unroll lines left out, for a quicker
+ * build under planted.sh's 10 s limit): two barriers per tile, not double-buffered. */
 /* kernel.cl - 09_register_blocking: C = A * B, each work-item computing a WPTM x WPTN block of C
  * in private registers from TSM x TSK tiles of A and TSK x TSN tiles of B in local memory
  * (2-D register blocking: Volkov & Demmel, SC08; kernel 6 of Nugteren's SGEMM tutorial).
@@ -110,18 +112,13 @@ __kernel void mmul(const int N, const __global float *A, const __global float *B
                     Bsub[r][c] = B[(t * TSK + r) * N + col0 + c];
             barrier(CLK_LOCAL_MEM_FENCE);
 
-#pragma unroll
             for (int k = 0; k < TSK; k++) {
                 float areg[WPTM], breg[WPTN];
-#pragma unroll
                 for (int wm = 0; wm < WPTM; wm++)
                     areg[wm] = Asub[ty + wm * RTSM][k];
-#pragma unroll
                 for (int wn = 0; wn < WPTN; wn++)
                     breg[wn] = Bsub[k][tx + wn * RTSN];
-#pragma unroll
                 for (int wm = 0; wm < WPTM; wm++)
-    #pragma unroll
                 for (int wn = 0; wn < WPTN; wn++)
                         acc[wm][wn] += areg[wm] * breg[wn];
             }
