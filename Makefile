@@ -30,6 +30,8 @@ GRADER_SRC := $(wildcard grader/*.c grader/exercise/*.c grader/jail/*.c grader/c
 GRADER_LIB := $(BUILD)/libgrader.a
 GRADER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out grader/main.c,$(GRADER_SRC)))
 GRADER     := $(BUILD)/grader/grader
+# the grader's oclgrind plugin, beside it (grader/exercise/tiles.cpp says why it is C++)
+TILES      := $(BUILD)/grader/oclgrind-tiles.so
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 DEPFLAGS   := -MMD -MP
 UNPACK     := $(BUILD)/grader/unpack
@@ -42,8 +44,8 @@ EX         ?=
 SKELETONS  ?= exercises
 
 .PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test test-slurm deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
-all: $(LIBCLU) $(GRADER) $(UNPACK) programs
-grader: $(GRADER)
+all: $(LIBCLU) $(GRADER) $(TILES) $(UNPACK) programs
+grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
 
 deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm: deps-%:
@@ -66,6 +68,12 @@ $(GRADER_LIB): $(GRADER_OBJ)
 
 $(GRADER): $(BUILD)/grader/main.o $(GRADER_LIB) $(LIBCLU)
 	$(CC) -o $@ $^ -lOpenCL -lcrypt -lm
+
+# -fno-rtti: Debian's liboclgrind is built without RTTI (as LLVM is), so a plugin with it wants
+# the typeinfo of oclgrind::Plugin, which the library lacks, and oclgrind cannot load it
+$(BUILD)/%/oclgrind-tiles.so: grader/exercise/tiles.cpp | deps-grade
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fno-rtti -fPIC -shared -o $@ $< -loclgrind
 
 # make unit: the fast tests (cmocka), each a program linked with the grader's library
 $(BUILD)/tests/%: tests/unit/%.c $(GRADER_LIB) $(LIBCLU) | deps-test
@@ -93,7 +101,7 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
 ASAN_WARN  := -Wno-format-truncation
 ASAN_OBJ   := $(patsubst %.c,$(ASAN)/%.o,$(GRADER_SRC) $(CLU_SRC) tests/unit/asan_defaults.c)
 ASAN_TESTS := $(patsubst tests/unit/%.c,$(ASAN)/unit/%,$(wildcard tests/unit/test_*.c))
-asan: $(ASAN)/grader/grader $(ASAN_TESTS)
+asan: $(ASAN)/grader/grader $(ASAN)/grader/oclgrind-tiles.so $(ASAN_TESTS)
 
 $(ASAN)/%.o: %.c | deps-build
 	@mkdir -p $(dir $@)
@@ -119,7 +127,7 @@ programs: $(LIBCLU) | deps-build
 # busy (the grader's 2 and 3; no RESULTS/grade.json then, not even an old one). Make turns any
 # failed recipe into its own 2, so the grader's 1 (points lost) would read as "could not grade";
 # build/grader/grader itself exits 0, 1, 2 or 3. RESULTS (default results/) gets the logs too.
-grade: deps-grade $(GRADER)
+grade: deps-grade $(GRADER) $(TILES)
 	@rm -f $(RESULTS)/grade.json; \
 	$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) $(if $(CONFIG),--config $(CONFIG)) \
 	    $(if $(TUNING),--tuning $(TUNING)) --results $(RESULTS) --json $(RESULTS)/grade.json; \
@@ -138,13 +146,13 @@ tune: deps-grade $(GRADER)
 	    $(if $(filter file,$(origin SUBMISSION)),,--submission $(SUBMISSION))
 
 # ENGINE=slurm: grader/batch/slurm.sh (a job array) instead of batch.sh (this machine)
-batch: deps-batch $(GRADER) $(UNPACK) $(LIBCLU)
+batch: deps-batch $(GRADER) $(TILES) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
 	    TUNING="$(TUNING)" PARTITION="$(PARTITION)" GRES="$(GRES)" STATUS="$(STATUS)" ONE_NODE="$(ONE_NODE)" \
 	    SANDBOX="$(SANDBOX)" sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
 
 # the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret
-gradescope: deps-gradescope $(GRADER)
+gradescope: deps-gradescope $(GRADER) $(TILES)
 	@EX="$(EX)" CONFIG="$(CONFIG)" RESULTS="$(RESULTS)" sh grader/batch/gradescope-bundle.sh
 
 # tables from this machine's latest `make bench` (results/) and the committed reference results
@@ -159,7 +167,7 @@ test-slurm: deps-batch deps-slurm all
 	@sh tests/slurm.sh
 
 # every C and CUDA file we format; format-check is what make test runs
-FORMATTED = common/*.[ch] grader/*.[ch] grader/*/*.[ch] $(SKELETONS)/*/*.c $(SKELETONS)/*/*.cu \
+FORMATTED = common/*.[ch] grader/*.[ch] grader/*/*.[ch] grader/*/*.cpp $(SKELETONS)/*/*.c $(SKELETONS)/*/*.cu \
             solutions/*/*.c solutions/*/*.cu tests/unit/*.c tests/planted/*/main.c tests/corpus/*/*.c
 format: deps-test
 	clang-format --style=file:$(ROOT)/.clang-format -i $(FORMATTED)

@@ -8,7 +8,8 @@ set -u
 # CLU_SKIP_DEPS=1: trust the environment (a cluster module, a vendor SDK) and check nothing
 [ "${CLU_SKIP_DEPS:-0}" = 1 ] && exit 0
 build="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
-grade="$build oclgrind bubblewrap"
+# liboclgrind-dev and g++: the grader's oclgrind plugin (grader/exercise/tiles.cpp)
+grade="$build oclgrind bubblewrap liboclgrind-dev g++"
 # the vendor libraries are loaded at run time (dlopen): only their runtime packages are needed
 bench="$grade libopenblas0 libclblast1 gnuplot-nox"
 # gnuplot draws the plots of the batch's report.html
@@ -52,6 +53,8 @@ works() {
     command -v clinfo >/dev/null 2>&1 || ok=1
     case $1 in grade | bench | batch | gradescope | test)
         for tool in oclgrind bwrap; do command -v $tool >/dev/null 2>&1 || ok=1; done
+        printf '#include <oclgrind/Plugin.h>\nint main() { return 0; }\n' >"$probe/plugin.cpp"
+        ${CXX:-c++} -fsyntax-only "$probe/plugin.cpp" >/dev/null 2>&1 || ok=1
         ;;
     esac
     case $1 in batch | test)

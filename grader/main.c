@@ -431,6 +431,16 @@ static int grade_main(int argc, char **argv, const char *self) {
                         "memory check and technique points out of the maximum)\n");
         return EXIT_USAGE;
     }
+    /* the barriers per tile (10's technique) are counted by the grader's own plugin: built with
+     * it, so without it the build is broken, not the student's kernel */
+    char plugin[PATH_MAX];
+    if (cfg.memcheck && grader_tiles_plugin(self, plugin, sizeof plugin) != 0) {
+        fprintf(stderr,
+                "grader: its oclgrind plugin %s is missing, so a technique cannot be counted: "
+                "make grader builds it (apt-get install liboclgrind-dev g++)\n",
+                plugin);
+        return EXIT_USAGE;
+    }
     /* the trusted kernels (the reference, in its timing harness) keep their compiled code in
      * the cache folder: compiled once per batch, not once per student. Jailed runs never see
      * this (their environment names a cache of their own) */

@@ -580,7 +580,7 @@ void bench_count_traffic(struct bench *b) {
         fflush(stdout);
         r->traffic_done =
             grader_traffic(b->self, r->ex, path, r->block, r->ex->tuning[0].name != NULL,
-                           grader_square(n), work, t, NULL, NULL, NULL) == 0;
+                           grader_square(n), work, NULL, t, NULL, NULL, NULL) == 0;
         if (!r->traffic_done) {
             printf("    not counted: %s\n", t->why);
             continue;

@@ -78,13 +78,14 @@ struct grader_technique {
     const char *global_miss; /* which operand too many global loads mean, and what to do */
     const char *local_miss;  /* which operand too few local loads mean, and what to do */
     /* the advanced track's bounds (0: none), at the row's oclgrind tuning values */
-    double max_local_loads;       /* at most this many local loads per multiply-add */
-    const char *local_excess;     /* what too many local loads mean */
-    double min_load_bytes;        /* at least this many bytes per global load instruction */
-    const char *narrow_miss;      /* what narrower loads mean */
-    double max_barriers_per_tile; /* at most this many barriers per work-item per tile of k */
-    const char *tile_k;           /* the tuning value of a tile's depth along k */
-    const char *barrier_miss;     /* what more barriers mean */
+    double max_local_loads;   /* at most this many local loads per multiply-add */
+    const char *local_excess; /* what too many local loads mean */
+    double min_load_bytes;    /* at least this many bytes per global load instruction */
+    const char *narrow_miss;  /* what narrower loads mean */
+    /* at most this many barriers per tile of k, as the kernel really tiles k (not per TSK):
+     * counted by oclgrind with the grader's plugin, grader/exercise/tiles.cpp */
+    double max_barriers_per_tile;
+    const char *barrier_miss; /* what more barriers mean */
 };
 
 /* The values `make tune` tries for one tuning value of a row (grade/tune.c). */

@@ -268,8 +268,8 @@ const struct grader_exercise grader_exercises[] = {
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
         .technique = {"next tiles loaded during the work, one barrier per tile",
                       .max_global_loads = 0.5, .min_local_loads = 0.3, .max_local_loads = 0.8,
-                      .max_barriers_per_tile = 1.5, .tile_k = "TSK",
-                      .global_miss = GLOBAL_MISS_TILES, .local_miss = LOCAL_MISS_TILES,
+                      .max_barriers_per_tile = 1.5, .global_miss = GLOBAL_MISS_TILES,
+                      .local_miss = LOCAL_MISS_TILES,
                       .local_excess = "the register block is not reused: keep 09's private "
                                       "arrays of A and B values per k",
                       .barrier_miss = "two barriers per tile (09's) mean the tiles are not "

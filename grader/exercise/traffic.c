@@ -23,6 +23,10 @@
  * it; so the header is counted wherever it appears in a line (a printf without a final newline
  * cannot hide the real header at the end of its line), and more than one header refuses the
  * count. oclgrind's own reports go to a --log file of their own, out of the table's way.
+ *
+ * Barriers per tile are not read from the table: its totals cannot tell a kernel's real step
+ * along k (tiles.cpp says why). The tiles plugin, loaded with --plugins, writes its counts to a
+ * file of its own (GRADER_TILES_OUT), which the interpreted kernel cannot write to.
  */
 #define _GNU_SOURCE /* memmem */
 #include "exercise/traffic.h"
@@ -38,6 +42,8 @@
 #define TRAFFIC_TIMEOUT 120.0      /* seconds of one oclgrind run: it interprets, keep N small */
 #define TRAFFIC_LOG_CAP (1u << 20) /* bytes of its output read back (the histogram is short) */
 #define TRAFFIC_HEADER  "Instructions executed for kernel"
+#define TILES_LINE      "grader-tiles " /* tiles.cpp's line, one per launch */
+#define TILES_CAP       4096u           /* bytes of the plugin's file read back */
 
 /* t->why, printf-style, cut to its size. */
 static void traffic_why(struct grader_traffic *t, const char *fmt, ...)
@@ -64,7 +70,6 @@ static double traffic_number(const char *s, const char *end) {
 struct traffic_counts {
     double global_loads, global_stores, local_loads, local_stores;
     double global_load_instructions; /* the instructions behind global_loads (a float4: one) */
-    double barriers;                 /* calls of barrier() (or work_group_barrier()) */
     int kernels;                     /* "Instructions executed for kernel" sections seen */
 };
 
@@ -102,12 +107,6 @@ static void traffic_line(const char *line, const char *end, int *in_section,
         return;
     double count = traffic_number(p, dash);
     const char *op = dash + 3;
-    /* "call _Z7barrierj()": every work-item's every barrier (the mangled name holds "barrier") */
-    if ((size_t)(end - op) >= 5 && !strncmp(op, "call ", 5) &&
-        memmem(op, (size_t)(end - op), "barrier", 7)) {
-        c->barriers += count;
-        return;
-    }
     int load = (size_t)(end - op) >= 5 && !strncmp(op, "load ", 5);
     int store = (size_t)(end - op) >= 6 && !strncmp(op, "store ", 6);
     if (!load && !store)
@@ -137,6 +136,30 @@ static void traffic_line(const char *line, const char *end, int *in_section,
         c->global_load_instructions += count;
 }
 
+int grader_tiles_parse(const char *text, struct grader_traffic *t) {
+    size_t len = strlen(TILES_LINE);
+    int lines = 0;
+    unsigned long long groups = 0;
+    double barriers = 0.0, by_loads = 0.0, by_stores = 0.0;
+    for (const char *line = text; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+        if (strncmp(line, TILES_LINE, len) != 0)
+            continue;
+        lines++;
+        if (sscanf(line + len, "%llu %lf %lf %lf", &groups, &barriers, &by_loads, &by_stores) != 4)
+            groups = 0;
+    }
+    if (lines != 1 || groups == 0 || !(barriers >= 0.0) || !(by_loads >= 0.0) ||
+        !(by_stores >= 0.0)) {
+        traffic_why(t, "the grader's oclgrind plugin %s counted %s", GRADER_TILES_PLUGIN,
+                    lines > 1 ? "more than one launch" : "nothing (was it loaded?)");
+        return -1;
+    }
+    /* the fewer of the two counts: see tiles.cpp */
+    t->barriers = barriers / (double)groups;
+    t->tiles = (by_loads < by_stores ? by_loads : by_stores) / (double)groups;
+    return 0;
+}
+
 static void traffic_parse(const char *text, struct traffic_counts *c) {
     memset(c, 0, sizeof *c);
     int in_section = 0;
@@ -151,7 +174,7 @@ static void traffic_parse(const char *text, struct traffic_counts *c) {
 
 int grader_traffic(const char *self, const struct grader_exercise *ex, const char *kernel_path,
                    int block, int check, struct grader_size s, const char *workdir,
-                   struct grader_traffic *t, const char *const *prefix,
+                   const char *tiles_plugin, struct grader_traffic *t, const char *const *prefix,
                    const struct grader_jail_settings *js, const char *jail_dir) {
     memset(t, 0, sizeof *t);
     int n = s.n;
@@ -167,20 +190,33 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
     }
     if (block <= 0)
         block = ex->block;
-    char log[PATH_MAX], findings[PATH_MAX];
+    char log[PATH_MAX], findings[PATH_MAX], tiles[PATH_MAX], env[PATH_MAX];
     snprintf(log, sizeof log, "%s/traffic-%s-b%d-c%d-%dx%dx%d.log", workdir, ex->id, block, check,
              s.m, n, s.k);
     snprintf(findings, sizeof findings, "%s/traffic-%s-b%d-c%d-%dx%dx%d.oclgrind", workdir, ex->id,
              block, check, s.m, n, s.k);
+    snprintf(tiles, sizeof tiles, "%s/traffic-%s-b%d-c%d-%dx%dx%d.tiles", workdir, ex->id, block,
+             check, s.m, n, s.k);
+    if (tiles_plugin && grader_find_program("env", env, sizeof env) != 0) {
+        traffic_why(t, "no env program to start oclgrind with its plugin");
+        return -1;
+    }
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (prefix)
         grader_argv_push_all(&argv, prefix);
+    if (tiles_plugin) { /* by env: a jailed run gets only the jail's list of variables */
+        remove(tiles);  /* a count left from before is no count of this run */
+        grader_argv_push(&argv, env);
+        grader_argv_pushf(&argv, "GRADER_TILES_OUT=%s", tiles);
+    }
     /* oclgrind's simulated device takes groups of 1024 by default; the counts do not depend on
      * it, so let it take the 64x64 tiles too */
-    const char *const counting[] = {
-        oclgrind,        "--max-wgsize", "4096", "--inst-counts", "--log",     findings, self,
-        HARNESS_COMMAND, FLAG_EX,        ex->id, FLAG_KERNEL,     kernel_path, NULL};
-    grader_argv_push_all(&argv, counting);
+    grader_argv_push_all(&argv, (const char *const[]){oclgrind, "--max-wgsize", "4096",
+                                                      "--inst-counts", "--log", findings, NULL});
+    if (tiles_plugin)
+        grader_argv_push_all(&argv, (const char *const[]){"--plugins", tiles_plugin, NULL});
+    grader_argv_push_all(&argv, (const char *const[]){self, HARNESS_COMMAND, FLAG_EX, ex->id,
+                                                      FLAG_KERNEL, kernel_path, NULL});
     grader_argv_push(&argv, FLAG_N);
     grader_argv_pushf(&argv, "%d", n);
     if (ex->rectangular) {
@@ -240,12 +276,12 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
     t->load_bytes = c.global_load_instructions > 0
                         ? sizeof(float) * c.global_loads / c.global_load_instructions
                         : 0.0;
-    /* per work-item: the launch's geometry at the values the harness built with */
-    struct grader_variant v = grader_variant_of(ex, block, check);
-    struct grader_launch l;
-    if (grader_plan_launch(ex, NULL, s, &v, &l) == 0) {
-        double items = (double)l.global[0] * (l.dims > 1 ? (double)l.global[1] : 1.0);
-        t->barriers = items > 0 ? c.barriers / items : 0.0;
+    if (tiles_plugin) {
+        char *counted = grader_read_capped(tiles, TILES_CAP);
+        int status = grader_tiles_parse(counted ? counted : "", t);
+        free(counted);
+        if (status != 0)
+            return -1;
     }
     t->global_stores = c.global_stores / ops;
     t->local_loads = c.local_loads / ops;

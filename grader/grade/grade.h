@@ -233,6 +233,10 @@ struct grader_tune_request {
  * Returns 0 when a best was found and kept, 1 when nothing could be timed or kept. */
 int grader_tune(const struct grader_config *cfg, const struct grader_tune_request *req);
 
+/* The grader's oclgrind plugin beside its executable self, into path (technique.c): 0 when it is
+ * there to read, -1 when not (make grader builds it). */
+int grader_tiles_plugin(const char *self, char *path, size_t size);
+
 /* Grade one exercise of the submission. */
 void grader_grade_exercise(const struct grader_config *cfg, const struct grader_exercise *ex,
                            struct grader_exercise_result *r);

@@ -9,15 +9,43 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Memory traffic of a kernel at memcheck_n, counted under oclgrind in the work folder `tag`:
- * 0, or -1 with t->why set. */
+int grader_tiles_plugin(const char *self, char *path, size_t size) {
+    const char *slash = strrchr(self, '/');
+    int n = snprintf(path, size, "%.*s/%s", slash ? (int)(slash - self) : 1, slash ? self : ".",
+                     GRADER_TILES_PLUGIN);
+    return n > 0 && (size_t)n < size && access(path, R_OK) == 0 ? 0 : -1;
+}
+
+/* The tiles plugin beside the grader's executable, copied into the jail's folder (where the
+ * jailed run can read it, whatever hides the build folder) as `copy`: 0, or -1 with t->why
+ * (main.c refuses to grade without it; this is for a plugin removed since). */
+static int tiles_plugin_copy(const char *self, const char *dir, char *copy, size_t size,
+                             struct grader_traffic *t) {
+    char built[PATH_MAX];
+    snprintf(copy, size, "%s/%s", dir, GRADER_TILES_PLUGIN);
+    if (grader_tiles_plugin(self, built, sizeof built) == 0 &&
+        grader_copy_trusted(built, copy) == 0)
+        return 0;
+    snprintf(t->why, sizeof t->why,
+             "the grader's oclgrind plugin %.120s is missing (make builds it)", built);
+    return -1;
+}
+
+/* Memory traffic of a kernel at memcheck_n, counted under oclgrind in the work folder `tag`
+ * (with the tiles plugin where the row bounds the barriers per tile): 0, or -1 with t->why. */
 int grade_count_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const char *kernel, const char *tag, struct grader_traffic *t) {
     (void)tag;
     struct grader_jail j;
+    memset(t, 0, sizeof *t);
     if (grader_jail_open(cfg->self, kernel, &j) != 0) {
-        memset(t, 0, sizeof *t);
         snprintf(t->why, sizeof t->why, "the grader cannot prepare its folder in /tmp");
+        return -1;
+    }
+    char plugin[PATH_MAX + 32];
+    int tiles = ex->technique.max_barriers_per_tile > 0;
+    if (tiles && tiles_plugin_copy(cfg->self, j.dir, plugin, sizeof plugin, t) != 0) {
+        grader_jail_dir_remove(j.dir);
         return -1;
     }
     struct grader_argv prefix = GRADER_ARGV_INIT;
@@ -26,7 +54,8 @@ int grade_count_traffic(const struct grader_config *cfg, const struct grader_exe
     free(prefix.argv[--prefix.count]);
     prefix.argv[prefix.count] = NULL;
     int status = grader_traffic(j.self, ex, j.kernel, ex->block, 1, grader_memcheck_at(ex), j.dir,
-                                t, (const char *const *)prefix.argv, &cfg->jail, j.dir);
+                                tiles ? plugin : NULL, t, (const char *const *)prefix.argv,
+                                &cfg->jail, j.dir);
     grader_argv_clear(&prefix);
     grader_jail_dir_remove(j.dir);
     return status;
@@ -137,13 +166,11 @@ static void missed_bounds(const struct grader_technique *t, const struct grader_
                  t->max_barriers_per_tile, t->barrier_miss);
 }
 
-/* Barriers each work-item reached per tile along k (0 when the row names no tile depth). */
-static double barriers_per_tile(const struct grader_exercise *ex,
-                                const struct grader_traffic *got) {
-    struct grader_variant v = grader_variant_of(ex, 0, 1);
-    int depth = grader_variant_value(&v, ex->technique.tile_k);
-    int k = grader_memcheck_at(ex).k;
-    return depth > 0 ? got->barriers / (double)((k + depth - 1) / depth) : 0.0;
+/* A work-group's barriers per tile it really takes along k, whatever TSK it was given (the tiles
+ * plugin counts them: tiles.cpp). A group that takes no tile (no local memory) has each barrier
+ * count as one more than its tiles. */
+static double barriers_per_tile(const struct grader_traffic *got) {
+    return got->tiles > 0 ? got->barriers / got->tiles : got->barriers;
 }
 
 /* The step's technique, from the memory traffic oclgrind counts in the student's kernel. */
@@ -162,13 +189,13 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not checked: %s", got->why);
         return;
     }
-    double per_tile = barriers_per_tile(ex, got);
+    double per_tile = barriers_per_tile(got);
     int global_ok = t->max_global_loads <= 0 || got->global_loads <= t->max_global_loads;
     int local_ok = (t->min_local_loads <= 0 || got->local_loads >= t->min_local_loads) &&
                    (t->max_local_loads <= 0 || got->local_loads <= t->max_local_loads);
     int other_ok = (t->min_load_bytes <= 0 || got->load_bytes >= t->min_load_bytes) &&
                    (t->max_barriers_per_tile <= 0 || per_tile <= t->max_barriers_per_tile);
-    char global_bound[64] = "", local_bound[96] = "", more[200] = "", missed[1400] = "";
+    char global_bound[64] = "", local_bound[96] = "", more[240] = "", missed[1400] = "";
     if (t->max_global_loads > 0)
         snprintf(global_bound, sizeof global_bound, " (this step: at most %.2f)",
                  t->max_global_loads);
@@ -184,8 +211,10 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
         snprintf(more, sizeof more, "; bytes per global load instruction %.1f (at least %.0f)",
                  got->load_bytes, t->min_load_bytes);
     if (t->max_barriers_per_tile > 0)
-        snprintf(more, sizeof more, "; barriers per work-item per tile %.2f (at most %.2f)",
-                 per_tile, t->max_barriers_per_tile);
+        snprintf(more, sizeof more,
+                 "; barriers per tile %.2f (at most %.2f): a work-group's %.0f barriers for the "
+                 "%.2f tiles it takes along k",
+                 per_tile, t->max_barriers_per_tile, got->barriers, got->tiles);
     if (!global_ok || !local_ok || !other_ok)
         missed_bounds(t, got, per_tile, missed, sizeof missed);
     char at[64];

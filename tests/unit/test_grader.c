@@ -392,6 +392,74 @@ static void test_technique_names_the_operand(void **state) {
     }
 }
 
+/* The tiles plugin's line: per work-group, the fewer of its two tile counts; no line, a line of
+ * another launch or a broken line is no count. */
+static void test_tiles_parse(void **state) {
+    (void)state;
+    struct rng r = rng_for("tiles");
+    for (int trial = 0; trial < 20; trial++) {
+        unsigned groups = (unsigned)rng_range(&r, 1, 64);
+        double tiles = (double)rng_range(&r, 1, 16), more = tiles + (double)rng_range(&r, 0, 9);
+        double barriers = tiles * (double)rng_range(&r, 1, 3);
+        int loads_fewer = (int)rng_range(&r, 0, 1);
+        char text[400];
+        snprintf(text, sizeof text, "oclgrind said something\ngrader-tiles %u %.17g %.17g %.17g\n",
+                 groups, barriers * groups, (loads_fewer ? tiles : more) * groups,
+                 (loads_fewer ? more : tiles) * groups);
+        struct grader_traffic t = {0};
+        CHECK(grader_tiles_parse(text, &t) == 0, "refused: %s (%s)", text, t.why);
+        CHECK(fabs(t.barriers - barriers) < 1e-9 && fabs(t.tiles - tiles) < 1e-9,
+              "%s: barriers %g tiles %g, expected %g and %g", text, t.barriers, t.tiles, barriers,
+              tiles);
+    }
+    const char *refused[] = {"",
+                             "grader-tiles 1 4 4 4\ngrader-tiles 1 4 4 4\n",
+                             "grader-tiles 0 4 4 4\n",
+                             "grader-tiles 1 4 4\n",
+                             "grader-tiles 1 -4 4 4\n",
+                             "grader-tiles 1 nan 4 4\n",
+                             "Grader-tiles 1 4 4 4\n"};
+    for (size_t c = 0; c < sizeof refused / sizeof refused[0]; c++) {
+        struct grader_traffic t = {0};
+        CHECK(grader_tiles_parse(refused[c], &t) != 0 && t.why[0], "accepted \"%s\"", refused[c]);
+    }
+}
+
+/* 10's barriers per tile are the plugin's barriers over the tiles the kernel really takes, and
+ * nothing of TSK: the same counts give the same verdict whatever its tuning values. */
+static void test_technique_barriers_per_tile(void **state) {
+    (void)state;
+    struct rng r = rng_for("barriers per tile");
+    const struct {
+        double barriers, tiles;
+        int score;
+        const char *has;
+    } cases[] = {
+        {4, 4, 1, "barriers per tile 1.00 (at most 1.50)"},
+        {1, 1, 1, "barriers per tile 1.00"},
+        {8, 4, 0, "barriers per tile 2.00, at most 1.50 here: two barriers per tile"},
+        {2, 1, 0, "barriers per tile 2.00, at most 1.50"},
+        {12, 4, 0, "barriers per tile 3.00, at most 1.50"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct grader_exercise ex = *grader_find_exercise("10");
+        ex.memcheck_n = 32 * (int)rng_range(&r, 1, 4); /* nothing of the size either */
+        struct grader_traffic got = {.global_loads = 0.06,
+                                     .local_loads = 0.5,
+                                     .barriers = cases[c].barriers,
+                                     .tiles = cases[c].tiles,
+                                     .n = ex.memcheck_n};
+        struct grader_exercise_result res = {.ex = &ex};
+        grade_test_technique(&ex, 1, &got, &res);
+        const struct grader_test *t = &res.tests[0];
+        CHECK(res.test_count == 1 && t->score == cases[c].score, "%g barriers, %g tiles: score %d",
+              cases[c].barriers, cases[c].tiles, t->score);
+        CHECK(strstr(t->output, cases[c].has), "%g barriers, %g tiles: no \"%s\" in\n%s",
+              cases[c].barriers, cases[c].tiles, cases[c].has, t->output);
+        grader_free_result(&res);
+    }
+}
+
 /* The signature a parameter mismatch shows is the skeleton's own (whitespace aside): what the
  * student is told to write is what exercises/ID/kernel.cl declares. */
 static void test_signature_is_the_skeletons(void **state) {
@@ -1555,6 +1623,8 @@ int main(void) {
         cmocka_unit_test(test_table_ids),
         cmocka_unit_test(test_table_technique_misses),
         cmocka_unit_test(test_technique_names_the_operand),
+        cmocka_unit_test(test_tiles_parse),
+        cmocka_unit_test(test_technique_barriers_per_tile),
         cmocka_unit_test(test_signature_is_the_skeletons),
         cmocka_unit_test(test_timeout_against_the_reference),
         cmocka_unit_test(test_find_exercise),
