@@ -12,6 +12,7 @@
 #   fail TEST                a test whose name contains TEST must score 0
 #   pass TEST                a test whose name contains TEST must score full points
 #   output TEST | TEXT       that test's output must contain TEXT
+#   lacks TEST | TEXT        that test's output must not contain TEXT (a message it must not give)
 #   cuda_output TEST | TEXT  the same, where the CUDA twin ran (nvcc and an NVIDIA GPU); where it
 #                            was skipped (0 of 0) nothing is asserted
 #   status N                 the grader's exit status (default 1: points lost)
@@ -114,6 +115,14 @@ for name in $names; do
                 sed -n 's/^ratio \([0-9.]*\) of medians.*/\1/p')
             awk -v r="${ratio:-999}" -v l="$limit" 'BEGIN { exit !(r < l) }' ||
                 problems="$problems\n  timed ratio ${ratio:-missing}, expected below $limit"
+            ;;
+        "lacks "*)
+            rest=${line#lacks }
+            test=${rest%% | *}
+            text=${rest#* | }
+            jq -r --arg t "$test" '.tests[] | select(.name | contains($t)) | .output' "$json" \
+                2>/dev/null | grep -qF -- "$text" &&
+                problems="$problems\n  test '$test': output says \"$text\""
             ;;
         "output "* | "cuda_output "*)
             if [ "${line%% *}" = cuda_output ] &&
