@@ -26,8 +26,9 @@ enum grader_verdict {
     GRADER_FAIL, /* it ran and lost points, or went wrong */
     /* not run for the grader's own reasons, decided before any code of the student's runs and so
      * the same for every student graded on this machine with these flags: a switch (--no-perf,
-     * --no-memcheck), a tool or library missing here (oclgrind's extension, CLBlast, nvcc or an
-     * NVIDIA GPU), an extension the device lacks. Its points leave the maximum (left_out) */
+     * --no-memcheck), a tool or library missing here (CLBlast, nvcc or an NVIDIA GPU, an
+     * extension oclgrind lacks), an extension the device lacks. Its points leave the maximum
+     * (left_out) */
     GRADER_SKIPPED,
     GRADER_NOT_RUN, /* it could not run because of the student's work: what it needs failed
                        first or is missing (the kernel does not build or is wrong, no answer to a
