@@ -47,6 +47,10 @@ compare() {
     right=$(jq -c "$shape" "$work/$1.json" 2>/dev/null)
     wrong=$(jq -c "$shape" "$work/$2.json" 2>/dev/null)
     problems=""
+    max_right=$(jq .extra_data.max_score "$work/$1.json" 2>/dev/null)
+    max_wrong=$(jq .extra_data.max_score "$work/$2.json" 2>/dev/null)
+    [ "$max_right" = "$max_wrong" ] ||
+        problems="$problems\n  maximum $max_right for the right kernel, $max_wrong for the wrong one"
     [ -n "$right" ] && [ "$right" = "$wrong" ] ||
         problems="$problems\n  the right and the wrong kernel differ:\n  right: $right\n  wrong: $wrong"
     for f in "$1" "$2"; do
