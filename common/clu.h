@@ -112,6 +112,27 @@ cl_int clu_time_launches(cl_command_queue queue, clu_launch_fn launch, void *ctx
  * independent data, so A, B and every hidden test case differ. Never constant. */
 void clu_random_fill(float *x, size_t n, uint64_t seed, uint64_t stream);
 
+/* What C holds before a launch, so that an element the kernel never writes is known for one: a
+ * signalling NaN with a payload of its own. IEEE 754 arithmetic never returns a signalling NaN (it
+ * quiets every NaN it passes on, and makes its own 0/0 or inf - inf as a quiet one), so these bits
+ * are found only where nothing was stored, or where a kernel copied C's own value without
+ * arithmetic. Compare the bits (clu_nan_kind), never isnan: a NaN the kernel computed is another
+ * bug than a store that never happened. */
+#define CLU_UNWRITTEN_BITS 0x7fa1dea5u
+#define CLU_QUIET_BIT      0x00400000u /* a NaN's quiet bit (the mantissa's highest) */
+
+/* Fill n floats with CLU_UNWRITTEN_BITS (as bits: no float conversion can quiet them). */
+void clu_fill_unwritten(float *x, size_t n);
+
+enum clu_nan_kind {
+    CLU_NOT_NAN,        /* a number (or an infinity) */
+    CLU_UNWRITTEN,      /* exactly the fill: never written */
+    CLU_FROM_UNWRITTEN, /* the fill quieted, either sign: arithmetic on C's unwritten value (C +=
+                           without C = 0 first), where the hardware passes a NaN's payload on */
+    CLU_COMPUTED_NAN,   /* any other NaN: computed (0/0, inf - inf, an unset variable) */
+};
+enum clu_nan_kind clu_nan_kind(float x);
+
 /* Double-precision reference of C = A*B (N x N, row-major). If abs_ref is not NULL it receives
  * |A|*|B|, the scale that bounds the rounding error of each float dot product. */
 void clu_ref_matmul(int n, const float *a, const float *b, double *ref, double *abs_ref);

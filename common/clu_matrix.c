@@ -4,6 +4,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* splitmix64: tiny, fast, and identical on every platform, so the grader and a student's
  * program derive the same matrices from the same seed. */
@@ -22,6 +23,25 @@ void clu_random_fill(float *x, size_t n, uint64_t seed, uint64_t stream) {
         uint32_t bits = (uint32_t)(splitmix64(&state) >> 40);
         x[i] = (float)bits * (2.0f / 16777216.0f) - 1.0f;
     }
+}
+
+void clu_fill_unwritten(float *x, size_t n) {
+    const uint32_t bits = CLU_UNWRITTEN_BITS;
+    for (size_t i = 0; i < n; i++)
+        memcpy(&x[i], &bits, sizeof bits);
+}
+
+enum clu_nan_kind clu_nan_kind(float x) {
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if ((bits & 0x7f800000u) != 0x7f800000u || (bits & 0x007fffffu) == 0)
+        return CLU_NOT_NAN;
+    if (bits == CLU_UNWRITTEN_BITS)
+        return CLU_UNWRITTEN;
+    if ((bits & 0x7fffffffu) == (CLU_UNWRITTEN_BITS | CLU_QUIET_BIT) ||
+        (bits & 0x7fffffffu) == CLU_UNWRITTEN_BITS) /* (a negated fill: a sign flip) */
+        return CLU_FROM_UNWRITTEN;
+    return CLU_COMPUTED_NAN;
 }
 
 void clu_ref_gemm(int m, int n, int k, const float *a, const float *b, double *ref,

@@ -133,8 +133,7 @@ int clu_mm_main(int argc, char **argv, const struct clu_mm_exercise *ex) {
     }
     clu_random_fill(a, a_count, mm.opt.seed, 0);
     clu_random_fill(b, b_count, mm.opt.seed, 1);
-    for (size_t i = 0; i < c_count; i++)
-        c[i] = NAN; /* an element the kernel never writes stays NaN and cannot pass */
+    clu_fill_unwritten(c, c_count); /* an element the kernel never writes keeps a NaN of its own */
     mm.a = make_buffer(&mm.env, CL_MEM_READ_ONLY, a_count * sizeof(float), a);
     mm.b = make_buffer(&mm.env, CL_MEM_READ_ONLY, b_count * sizeof(float), b);
     mm.c = make_buffer(&mm.env, CL_MEM_READ_WRITE, c_bytes, c);

@@ -545,11 +545,21 @@ static int grade_main(int argc, char **argv, const char *self) {
     struct grader_exercise_result *results = calloc((size_t)chosen_count, sizeof *results);
     if (!results)
         return EXIT_USAGE;
+    int broken = 0; /* an exercise whose tests do not add up to its points: the grader's bug */
     for (int i = 0; i < chosen_count; i++) {
         grader_grade_exercise(&cfg, &plan.rows[chosen[i]], &results[i]);
         grader_print_exercise(stdout, &results[i]);
         save_log(cfg.results, &run, &results[i]);
         fflush(stdout);
+        if (!grader_result_max_ok(&results[i])) {
+            fprintf(stderr,
+                    "grader: %s: a maximum of %d with %d points left out, where the exercise has "
+                    "%d: a test is missing or a skip does not say its points (a bug of the "
+                    "grader's); not graded\n",
+                    results[i].ex->id, grader_result_max(&results[i]),
+                    grader_result_left_out(&results[i]), grader_max_points(results[i].ex));
+            broken = 1;
+        }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     grader_print_summary(stdout, results, chosen_count, device);
@@ -560,7 +570,10 @@ static int grade_main(int argc, char **argv, const char *self) {
     int status = lost ? EXIT_LOST : EXIT_FULL, too_busy = 0;
     for (int i = 0; i < chosen_count; i++)
         too_busy |= results[i].too_busy;
-    if (too_busy) {
+    if (broken) { /* no score rather than one against the wrong maximum */
+        json = NULL;
+        status = EXIT_USAGE;
+    } else if (too_busy) {
         /* no verdict rather than a point lost for the grader's trouble; no results.json */
         printf("not graded: the machine was too busy (a run was stopped twice at its time limit "
                "having got under a quarter of a CPU while it wanted one); grade again when it is "

@@ -200,6 +200,8 @@ common_checks empty
 check "empty: score 0, one test that names the folder expected" \
     jq -e --arg e "$ex/" '.score == 0 and (.tests | length) == 1 and (.tests[0].output | contains($e))' \
     "$tmp/empty.json"
+check "empty: 0 of the maximum every student has (the solution's, $(jq .max_score "$tmp/solution.json"))" \
+    [ "$(jq .max_score "$tmp/empty.json")" = "$(jq .max_score "$tmp/solution.json")" ]
 
 # 4. the solution as an archive upload (exercises/00_vadd/ inside a .zip)
 up=$tmp/upload-archive

@@ -12,6 +12,7 @@
 #   fail TEST                a test whose name contains TEST must score 0
 #   pass TEST                a test whose name contains TEST must score full points
 #   output TEST | TEXT       that test's output must contain TEXT
+#   lacks TEST | TEXT        that test's output must not contain TEXT (a message it must not give)
 #   cuda_output TEST | TEXT  the same, where the CUDA twin ran (nvcc and an NVIDIA GPU); where it
 #                            was skipped (0 of 0) nothing is asserted
 #   status N                 the grader's exit status (default 1: points lost)
@@ -137,6 +138,14 @@ for name in $names; do
         "no_reference_text "*)
             leaked=$(reference_leaks "${line#no_reference_text }" "$sub")
             [ -z "$leaked" ] || problems="$problems\n  the reference's text leaked: \"$leaked\""
+            ;;
+        "lacks "*)
+            rest=${line#lacks }
+            test=${rest%% | *}
+            text=${rest#* | }
+            jq -r --arg t "$test" '.tests[] | select(.name | contains($t)) | .output' "$json" \
+                2>/dev/null | grep -qF -- "$text" &&
+                problems="$problems\n  test '$test': output says \"$text\""
             ;;
         "output "* | "cuda_output "*)
             if [ "${line%% *}" = cuda_output ] &&

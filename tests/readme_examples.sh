@@ -11,10 +11,14 @@
 #                                         in what is the same at every run: exit 1 with a diff
 #
 # The blocks: grade-report (the skeleton's report, points lost), grade-summary (the solutions'
-# summary table, full marks) and log-head (the head of the skeleton's log). The check masks what
-# changes from run to run or machine to machine: GFLOP/s, ratios, times and any decimal number,
-# the device, the values of the log's head, the capstone's score (its points against CLBlast)
-# and so the total; where the CUDA twin ran (an NVIDIA GPU), also 06's score.
+# summary table, full marks, and what the grader left out of the maximum there) and log-head (the
+# head of the skeleton's log). The check masks what changes from run to run or machine to
+# machine: GFLOP/s, ratios, times and any decimal number, the device, the values of the log's
+# head, the score of a row with points left out, the capstone's score (its points against
+# CLBlast) and so the total score; where the CUDA twin ran (an NVIDIA GPU), also 06's score. The
+# maxima are compared with the points left out added back (each row's, from the summary's "Left
+# out of the maximum" line): those are the table's points, the same on every machine, so the
+# README's maxima cannot drift from the grader's.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 readme=$root/README.md
@@ -26,7 +30,8 @@ block() {
     case $1 in
     grade-report) awk -v head="== $ex:" 'index($0, head) == 1 { on = 1; print; next }
         on && (/^== / || /^$/) { exit } on { print }' "$sk" ;;
-    grade-summary) sed -n '/^Case  /,/^Score: /p' "$sol" ;;
+    grade-summary) awk '/^Case  / { on = 1 } on { print } /^Score: / && on { on = 2; next }
+        on == 2 { if (/^Left out of the maximum/) print; exit }' "$sol" ;;
     log-head) sed -n '/^$/q; p' "$log" ;;
     esac
 }
@@ -41,12 +46,27 @@ readme_block() {
 mask() {
     case $1 in
     grade-summary)
-        # (the capstone's points against CLBlast, and so the total, depend on the machine)
-        awk -F'|' -v OFS='|' -v cuda="$cuda_ran" 'NF == 5 { $2 = " # "; $3 = " # "; $4 = " # "
-                if (cuda && $1 ~ /^CUDA memory model/) $5 = " #"
-                if ($1 ~ /^The fastest SGEMM/) $5 = " #" }
-            /^GFLOP\/s: / { sub(/ on .*/, " on #") }
-            /^Score: / { $0 = "Score: #" } { print }' ;;
+        # each row's maximum with its points left out added back (the table's points); the score
+        # where it depends on the machine (the capstone's points against CLBlast, a row with
+        # points left out, 06 where the CUDA twin ran), and so the total score, masked
+        awk -F'|' -v OFS='|' -v cuda="$cuda_ran" -v titles="$titles" '
+            BEGIN { while ((getline line < titles) > 0) { split(line, f, "\t"); id[f[1]] = f[2] } }
+            { row[++rows] = $0 }
+            /^Left out of the maximum/ { n = split(substr($0, index($0, ":") + 1), part, ",")
+                for (p = 1; p <= n; p++) { split(part[p], w, " "); if (w[2] ~ /^[0-9]+$/) out[w[1]] = w[2] } }
+            END { for (r = 1; r <= rows; r++) { $0 = row[r]
+                if (/^Left out of the maximum/) continue
+                if (NF == 5 && $5 ~ /\//) { $2 = " # "; $3 = " # "; $4 = " # "
+                    title = $1; sub(/ +$/, "", title); left = out[id[title]] + 0
+                    split($5, sm, "/"); max = sm[2] + left; score = sm[1]
+                    if (left > 0 || (cuda && $1 ~ /^CUDA memory model/) || $1 ~ /^The fastest SGEMM/)
+                        score = " #"
+                    $5 = score "/" max }
+                if (/^GFLOP\/s: /) sub(/ on .*/, " on #")
+                if (/^Score: /) { split($0, sm, "/"); total = sm[2] + 0
+                    for (k in out) total += out[k]
+                    $0 = "Score: #/" total }
+                print } }' ;;
     grade-report) sed -E 's/expected [^,]*,/expected #,/; s/-?[0-9]+\.[0-9]+(e[-+]?[0-9]+)?/#/g' ;;
     log-head) sed -E 's/^(  [a-z]+: +).*/\1#/' ;;
     esac
@@ -68,6 +88,9 @@ check() {
     grep -q "^  skip 0/0  CUDA twin" "$sol" && cuda_ran=0
     [ $cuda_ran = 0 ] || echo "readme examples: the CUDA twin ran here: 06's score and the total not compared"
     tmp=$(mktemp -d)
+    # each row's title and exercise id, from the solutions' report (== ID: TITLE  [S/M])
+    titles=$tmp/titles
+    sed -n 's/^== \([^:]*\): \(.*\)  \[[0-9]*\/[0-9]*\]$/\2\t\1/p' "$sol" >"$titles"
     status=0
     for name in $names; do
         readme_block "$name" | mask "$name" >"$tmp/readme"

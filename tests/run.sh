@@ -89,6 +89,15 @@ skeletons_zero() {
         $(grep -c "which this exercise needs, so its" "$tmp/skeletons.txt")))
     said=$(grep -c "^   not implemented yet: fill in the TODO(student) parts of" "$tmp/skeletons.txt")
     [ "$said" -eq "$exercises" ] || { echo "'not implemented yet' said $said times for $exercises exercises"; return 1; }
+    # the same maximum as the solutions', exercise by exercise (graded on this machine, with the
+    # same flags): what a kernel does never moves it
+    maxima='.extra_data.exercises | map_values({max_score, left_out, points})'
+    sol=$(jq -cS "$maxima" "$tmp/solutions.json" 2>/dev/null)
+    sk=$(jq -cS "$maxima" "$tmp/skeletons.json" 2>/dev/null)
+    [ -n "$sol" ] && [ "$sol" = "$sk" ] ||
+        { echo "the skeletons' maxima differ from the solutions':"; echo "  solutions $sol"; echo "  skeletons $sk"; return 1; }
+    jq -e '.extra_data.exercises | all(.max_score + .left_out == .points)' "$tmp/skeletons.json" >/dev/null ||
+        { echo "a maximum and its points left out are not the exercise's points"; return 1; }
 }
 
 # what a student sees in a fresh exercise folder (the committed skeleton; ROOT: where this
@@ -328,7 +337,8 @@ step "grader/ in layers: no include cycle, none up a layer" sh tests/layers.sh
 step "exercises differ from solutions only in TODO(student) blocks" sh tests/check_skeletons.sh
 step "host programs" host_programs
 step "grading the solutions: full marks" solutions_full_marks
-step "grading the skeletons: zero, no crash" skeletons_zero
+step "grading the skeletons: zero, no crash, the solutions' maxima" skeletons_zero
+step "a right and a wrong kernel have one maximum (13 and 04)" sh tests/maxima.sh
 step "a check that cannot run costs no point" missing_tool
 step "timings on one device take turns (a lock per device)" timing_lock
 step "a batch's summary: the fastest kernels, against CLBlast too" sh tests/summary.sh

@@ -63,9 +63,8 @@ int main(int argc, char **argv) {
     float *c = (float *)clu_cuda_host_alloc(c_count * sizeof *c);
     clu_random_fill(a, a_count, opt.seed, 0);
     clu_random_fill(b, b_count, opt.seed, 1);
-    for (size_t i = 0; i < c_count; i++)
-        c[i] = NAN;         /* an element the kernel never writes stays NaN and cannot pass */
-    float *d_a, *d_b, *d_c; /* device memory: OpenCL's __global buffers */
+    clu_fill_unwritten(c, c_count); /* an element the kernel never writes keeps a NaN of its own */
+    float *d_a, *d_b, *d_c;         /* device memory: OpenCL's __global buffers */
     CUDA_CHECK(cudaMalloc((void **)&d_a, a_count * sizeof *a));
     CUDA_CHECK(cudaMalloc((void **)&d_b, b_count * sizeof *b));
     CUDA_CHECK(cudaMalloc((void **)&d_c, c_count * sizeof *c));
@@ -80,7 +79,7 @@ int main(int argc, char **argv) {
     printf("%s\n", title);
     size_t unwritten = 0;
     for (size_t i = 0; i < c_count; i++)
-        unwritten += isnan(c[i]) != 0;
+        unwritten += clu_nan_kind(c[i]) == CLU_UNWRITTEN; /* (a computed NaN was written) */
     if (unwritten == c_count) {
         printf("kernel.cu wrote nothing to C - not implemented yet: fill in the TODO(student) "
                "parts\n");

@@ -25,7 +25,9 @@ exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
 # ---------------------------------------------------------------- gradebook
 csv=$out/gradebook.csv
 # every column but the status comes from the student's results.json (the grader's data: each
-# test's exercise and verdict, the device), never from the wording of its log
+# test's exercise and verdict, the device), never from the wording of its log. `left out`: the
+# points of each exercise the grader could not run on its machine with its flags (a tool, a
+# device feature or a switch), out of `max`: the same for every student graded alike
 # One gradebook cell, safe to open in a spreadsheet: text that would start a formula (= + - @, a
 # tab or a carriage return; a student id may begin with -) gets a leading ', and a cell with a
 # comma, a quote or a line break is quoted (RFC 4180).
@@ -42,7 +44,7 @@ cell() { # cell TEXT
 {
     printf 'student'
     for ex in $exercises; do printf ',%s' "$ex"; done
-    printf ',total,max,status,device'
+    printf ',total,max,left out,status,device'
     for ex in $exercises; do printf ',%s GFLOP/s' "$ex"; done
     printf '\n'
     while IFS="$(printf '\t')" read -r id entry; do
@@ -54,8 +56,10 @@ cell() { # cell TEXT
             printf ',%s' "$(jq -r --arg e "$ex" '[.tests[] | select(.extra_data.exercise == $e) | .score] |
                 if length == 0 then "" else add end' "$dir/results.json" 2>/dev/null)"
         done
-        printf ',%s,%s,%s,%s' "$(jq -r .score "$dir/results.json" 2>/dev/null || echo 0)" \
+        printf ',%s,%s,%s,%s,%s' "$(jq -r .score "$dir/results.json" 2>/dev/null || echo 0)" \
             "$(jq -r .extra_data.max_score "$dir/results.json" 2>/dev/null)" \
+            "$(cell "$(jq -r '[.extra_data.exercises // {} | to_entries[] | select(.value.left_out > 0)
+                | "\(.key) \(.value.left_out)"] | join("; ")' "$dir/results.json" 2>/dev/null)")" \
             "$(cell "$status")" "$(cell "$device")"
         for ex in $exercises; do
             printf ',%s' "$(jq -r --arg e "$ex GFLOP/s" '.leaderboard[] | select(.name == $e) | .value' \

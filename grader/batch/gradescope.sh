@@ -92,20 +92,12 @@ exercises=${baked_ex:-$(cd "$source/solutions" && ls -d [0-9][0-9]_*)}
 found=""
 for ex in $exercises; do [ -d "$work/sub/$ex" ] && found="$found $ex"; done
 
+# nothing to grade: a 0 that says what was expected, not an error; graded all the same (every
+# exercise missing), so that its maximum is every student's
+expected=""
 if [ -z "$found" ]; then
-    # nothing to grade: a 0 that says what was expected, not an error
     expected=$(for ex in $exercises; do printf '%s/ ' "$ex"; done)
     echo "gradescope: no exercise folder in the upload (expected: $expected) $notes"
-    jq -n --arg expected "${expected% }" --arg notes "$notes" '{
-        score: 0, max_score: 0, visibility: "visible", stdout_visibility: "hidden",
-        output: "Nothing was graded: no exercise folder was found in your upload.",
-        tests: [{name: "submission", score: 0, max_score: 0, status: "failed", visibility: "visible",
-            output: ("Upload the folders " + $expected + " (or exercises/ holding them, or a .zip or" +
-                " .tar.gz of either), each with the files you edited: main.c and kernel.cl" +
-                " (06 also answers.txt, kernel.cu, main.cu). Only those files are graded." +
-                (if $notes == "" then "" else "\n" + $notes end))}],
-        leaderboard: []}' >"$results" || die "cannot write $results"
-    exit 0
 fi
 
 # ---------------------------------------------------------------- the seed and the grader
@@ -123,7 +115,7 @@ set -- "$grader" --root "$source" --submission "$work/sub" --work "$work/grade" 
 [ -f "$baked/grader.conf" ] && set -- "$@" --config "$baked/grader.conf"
 for ex in $baked_ex; do set -- "$@" --ex "$ex"; done
 which=${baked_ex:-"the config's exercises, or every one"}
-echo "gradescope: submission $id: found$found; grading $which"
+echo "gradescope: submission $id: found${found:- nothing}; grading $which"
 # its output (this script's stdout) is for the instructor only: results.json hides it
 "$@" </dev/null
 code=$?
@@ -133,6 +125,22 @@ case $code in
 *) die "the grader could not grade (it exited $code; its output is above)" ;;
 esac
 [ -s "$work/grade.json" ] || die "the grader wrote no results.json"
+
+if [ -n "$expected" ]; then # (no exercise folder: one test, 0 of the maximum, says what to upload)
+    jq --arg expected "${expected% }" --arg notes "$notes" '{
+        score: 0, max_score: .extra_data.max_score, extra_data, visibility: "visible",
+        stdout_visibility: "hidden",
+        output: "Nothing was graded: no exercise folder was found in your upload.",
+        tests: [{name: "submission", score: 0, max_score: .extra_data.max_score, status: "failed",
+            visibility: "visible",
+            output: ("Upload the folders " + $expected + " (or exercises/ holding them, or a .zip or" +
+                " .tar.gz of either), each with the files you edited: main.c and kernel.cl" +
+                " (06 also answers.txt, kernel.cu, main.cu). Only those files are graded." +
+                (if $notes == "" then "" else "\n" + $notes end))}],
+        leaderboard: []}' "$work/grade.json" >"$results.tmp" && mv "$results.tmp" "$results" ||
+        die "cannot write $results"
+    exit 0
+fi
 
 # Gradescope's fields on the grader's results: the maximum at the top as well, who sees what
 # (the tests, their output, timing and leaderboard: the students; the grader's full output, the

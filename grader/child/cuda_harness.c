@@ -13,12 +13,12 @@
  *       the twin of a row with tuning values (the capstone): the row's kernel function with the
  *       row's arguments (sgemm(M, N, K, A, B, C)) on a grid of {GX, GY} blocks of {TX, TY}
  *       threads, which the grader works out from the row's geometry and the values nvcc built
- *       with. Either way A and B come from the seed
- *       (clu_random_fill streams 0 and 1) and C full of NaN and followed by a guard zone of
+ *       with. Either way A and B come from the seed (clu_random_fill streams 0 and 1) and C is
+ *       full of the unwritten NaN (clu.h's CLU_UNWRITTEN_BITS), followed by a guard zone of
  *       HARNESS_GUARD floats of HARNESS_GUARD_VALUE. It saves C with the guard, A and B as
  *       c.bin, a.bin and b.bin for the parent to check; it decides nothing. With --time: one
  *       warm-up launch, then CUDA_TIME_ROUNDS launches timed by CUDA events, launch R on fresh A
- *       and B from cuda_round_seed(S, R) and C back to NaN (both outside the events); each
+ *       and B from cuda_round_seed(S, R) and C back to that NaN (both outside the events); each
  *       launch's C with the guard is saved as c-R.bin (R from 0), and DIR/timing.txt gets
  *       "cuda MIN MEDIAN MAX RUNS" (seconds) and "device NAME". The parent derives the round
  *       seeds itself and checks every c-R.bin: a kernel cannot skip work in some launches.
@@ -149,14 +149,11 @@ struct cuda_buffers {
 };
 
 /* --time: warm-up, then CUDA_TIME_ROUNDS timed launches, each on fresh A and B of its round's seed
- * and from a C full of NaN (written outside the events), and each launch's C saved as c-R.bin:
- * every timed launch must compute the product, so skipping work in some of them gains nothing.
- * Writes CUDA_TIMING_FILE. */
+ * and from a C full of the unwritten NaN (written outside the events), and each launch's C saved as
+ * c-R.bin: every timed launch must compute the product, so skipping work in some of them gains
+ * nothing. Writes CUDA_TIMING_FILE. */
 static int time_launches(struct cuda_launch *l, struct cuda_buffers *m, uint64_t seed,
                          cu_device device, const char *dir) {
-    float nan_value = NAN;
-    unsigned int nan_bits;
-    memcpy(&nan_bits, &nan_value, sizeof nan_bits);
     launch_once(l);
     cuda_check(cu.synchronize(), "cuCtxSynchronize (after the warm-up launch)",
                CUDA_HARNESS_FAILED);
@@ -172,7 +169,8 @@ static int time_launches(struct cuda_launch *l, struct cuda_buffers *m, uint64_t
                    CUDA_HARNESS_FAILED);
         cuda_check(cu.copy_to_device(m->d_b, m->b, m->b_count * sizeof *m->b), "cuMemcpyHtoD",
                    CUDA_HARNESS_FAILED);
-        cuda_check(cu.memset_32(m->d_c, nan_bits, m->count), "cuMemsetD32", CUDA_HARNESS_FAILED);
+        cuda_check(cu.memset_32(m->d_c, CLU_UNWRITTEN_BITS, m->count), "cuMemsetD32",
+                   CUDA_HARNESS_FAILED);
         cuda_check(cu.event_record(start, NULL), "cuEventRecord", CUDA_HARNESS_FAILED);
         launch_once(l);
         cuda_check(cu.event_record(stop, NULL), "cuEventRecord", CUDA_HARNESS_FAILED);
@@ -347,8 +345,7 @@ int grader_cuda_harness_main(int argc, char **argv) {
     }
     clu_random_fill(m.a, m.a_count, f.seed, 0);
     clu_random_fill(m.b, m.b_count, f.seed, 1);
-    for (size_t i = 0; i < m.count; i++)
-        m.c[i] = NAN;
+    clu_fill_unwritten(m.c, m.count); /* the grader tells unwritten from computed NaN */
     for (size_t i = m.count; i < m.count + HARNESS_GUARD; i++)
         m.c[i] = HARNESS_GUARD_VALUE;
     m.d_a = device_copy(m.a, m.a_count);

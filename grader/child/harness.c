@@ -1,11 +1,12 @@
 /* harness.c - `grader --harness`: the child process that runs one kernel for the grader.
  *
  * It builds the kernel from the given kernel.cl, sets its arguments and launches it exactly as
- * the exercise's table row says, on inputs generated from a seed, with C filled with NaN and
- * followed by a guard zone. It then saves C (with the guard), A and B as result files for the
- * parent to check, or, with --serve, takes timed launches one command at a time (see serve()).
- * It decides nothing: the parent grader checks what it saved and holds the clock. A student's
- * kernel and the reference are never in one harness: each has a process of its own.
+ * the exercise's table row says, on inputs generated from a seed, with C filled with the NaN of
+ * CLU_UNWRITTEN_BITS (clu.h) and followed by a guard zone. It then saves C (with the guard), A and
+ * B as result files for the parent to check, or, with --serve, takes timed launches one command at
+ * a time (see serve()). It decides nothing: the parent grader checks what it saved and holds the
+ * clock. A student's kernel and the reference are never in one harness: each has a process of its
+ * own.
  *
  *   grader --harness --ex ID --kernel FILE --n N [--m M --k K] --seed S --out DIR
  *                    [--device SPEC] [--exact] [--block B] [--check-tuning]
@@ -206,8 +207,8 @@ static void vendor_command(struct vendor_set *v, int round, const char *key,
  * Commands on stdin, one reply line each on fd 3 (the grader's own channel: a kernel's printf
  * goes to stdout, the log):
  *   (at start)          -> "ready" after the build and two untimed launches
- *   inputs R SEED NONCE -> A and B from SEED (clu_random_fill streams 0 and 1), C back to NaN
- *                          with its guard zone; "inputs R NONCE"
+ *   inputs R SEED NONCE -> A and B from SEED (clu_random_fill streams 0 and 1), C back to the
+ *                          unwritten NaN with its guard zone; "inputs R NONCE"
  *   launch R NONCE      -> one launch, waited for; "launched R NONCE SECONDS" (its event time)
  *   save R NONCE        -> C with its guard zone saved as c-R.bin; "saved R NONCE"
  *   vendor R KEY NONCE  -> (--vendors) one launch of that vendor's SGEMM, waited for; "vendor R
@@ -230,7 +231,7 @@ static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc
     float *fresh_c = malloc(c_total * sizeof *fresh_c);
     if (!fresh_c)
         return HARNESS_OPENCL;
-    memcpy(fresh_c, c, c_total * sizeof *fresh_c); /* NaN, then the guard zone */
+    memcpy(fresh_c, c, c_total * sizeof *fresh_c); /* the unwritten NaN, then the guard zone */
     fprintf(reply, SERVE_READY "\n");
     fflush(reply);
     char line[256], key[32];
@@ -461,8 +462,7 @@ int grader_harness_main(int argc, char **argv) {
     }
     clu_random_fill(a, in_count[0], f.seed, 0);
     clu_random_fill(b, in_count[1], f.seed, 1);
-    for (size_t i = 0; i < out_count; i++)
-        c[i] = NAN;
+    clu_fill_unwritten(c, out_count); /* the grader tells unwritten from computed NaN */
     for (size_t i = out_count; i < out_count + guard; i++)
         c[i] = HARNESS_GUARD_VALUE;
     cl_mem abc[3] = {buffer(&env, in_count[0], a), buffer(&env, in_count[1], b),

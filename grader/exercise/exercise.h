@@ -260,10 +260,23 @@ cl_int grader_enqueue(void *ctx, cl_command_queue queue, cl_event *done);
 
 /* ---------------------------------------------------------------- checking outputs (check.c) */
 
+/* The NaNs of an output by kind (clu.h's clu_nan_kind): the grader fills C with a NaN that no
+ * arithmetic makes (CLU_UNWRITTEN_BITS), so a store that never happened and a NaN the kernel
+ * computed are told apart by their bits. */
+struct grader_nans {
+    size_t unwritten;      /* still the grader's fill: never written */
+    size_t from_unwritten; /* the fill passed through arithmetic: C read before it was written */
+    size_t computed;       /* any other NaN: computed by the kernel (0/0, inf - inf, ...) */
+};
+struct grader_nans grader_count_nans(const float *got, size_t count);
+/* What the NaNs of an output of count elements say, for a report ("" when there are none). */
+void grader_nan_hint(const struct grader_nans *n, size_t count, char *buf, size_t size);
+
 struct grader_diagnosis {
-    struct clu_mismatch m; /* wrong count, first wrong element */
-    size_t unwritten;      /* elements still NaN (the grader fills C with NaN first) */
-    char hint[400];        /* what the pattern suggests, or "" */
+    struct clu_mismatch m;  /* wrong count, first wrong element */
+    size_t unwritten;       /* elements still the grader's fill (never written) */
+    struct grader_nans nan; /* every NaN by kind (nan.unwritten == unwritten) */
+    char hint[600];         /* what the pattern suggests, or "" */
 };
 
 /* Reference (expected values and per-element tolerances) for an exercise at size n from the
@@ -272,10 +285,10 @@ int grader_reference(const struct grader_exercise *ex, struct grader_size s, uin
                      double **expected, double **tol);
 
 /* Compare got (grader_output_count elements) with the reference and recognise common bug
- * patterns (hint.c): never written, all zero, transposed, the tiles of A or B taken from the
- * block row or column of C's other dimension, only the diagonal or the first block right, last row
- * or column wrong, right only where N is a multiple of 16, the first or the last term of each sum
- * missing, B*A, A*B^T. */
+ * patterns (hint.c): never written, NaN computed (told apart by the bits of the grader's fill), all
+ * zero, transposed, the tiles of A or B taken from the block row or column of C's other dimension,
+ * only the diagonal or the first block right, last row or column wrong, right only where N is a
+ * multiple of 16, the first or the last term of each sum missing, B*A, A*B^T. */
 void grader_diagnose(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,
                      const float *got, const double *expected, const double *tol,
                      struct grader_diagnosis *d);

@@ -249,25 +249,65 @@ static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, 
         product_hint(n, seed, got, expected, tol, d->hint, sizeof d->hint);
 }
 
+struct grader_nans grader_count_nans(const float *got, size_t count) {
+    struct grader_nans n = {0, 0, 0};
+    for (size_t i = 0; i < count; i++)
+        switch (clu_nan_kind(got[i])) {
+        case CLU_UNWRITTEN:
+            n.unwritten++;
+            break;
+        case CLU_FROM_UNWRITTEN:
+            n.from_unwritten++;
+            break;
+        case CLU_COMPUTED_NAN:
+            n.computed++;
+            break;
+        case CLU_NOT_NAN:
+            break;
+        }
+    return n;
+}
+
+void grader_nan_hint(const struct grader_nans *n, size_t count, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (count > 0 && n->unwritten == count) {
+        snprintf(buf, size,
+                 "nothing was written: every element is still the NaN the grader put there "
+                 "(not implemented yet?)");
+        return;
+    }
+    size_t used = 0;
+    if (n->unwritten > 0)
+        used += (size_t)snprintf(buf, size,
+                                 "%zu elements were never written (still the NaN the grader put "
+                                 "there): some work-items do not store their result, or store "
+                                 "it at the wrong index",
+                                 n->unwritten);
+    if (n->from_unwritten > 0 && used < size)
+        used += (size_t)snprintf(buf + used, size - used,
+                                 "%s%zu elements are a NaN computed from C's own value before it "
+                                 "was written: the kernel reads C before storing to it (C += "
+                                 "with no C = 0 first?)",
+                                 used ? "; " : "", n->from_unwritten);
+    if (n->computed > 0 && used < size)
+        snprintf(buf + used, size - used,
+                 "%s%zu elements hold a NaN the kernel computed (they were written): 0/0, "
+                 "inf - inf, or a value used before it was set",
+                 used ? "; " : "", n->computed);
+}
+
 void grader_diagnose(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,
                      const float *got, const double *expected, const double *tol,
                      struct grader_diagnosis *d) {
     size_t count = grader_output_count(ex, s);
     memset(d, 0, sizeof *d);
     d->m = clu_compare(got, expected, tol, 0.0, count);
-    for (size_t i = 0; i < count; i++)
-        d->unwritten += isnan(got[i]) != 0;
+    d->nan = grader_count_nans(got, count);
+    d->unwritten = d->nan.unwritten;
     if (d->m.wrong == 0)
         return;
-    if (d->unwritten == count) {
-        snprintf(d->hint, sizeof d->hint,
-                 "nothing was written: every element is still the NaN the grader put there "
-                 "(not implemented yet?)");
-    } else if (d->unwritten > 0) {
-        snprintf(d->hint, sizeof d->hint,
-                 "%zu elements were never written (still NaN): some work-items do not store "
-                 "their result, or store it at the wrong index",
-                 d->unwritten);
+    if (d->nan.unwritten + d->nan.from_unwritten + d->nan.computed > 0) {
+        grader_nan_hint(&d->nan, count, d->hint, sizeof d->hint);
     } else if (!ex->is_vector && s.m == s.n && s.k == s.n) {
         /* (the patterns are a square product's; a rectangular C gets the counts alone) */
         matrix_hint(ex, s.n, seed, got, expected, tol, d);

@@ -296,12 +296,14 @@ static char *run_failure(const struct cuda_run *h, const char *at, char *dead, s
     return text;
 }
 
-/* Drop the tests added since `first` and say, in one test worth nothing, why the CUDA twin was
- * not graded here. */
+/* Drop the tests added since `first` and say, in one skipped test, why the CUDA twin was not
+ * graded here: its points leave the maximum. */
 static void skip_all(struct grader_exercise_result *r, int first, const char *why) {
     while (r->test_count > first)
         free(r->tests[--r->test_count].output);
-    grader_add_verdict(r, GRADER_SKIPPED, "CUDA twin", 0, 0, "skipped: %s (no points lost)", why);
+    grader_add_verdict(r, GRADER_SKIPPED, "CUDA twin", 0,
+                       grader_size_count(r->ex) * r->ex->cuda_per_size,
+                       "skipped: %s (no points lost: they are left out of the maximum)", why);
 }
 
 /* The reference OpenCL kernel the twin is timed beside (the row's cuda_beside, or its own) on the
@@ -340,13 +342,6 @@ static int opencl_reference(const struct grader_config *cfg, const struct grader
     return grader_time_trusted(cfg, row, kernel, n, dir, ref, why, why_size);
 }
 
-static size_t count_nan(const float *x, size_t count) {
-    size_t nan = 0;
-    for (size_t i = 0; i < count; i++)
-        nan += isnan(x[i]) != 0;
-    return nan;
-}
-
 /* Why the C of timed round `round` at n is wrong ("" if right): every element against the
  * reference when full, else Freivalds' O(N^2) check against A(Bx), on the inputs the parent
  * derives itself from the round's seed. */
@@ -360,7 +355,8 @@ static void timed_round_wrong(const struct grader_config *cfg, const struct grad
     float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
     float *a = NULL, *b = NULL;
     double *expected = NULL, *tol = NULL;
-    size_t unwritten = 0;
+    /* the grader's fill tells a store that never happened from a NaN computed */
+    struct grader_nans nans = c ? grader_count_nans(c, count) : (struct grader_nans){0, 0, 0};
     why[0] = '\0';
     if (!c) {
         snprintf(why, why_size, "no result saved (%s)", reason);
@@ -375,10 +371,8 @@ static void timed_round_wrong(const struct grader_config *cfg, const struct grad
             if (d.m.wrong)
                 grader_describe_wrong(ex, grader_square(n), &d, why, why_size);
         }
-    } else if ((unwritten = count_nan(c, count)) > 0) {
-        snprintf(why, why_size,
-                 "%zu of %zu elements of C were never written (still NaN from before the launch)",
-                 unwritten, count);
+    } else if (nans.unwritten + nans.from_unwritten + nans.computed > 0) {
+        grader_nan_hint(&nans, count, why, why_size);
     } else if (!(a = malloc(count * sizeof *a)) || !(b = malloc(count * sizeof *b))) {
         snprintf(why, why_size, "grader out of memory");
     } else {

@@ -32,7 +32,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     }
     if (ex->needs_extension && !grader_has_extension(cfg->device_extensions, ex->needs_extension)) {
         grader_add_verdict(r, GRADER_SKIPPED, "graded where the device has the kernel's extension",
-                           0, 0,
+                           0, grader_max_points(ex),
                            "skipped: %s has no %s, which this exercise needs, so its %d points "
                            "are left out of the maximum (grade it on a device that has it: "
                            "--device, DEVICE=)",
@@ -49,6 +49,20 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         without_oclgrind.memcheck = 0;
         without_oclgrind.memcheck_off = oclgrind_lacks;
         cfg = &without_oclgrind;
+    }
+    /* whether CLBlast can be timed here, decided before any code of the student's runs (the
+     * vendors alone, in the reference's harness): its points are in every student's maximum or
+     * in none */
+    char vendors_off[300], *no_vendor = NULL;
+    if (cfg->perf && ex->vendor_ratios[0] > 0) {
+        char reference[PATH_MAX + 64];
+        struct grader_vendor_times alone;
+        snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
+        grade_vendors_alone(cfg, ex, reference, 1, &alone);
+        if (!alone.timed[CLU_CLBLAST]) {
+            snprintf(vendors_off, sizeof vendors_off, "%s", alone.why[CLU_CLBLAST]);
+            no_vendor = vendors_off;
+        }
     }
     /* the memory check and the technique at a size drawn from the hidden seed, printed only
      * afterwards: a kernel cannot behave at one known size and differently at the others */
@@ -108,7 +122,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     else
         grader_add_verdict(r, GRADER_SKIPPED,
                            "memory check (oclgrind): bounds, races, uninitialised values, barriers",
-                           0, 0,
+                           0, ex->points.memcheck,
                            "skipped: the memory check was switched off (%s), so its %d "
                            "point%s and the technique's are left out of the maximum",
                            cfg->memcheck_off ? cfg->memcheck_off : "--no-memcheck",
@@ -121,7 +135,8 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     if (ex->points.technique > 0 && cfg->memcheck)
         grade_test_technique(ex, passed == sizes, &traffic, r);
     else if (ex->points.technique > 0)
-        grader_add_verdict(r, GRADER_SKIPPED, "technique: counted by oclgrind", 0, 0,
+        grader_add_verdict(r, GRADER_SKIPPED, "technique: counted by oclgrind", 0,
+                           ex->points.technique,
                            "skipped: oclgrind's counts were switched off (%s)",
                            cfg->memcheck_off ? cfg->memcheck_off : "--no-memcheck");
     if (cfg->perf) {
@@ -133,11 +148,14 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         if (passed == sizes)
             grade_timed_values(cfg, ex, copy, kernel, &timed);
         grade_test_perf(&kernels, &timed.mine, &timed.reference, timed.kernel, timed.note,
-                        passed == sizes, counted ? &traffic : NULL, r);
+                        passed == sizes, counted ? &traffic : NULL, no_vendor, r);
     } else {
-        grader_add_verdict(r, GRADER_SKIPPED, "performance against the reference solution", 0, 0,
+        grader_add_verdict(r, GRADER_SKIPPED, "performance against the reference solution", 0,
+                           ex->points.perf,
                            "skipped: timing was switched off (--no-perf), so its point is left out "
                            "of the maximum");
+        if (ex->vendor_ratios[0] > 0)
+            grade_test_vendors(cfg, ex, ex, "", NULL, "timing was switched off: --no-perf", r);
     }
     r->not_implemented = untouched_all && passed == 0;
     if (ex->cuda_per_size) { /* the capstone's CUDA twin, after its OpenCL kernel */

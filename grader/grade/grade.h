@@ -22,18 +22,29 @@
 /* What became of a test: the data every consumer (the report, results.json, the batch's
  * gradebook) reads, never the wording of its output. */
 enum grader_verdict {
-    GRADER_PASS,    /* it ran and earned all its points (a test worth 0 of 0 that ran, too) */
-    GRADER_FAIL,    /* it ran and lost points, or went wrong */
-    GRADER_SKIPPED, /* left out on purpose (switched off, no hardware for it): worth 0 of 0 */
-    GRADER_NOT_RUN, /* it could not run: what it needs failed first or is missing (the kernel
-                       does not build, no answer to a question) */
+    GRADER_PASS, /* it ran and earned all its points (a test worth 0 of 0 that ran, too) */
+    GRADER_FAIL, /* it ran and lost points, or went wrong */
+    /* not run for the grader's own reasons, decided before any code of the student's runs and so
+     * the same for every student graded on this machine with these flags: a switch (--no-perf,
+     * --no-memcheck), a tool or library missing here (CLBlast, nvcc or an NVIDIA GPU, an
+     * extension oclgrind lacks), an extension the device lacks. Its points leave the maximum
+     * (left_out) */
+    GRADER_SKIPPED,
+    GRADER_NOT_RUN, /* it could not run because of the student's work: what it needs failed
+                       first or is missing (the kernel does not build or is wrong, no answer to a
+                       question); its points stay in the maximum */
 };
 
+/* The one rule of the maximum: every test an exercise has is listed for every student, and the
+ * exercise's maximum (the sum of its tests' max) plus the points of its skipped tests (left_out)
+ * is the table's grader_max_points of its row, whatever the student's code does
+ * (grader_result_max_ok). */
 struct grader_test {
     char name[96];        /* e.g. "04_local_B: correct at N=100" */
     const char *exercise; /* the id of its exercise (the table's string), e.g. "04_local_B" */
     enum grader_verdict verdict; /* pass, fail, skipped or not run */
-    int score, max;              /* points */
+    int score, max;              /* points (a skipped test: 0 of 0) */
+    int left_out;                /* a skipped test: the points it is worth, out of the maximum */
     char *output;                /* what the student reads about it (malloc'd) */
 };
 
@@ -57,9 +68,10 @@ struct grader_exercise_result {
 void grader_add_test(struct grader_exercise_result *r, const char *name, int score, int max,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* Add a test with the verdict its producer chose: GRADER_SKIPPED (worth 0 of 0) or
- * GRADER_NOT_RUN (0 of its points) where it was left out or could not run, or GRADER_FAIL for a
- * test worth nothing that went wrong. */
+/* Add a test with the verdict its producer chose: GRADER_NOT_RUN (0 of its max) where the
+ * student's work kept it from running, GRADER_FAIL for a test worth nothing that went wrong, or
+ * GRADER_SKIPPED where the grader could not run it here (see the verdicts): then max is the points
+ * it is worth, which it keeps as left_out, scoring 0 of 0. */
 void grader_add_verdict(struct grader_exercise_result *r, enum grader_verdict verdict,
                         const char *name, int score, int max, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
@@ -69,6 +81,12 @@ const char *grader_verdict_name(enum grader_verdict verdict);
 
 int grader_result_score(const struct grader_exercise_result *r);
 int grader_result_max(const struct grader_exercise_result *r);
+/* The points of r's skipped tests: out of its maximum, for every student on this machine. */
+int grader_result_left_out(const struct grader_exercise_result *r);
+/* Whether r keeps the rule of the maximum: max + left out == grader_max_points of its row (a
+ * result of no tests, never graded, too). 0 is a bug of the grader's: a test that went missing
+ * or a skip that does not say its points. */
+int grader_result_max_ok(const struct grader_exercise_result *r);
 
 /* The per-exercise report (tests, scores, outputs). */
 void grader_print_exercise(FILE *out, const struct grader_exercise_result *r);
@@ -113,8 +131,9 @@ void grader_print_summary(FILE *out, const struct grader_exercise_result *result
                           const char *device);
 
 /* results.json in Gradescope's format; what Gradescope has no key for goes in its extra_data
- * (documented as stored, not read): the maximum and the device (NULL: none) at the top, each
- * test's exercise and verdict in the test's. Returns 0, or -1 with a message. */
+ * (documented as stored, not read): at the top the maximum, the points left out, the device (NULL:
+ * none) and each exercise's score, maximum, points left out and table points; each test's
+ * exercise, verdict and points left out in the test's. Returns 0, or -1 with a message. */
 int grader_write_json(const char *path, const struct grader_exercise_result *results, int count,
                       double seconds, const char *device);
 

@@ -123,11 +123,29 @@ void end_side(const struct grader_config *cfg, struct side *s);
 
 /* The kernel timed against the reference (timing.c), with the traffic rows when it earns it:
  * kernel built with ex's tuning values, the reference with ref_ex's; note (may be "") heads the
- * report's text. */
+ * report's text. A row with vendor_ratios gets its test against CLBlast as well, right or not;
+ * vendors_off (NULL: it can) says why CLBlast cannot be timed here (grade_vendors_alone). */
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                      const struct grader_exercise *ref_ex, const char *kernel, const char *note,
-                     int all_right, const struct grader_traffic *mine,
+                     int all_right, const struct grader_traffic *mine, const char *vendors_off,
                      struct grader_exercise_result *r);
+
+/* The capstone's test against CLBlast (timing.c), for a row with vendor_ratios: skipped where
+ * vendors_off says why CLBlast is not timed here (NULL: it is), not run where the kernel was not
+ * timed (v NULL, or no GFLOP/s), else the fractions reached against v's CLBlast (timed alone,
+ * rx's reference harness, where it failed beside the student's kernel). */
+void grade_test_vendors(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const struct grader_exercise *rx, const char *reference,
+                        const struct grader_vendor_times *v, const char *vendors_off,
+                        struct grader_exercise_result *r);
+
+/* The vendors' SGEMMs timed alone (timing.c): the reference's harness of rx at rx->perf_n with
+ * the vendors, `rounds` rounds (at most TIMED_ROUNDS) of one reference launch, which gives the
+ * harness its inputs, and one launch of each vendor, while no process of a student's runs. With
+ * one round it is the check of what can be timed here, the same for every student; with more, the
+ * figures of a vendor that failed beside a student's kernel. */
+void grade_vendors_alone(const struct grader_config *cfg, const struct grader_exercise *rx,
+                         const char *reference, int rounds, struct grader_vendor_times *v);
 
 /* ---------------------------------------------------------------- tuned values (tuned.c) */
 

@@ -37,7 +37,7 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
     char *raw = grader_read_capped(log, 1 << 16);
     const char *unknown = "Unsupported instruction";
     if ((raw && strstr(raw, unknown)) || (h.log && strstr(h.log, unknown))) {
-        grader_add_verdict(r, GRADER_SKIPPED, name, 0, 0,
+        grader_add_verdict(r, GRADER_SKIPPED, name, 0, pts,
                            "skipped: oclgrind cannot interpret this kernel at %s (\"%s\"). In "
                            "oclgrind 21.10 that is the `freeze` LLVM makes of a signed / and %% of "
                            "the same numbers: write the remainder as x - (x / y) * y, or use "

@@ -78,6 +78,11 @@ __attribute__((format(printf, 6, 0))) static void add_test(struct grader_exercis
     t->verdict = verdict;
     t->score = score;
     t->max = max;
+    t->left_out = 0;
+    if (verdict == GRADER_SKIPPED) { /* the grader's trouble: its points leave the maximum */
+        t->left_out = max;
+        t->score = t->max = 0;
+    }
     va_list again;
     va_copy(again, ap);
     int length = vsnprintf(NULL, 0, fmt, ap);
@@ -128,13 +133,25 @@ int grader_result_score(const struct grader_exercise_result *r) {
     return s;
 }
 
-/* The sum of the tests' maxima: a test skipped for want of hardware (the CUDA twin without a GPU)
- * has max 0 and costs nothing. */
+/* The sum of the tests' maxima: a test skipped for the grader's reasons (the CUDA twin without a
+ * GPU) has max 0 and costs nothing. */
 int grader_result_max(const struct grader_exercise_result *r) {
     int max = 0;
     for (int i = 0; i < r->test_count; i++)
         max += r->tests[i].max;
     return max;
+}
+
+int grader_result_left_out(const struct grader_exercise_result *r) {
+    int left_out = 0;
+    for (int i = 0; i < r->test_count; i++)
+        left_out += r->tests[i].left_out;
+    return left_out;
+}
+
+int grader_result_max_ok(const struct grader_exercise_result *r) {
+    return r->test_count == 0 ||
+           grader_result_max(r) + grader_result_left_out(r) == grader_max_points(r->ex);
 }
 
 void grader_print_exercise(FILE *out, const struct grader_exercise_result *r) {
@@ -152,7 +169,11 @@ void grader_print_exercise(FILE *out, const struct grader_exercise_result *r) {
         const char *verdict = t->verdict == GRADER_SKIPPED ? "skip"
                               : t->score == t->max         ? "ok"
                                                            : "FAIL";
-        fprintf(out, "  %-4s %d/%d  %s\n", verdict, t->score, t->max, name);
+        if (t->left_out > 0)
+            fprintf(out, "  %-4s %d/%d  %s (%d point%s left out of the maximum)\n", verdict,
+                    t->score, t->max, name, t->left_out, t->left_out == 1 ? "" : "s");
+        else
+            fprintf(out, "  %-4s %d/%d  %s\n", verdict, t->score, t->max, name);
         /* indent the explanation under its test */
         const char *line = t->output ? t->output : "";
         while (*line) {
@@ -229,6 +250,23 @@ void grader_print_summary(FILE *out, const struct grader_exercise_result *result
     grader_sanitize_text(shown);
     fprintf(out, "GFLOP/s: median of timed runs at each exercise's timing size, on %s\n", shown);
     fprintf(out, "Score: %d/%d\n", score, max);
+    /* what the grader could not run here: the same for every student on this machine and flags */
+    int left_out = 0;
+    for (int i = 0; i < count; i++)
+        left_out += grader_result_left_out(&results[i]);
+    if (left_out == 0)
+        return;
+    fprintf(out,
+            "Left out of the maximum here (the grader cannot run them on this machine or with "
+            "these flags; the same for every student): %d point%s,",
+            left_out, left_out == 1 ? "" : "s");
+    const char *sep = " ";
+    for (int i = 0; i < count; i++)
+        if (grader_result_left_out(&results[i]) > 0) {
+            fprintf(out, "%s%s %d", sep, results[i].ex->id, grader_result_left_out(&results[i]));
+            sep = ", ";
+        }
+    fputc('\n', out);
 }
 
 char *grader_json_escape(const char *text) {
@@ -274,13 +312,14 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
         fprintf(stderr, "grader: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
-    int score = 0, max = 0;
+    int score = 0, max = 0, left_out = 0;
     for (int i = 0; i < count; i++) {
         score += grader_result_score(&results[i]);
         max += grader_result_max(&results[i]);
+        left_out += grader_result_left_out(&results[i]);
     }
     fprintf(f, "{\n  \"score\": %d,\n  \"execution_time\": %.0f,\n", score, seconds);
-    fprintf(f, "  \"extra_data\": {\"max_score\": %d", max);
+    fprintf(f, "  \"extra_data\": {\"max_score\": %d, \"left_out\": %d", max, left_out);
     if (device) {
         fprintf(f, ", \"device\": ");
         json_string(f, device);
@@ -296,6 +335,16 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
             fprintf(f, ": %.3f", results[i].ref_gflops);
             comma = ", ";
         }
+    /* each exercise's maximum and the points the grader left out of it: max_score + left_out is
+     * the table's points, for every student */
+    fprintf(f, "}, \"exercises\": {");
+    for (int i = 0; i < count; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        json_string(f, results[i].ex->id);
+        fprintf(f, ": {\"score\": %d, \"max_score\": %d, \"left_out\": %d, \"points\": %d}",
+                grader_result_score(&results[i]), grader_result_max(&results[i]),
+                grader_result_left_out(&results[i]), grader_max_points(results[i].ex));
+    }
     fprintf(f, "}},\n");
     fprintf(f, "  \"output\": ");
     char line[64];
@@ -313,7 +362,8 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
             json_string(f, test->output);
             fprintf(f, ", \"extra_data\": {\"exercise\": ");
             json_string(f, test->exercise);
-            fprintf(f, ", \"verdict\": \"%s\"}}", grader_verdict_name(test->verdict));
+            fprintf(f, ", \"verdict\": \"%s\", \"left_out\": %d}}",
+                    grader_verdict_name(test->verdict), test->left_out);
             sep = ",";
         }
     fprintf(f, "\n  ],\n  \"leaderboard\": [");

@@ -411,6 +411,37 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         close(lock); /* (the lock goes with it) */
 }
 
+void grade_vendors_alone(const struct grader_config *cfg, const struct grader_exercise *rx,
+                         const char *reference, int rounds, struct grader_vendor_times *v) {
+    struct side s = {.who = "reference"};
+    memset(v, 0, sizeof *v);
+    snprintf(s.dir, sizeof s.dir, "%s/%s/vendors-alone", cfg->work, rx->id);
+    grader_remove_tree(s.dir);
+    grader_make_dirs(s.dir);
+    snprintf(s.log, sizeof s.log, "%s/log.txt", s.dir);
+    int lock = timing_lock(cfg); /* it loads the device as a timing does: one at a time */
+    char reply[64], why[300] = "";
+    s.child = start_server(cfg, rx, cfg->self, reference, rx->perf_n, s.dir, 0, 1, s.log);
+    if (!s.child || grader_child_ask(s.child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
+        strcmp(reply, SERVE_READY) != 0)
+        snprintf(why, sizeof why, "the reference's harness did not start");
+    uint64_t seed = grader_derive_seed(cfg->seed, "vendors alone", rx->perf_n);
+    /* a round of the reference gives the harness its inputs, on which the vendors are prepared */
+    for (int r = 0; r < rounds && r < TIMED_ROUNDS && !why[0]; r++)
+        if (timed_round(cfg, &s, r, round_seed(seed, r), 0, why, sizeof why) == 0)
+            vendor_round(cfg, &s, r, v);
+    end_side(cfg, &s);
+    for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
+        v->timed[id] = !why[0] && !v->why[id][0];
+        if (why[0] && !v->why[id][0])
+            snprintf(v->why[id], sizeof v->why[id], "%.190s", why);
+    }
+    free(s.log_text);
+    grader_remove_tree(s.dir);
+    if (lock >= 0)
+        close(lock);
+}
+
 int grader_time_trusted(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const char *kernel, int n, const char *dir, double stats[3], char *why,
                         size_t why_size) {
@@ -444,11 +475,15 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
 
 /* The capstone against the vendors timed in the same rounds: points.vendor for each of the row's
  * fractions of CLBlast's speed reached, on the medians; the others (cuBLAS, OpenBLAS) reported.
- * Where CLBlast could not be timed (not installed, a device it fails on), the points leave the
- * maximum: the grader's trouble costs the student nothing. */
-static void grade_test_vendors(const struct grader_exercise *ex,
-                               const struct grader_vendor_times *v,
-                               struct grader_exercise_result *r) {
+ * Whether CLBlast can be timed here was decided before the student's code ran (grade.c's check of
+ * the vendors alone, vendors_off): where it cannot (not installed, a device it fails on) the points
+ * leave the maximum of every student. Where it could but then failed beside the student's kernel,
+ * it is timed alone once the student's processes are gone; only when it fails alone too is the
+ * grader's trouble left out for this student. v NULL: the kernel was not timed. */
+void grade_test_vendors(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const struct grader_exercise *rx, const char *reference,
+                        const struct grader_vendor_times *v, const char *vendors_off,
+                        struct grader_exercise_result *r) {
     char name[160], thresholds[64] = "";
     int count = 0;
     for (; count < GRADER_MAX_RATIOS && ex->vendor_ratios[count] > 0; count++) {
@@ -458,22 +493,45 @@ static void grade_test_vendors(const struct grader_exercise *ex,
     }
     snprintf(name, sizeof name, "speed against CLBlast (points at %s)", thresholds);
     int pts = count * ex->points.vendor;
-    if (r->gflops <= 0) {
-        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
-                           "not timed: the kernel must first be timed against the reference");
+    if (vendors_off) {
+        grader_add_verdict(r, GRADER_SKIPPED, name, 0, pts,
+                           "skipped: CLBlast is not timed here (%s), so its %d points are left out "
+                           "of the maximum, for every student graded here",
+                           vendors_off, pts);
         return;
     }
-    if (!v->timed[CLU_CLBLAST]) {
-        grader_add_verdict(r, GRADER_SKIPPED, name, 0, 0,
-                           "skipped: CLBlast could not be timed here (%s), so its %d points are "
-                           "left out of the maximum",
-                           v->why[CLU_CLBLAST], pts);
+    if (!v || r->gflops <= 0) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
+                           "not timed: the kernel must first be right at every size and timed "
+                           "against the reference");
         return;
+    }
+    struct grader_vendor_times alone;
+    char beside[200] = "";
+    if (!v->timed[CLU_CLBLAST]) { /* it ran in the check before: time it with nobody else */
+        snprintf(beside, sizeof beside, "%s", v->why[CLU_CLBLAST]);
+        grade_vendors_alone(cfg, rx, reference, TIMED_ROUNDS, &alone);
+        v = &alone;
+        if (!v->timed[CLU_CLBLAST]) {
+            grader_add_verdict(r, GRADER_SKIPPED, name, 0, pts,
+                               "skipped: CLBlast ran in the grader's check before your kernel, "
+                               "but failed beside it (%s) and alone after it (%s): the machine's "
+                               "trouble, so its %d points are left out of your maximum (an "
+                               "instructor may grade again)",
+                               beside, v->why[CLU_CLBLAST], pts);
+            return;
+        }
     }
     double flops = grader_flops(ex, grader_square(ex->perf_n)), clblast = 0.0;
     char lines[1200];
-    int used = snprintf(lines, sizeof lines,
-                        "N = %d, in the same rounds, on the grader's clock:", ex->perf_n);
+    int used = beside[0]
+                   ? snprintf(lines, sizeof lines,
+                              "N = %d, on the grader's clock: CLBlast failed in the rounds "
+                              "beside your kernel (%.150s), so the vendors were timed alone "
+                              "after it:",
+                              ex->perf_n, beside)
+                   : snprintf(lines, sizeof lines,
+                              "N = %d, in the same rounds, on the grader's clock:", ex->perf_n);
     for (int id = 0; id < CLU_VENDOR_COUNT && used > 0 && (size_t)used < sizeof lines; id++) {
         if (!v->timed[id]) {
             used += snprintf(lines + used, sizeof lines - (size_t)used, "\n%-10s not timed: %s",
@@ -509,17 +567,19 @@ static void grade_test_vendors(const struct grader_exercise *ex,
 
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                      const struct grader_exercise *ref_ex, const char *kernel, const char *note,
-                     int all_right, const struct grader_traffic *mine,
+                     int all_right, const struct grader_traffic *mine, const char *vendors_off,
                      struct grader_exercise_result *r) {
     const char *name = "performance against the reference solution";
     int pts = ex->points.perf;
+    char reference[PATH_MAX], text[4000], traffic[400] = "";
+    snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
     if (!all_right) {
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
                            "not timed: the kernel must first be right at every size");
+        if (ex->vendor_ratios[0] > 0) /* listed all the same: the maximum is everyone's */
+            grade_test_vendors(cfg, ex, ref_ex, reference, NULL, vendors_off, r);
         return;
     }
-    char reference[PATH_MAX], text[4000], traffic[400] = "";
-    snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
     int earned = 0, too_busy = 0;
     struct grader_vendor_times vendors;
     struct grader_exercise timed = *ex, ref_timed = *ref_ex;
@@ -544,5 +604,5 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
         grade_traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
     grader_add_test(r, name, earned ? pts : 0, pts, "%s%s%s", note, text, traffic);
     if (ex->vendor_ratios[0] > 0)
-        grade_test_vendors(ex, &vendors, r);
+        grade_test_vendors(cfg, ex, &ref_timed, reference, &vendors, vendors_off, r);
 }

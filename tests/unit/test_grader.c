@@ -1319,8 +1319,7 @@ static void test_diagnose_all_nan(void **state) {
     struct rng r = rng_for("all_nan");
     struct case_ c;
     case_open(&c, "01_per_element", random_odd(&r, 17, 59), rng_next(&r));
-    for (size_t k = 0; k < c.count; k++)
-        c.got[k] = NAN;
+    clu_fill_unwritten(c.got, c.count); /* as the harness fills C before the launch */
     case_diagnose(&c);
     CHECK(c.d.unwritten == c.count && c.d.m.wrong == c.count && c.d.m.first == 0,
           "all NaN: unwritten %zu, wrong %zu of %zu", c.d.unwritten, c.d.m.wrong, c.count);
@@ -1338,7 +1337,7 @@ static void test_diagnose_partly_nan(void **state) {
         size_t at = (size_t)rng_range(&r, 0, (long)c.count - 1);
         if (isnan(c.got[at]))
             continue;
-        c.got[at] = NAN;
+        clu_fill_unwritten(&c.got[at], 1);
         first = at < first ? at : first;
         set++;
     }
@@ -1533,11 +1532,17 @@ static void test_diagnose_vector(void **state) {
           n, at, c.d.m.wrong, c.d.m.first);
     CHECK(fabs(c.d.m.expected - c.expected[at]) < 1e-12 && c.d.m.got == c.got[at],
           "first wrong reported as %g (expected %g)", (double)c.d.m.got, c.d.m.expected);
-    c.got[at] = NAN;
+    clu_fill_unwritten(&c.got[at], 1); /* one element left as the harness filled it */
     case_diagnose(&c);
-    CHECK(c.d.unwritten == 1 && c.d.m.first == at, "one NaN: unwritten %zu, first %zu",
+    CHECK(c.d.unwritten == 1 && c.d.m.first == at, "one unwritten: unwritten %zu, first %zu",
           c.d.unwritten, c.d.m.first);
     CHECK_HINT(&c, "never written");
+    c.got[at] = NAN; /* one NaN the kernel computed: written, and said so */
+    case_diagnose(&c);
+    CHECK(c.d.unwritten == 0 && c.d.nan.computed == 1 && c.d.m.first == at,
+          "one computed NaN: unwritten %zu, computed %zu, first %zu", c.d.unwritten,
+          c.d.nan.computed, c.d.m.first);
+    CHECK_HINT(&c, "NaN the kernel computed");
     case_close(&c);
 }
 

@@ -2,7 +2,8 @@
  * the first or the last term of each sum missing, and the three ways a blocked kernel mixes up
  * the group ids of its tiles. Each wrong C is built here from A and B drawn from the run's seed,
  * with loops of this file's own (not the grader's products), and must get its hint and no other.
- * The older hints are tested in test_grader.c.
+ * The NaNs of C are told apart by their bits: never written (the grader's fill), computed from
+ * that fill, or computed. The older hints are tested in test_grader.c.
  *
  * Sizes and seeds are drawn from a seed chosen at run time and printed at the start and in every
  * failure; set TEST_HINT_SEED=<seed> to repeat a run.
@@ -207,12 +208,109 @@ static void test_diagonal_only(void **state) {
     run_close(&r);
 }
 
+/* ---------------------------------------------------------------- unwritten or computed NaN */
+
+static uint32_t bits_of(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+/* The fill is one NaN that no arithmetic returns: every operation on it, on other NaNs and on
+ * numbers, computed here at run time (volatile: nothing folded by the compiler), gives anything
+ * but those bits; a copy keeps them. */
+static void test_nan_kinds(void **state) {
+    (void)state;
+    struct rng g = rng_for("nan_kinds");
+    float fill;
+    clu_fill_unwritten(&fill, 1);
+    CHECK(bits_of(fill) == CLU_UNWRITTEN_BITS && isnan(fill), "the fill is 0x%08x",
+          (unsigned)bits_of(fill));
+    CHECK(clu_nan_kind(fill) == CLU_UNWRITTEN, "the fill is not unwritten");
+    float copy[4];
+    clu_fill_unwritten(copy, 4);
+    memcpy(&copy[1], &copy[0], sizeof copy[0]);
+    CHECK(clu_nan_kind(copy[1]) == CLU_UNWRITTEN && clu_nan_kind(copy[3]) == CLU_UNWRITTEN,
+          "a copied fill is no longer the fill");
+    volatile float zero = 0.0f, inf = INFINITY, minus_one = -1.0f, vfill = fill;
+    const float made[] = {zero / zero, inf - inf, zero * inf, sqrtf(minus_one), NAN, -NAN};
+    for (size_t m = 0; m < sizeof made / sizeof *made; m++)
+        CHECK(clu_nan_kind(made[m]) == CLU_COMPUTED_NAN, "NaN %zu (0x%08x) is not computed", m,
+              (unsigned)bits_of(made[m]));
+    CHECK(clu_nan_kind(-vfill) == CLU_FROM_UNWRITTEN, "-fill is 0x%08x", (unsigned)bits_of(-vfill));
+    for (int round = 0; round < 1000; round++) {
+        volatile float x = (float)rng_range(&g, -1000, 1000) / 7.0f;
+        volatile float nan = made[rng_range(&g, 0, (long)(sizeof made / sizeof *made) - 1)];
+        const float results[] = {vfill + x,   x - vfill,         vfill * x,
+                                 x / vfill,   fmaf(x, vfill, x), sqrtf(vfill),
+                                 vfill + nan, nan * x,           x / zero - x / zero};
+        for (size_t k = 0; k < sizeof results / sizeof *results; k++) {
+            enum clu_nan_kind kind = clu_nan_kind(results[k]);
+            CHECK(kind == CLU_FROM_UNWRITTEN || kind == CLU_COMPUTED_NAN,
+                  "operation %zu on x = %g gave 0x%08x, kind %d: arithmetic made the fill", k,
+                  (double)x, (unsigned)bits_of(results[k]), (int)kind);
+        }
+        CHECK(clu_nan_kind(x) == CLU_NOT_NAN && clu_nan_kind(inf) == CLU_NOT_NAN, "%g is a NaN",
+              (double)x);
+    }
+}
+
+/* C with elements never written, computed as NaN from C's own unwritten value, and computed as
+ * NaN from nothing, at random places: each counted apart, and the hint says what each one is and
+ * never that a computed NaN was not written. */
+static void test_nan_hints(void **state) {
+    (void)state;
+    struct rng g = rng_for("nan_hints");
+    volatile float zero = 0.0f;
+    float fill;
+    clu_fill_unwritten(&fill, 1);
+    for (int round = 0; round < 12; round++) {
+        struct run r;
+        run_open(&r, "01_per_element", draw_size(&g, round), rng_next(&g));
+        size_t count = (size_t)r.n * r.n, want[3] = {0, 0, 0};
+        for (size_t k = 0; k < count; k++)
+            r.got[k] = (float)r.expected[k];
+        int mix = round % 4; /* 0: all computed, 1: all unwritten, 2, 3: a mix */
+        for (size_t k = 0; k < count; k++) {
+            long pick = mix == 0 ? 2 : mix == 1 ? 0 : rng_range(&g, 0, 5);
+            if (pick > 2 && mix == 2)
+                continue; /* a right element */
+            if (pick > 2)
+                pick = 2;
+            volatile float from = fill;
+            r.got[k] = pick == 0 ? fill : pick == 1 ? from + (float)k : zero / zero;
+            /* (hardware that does not pass a NaN's payload on makes a computed one of the sum) */
+            if (pick == 1 &&
+                (bits_of(r.got[k]) & 0x7fffffffu) != (CLU_UNWRITTEN_BITS | CLU_QUIET_BIT))
+                pick = 2;
+            want[pick]++;
+        }
+        diagnose(&r);
+        CHECK(r.d.nan.unwritten == want[0] && r.d.unwritten == want[0] &&
+                  r.d.nan.from_unwritten == want[1] && r.d.nan.computed == want[2],
+              "round %d at N=%d: counted %zu unwritten, %zu from it, %zu computed; planted %zu, "
+              "%zu, %zu",
+              round, r.n, r.d.nan.unwritten, r.d.nan.from_unwritten, r.d.nan.computed, want[0],
+              want[1], want[2]);
+        const char *never = "never written", *nothing = "nothing was written",
+                   *computed = "NaN the kernel computed", *reads = "reads C before storing";
+        CHECK((want[0] == count) == (strstr(r.d.hint, nothing) != NULL),
+              "round %d: %zu of %zu unwritten, hint \"%s\"", round, want[0], count, r.d.hint);
+        CHECK((want[0] > 0 && want[0] < count) == (strstr(r.d.hint, never) != NULL),
+              "round %d: %zu of %zu unwritten, hint \"%s\"", round, want[0], count, r.d.hint);
+        CHECK((want[2] > 0) == (strstr(r.d.hint, computed) != NULL),
+              "round %d: %zu computed, hint \"%s\"", round, want[2], r.d.hint);
+        CHECK((want[1] > 0) == (strstr(r.d.hint, reads) != NULL),
+              "round %d: %zu from the fill, hint \"%s\"", round, want[1], r.d.hint);
+        run_close(&r);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_b_transposed),
-        cmocka_unit_test(test_missing_term),
-        cmocka_unit_test(test_tile_sources),
-        cmocka_unit_test(test_diagonal_only),
+        cmocka_unit_test(test_b_transposed), cmocka_unit_test(test_missing_term),
+        cmocka_unit_test(test_tile_sources), cmocka_unit_test(test_diagonal_only),
+        cmocka_unit_test(test_nan_kinds),    cmocka_unit_test(test_nan_hints),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

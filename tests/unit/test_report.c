@@ -340,14 +340,14 @@ static void test_verdicts(void **state) {
     res.ex = &grader_exercises[0];
     grader_add_test(&res, "right", 2, 2, "right");
     grader_add_test(&res, "wrong", 0, 2, "wrong");
-    grader_add_verdict(&res, GRADER_SKIPPED, "switched off", 0, 0, "skipped: switched off");
+    grader_add_verdict(&res, GRADER_SKIPPED, "switched off", 0, 4, "skipped: switched off");
     grader_add_verdict(&res, GRADER_NOT_RUN, "after a failure", 0, 3, "not run: it failed");
     grader_add_verdict(&res, GRADER_NOT_RUN, "not scored", 0, 0, "not run: timing was off");
     static const enum grader_verdict want[] = {GRADER_PASS, GRADER_FAIL, GRADER_SKIPPED,
                                                GRADER_NOT_RUN, GRADER_NOT_RUN};
     static const char *const words[] = {"ok   2/2  right", "FAIL 0/2  wrong",
-                                        "skip 0/0  switched off", "FAIL 0/3  after a failure",
-                                        "ok   0/0  not scored"};
+                                        "skip 0/0  switched off (4 points left out of the maximum)",
+                                        "FAIL 0/3  after a failure", "ok   0/0  not scored"};
     static const char *const names[] = {"pass", "fail", "skipped", "not_run", "not_run"};
     CHECK(res.test_count == 5, "%d tests added, expected 5", res.test_count);
     char *text = NULL;
@@ -379,8 +379,8 @@ static void test_verdicts(void **state) {
     char want_json[200];
     for (int t = 0; t < 5; t++) {
         snprintf(want_json, sizeof want_json,
-                 "\"extra_data\": {\"exercise\": \"%s\", \"verdict\": \"%s\"}", res.ex->id,
-                 names[t]);
+                 "\"extra_data\": {\"exercise\": \"%s\", \"verdict\": \"%s\", \"left_out\": %d}",
+                 res.ex->id, names[t], t == 2 ? 4 : 0);
         CHECK(strstr(json, want_json) != NULL, "results.json lacks %s:\n%s", want_json, json);
     }
     CHECK(strstr(json, "\"device\": \"GPU (POCL)\"") != NULL, "no device in:\n%s", json);
@@ -404,6 +404,95 @@ static void test_json_escape_input_sanitized(void **state) {
         CHECK(strchr(e, '\n') == NULL && strchr(e, '\t') == NULL, "round %d: raw \\n or \\t",
               round);
         free(e);
+    }
+}
+
+/* ---------------------------------------------------------------- the maximum */
+
+/* A skipped test scores 0 of 0 and keeps its points as left out; the exercise's maximum plus its
+ * points left out is its row's grader_max_points, and grader_result_max_ok holds exactly then. A
+ * test that goes missing, or a skip that does not say its points, breaks it. Every row, with its
+ * tests drawn at random as passed, failed, not run or skipped; the summary and results.json say
+ * the same numbers. */
+static void test_maximum(void **state) {
+    (void)state;
+    struct rng r = rng_for("maximum");
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        int points = grader_max_points(ex), given = 0, left_out = 0, score = 0;
+        struct grader_exercise_result res;
+        memset(&res, 0, sizeof res);
+        res.ex = ex;
+        CHECK(grader_result_max_ok(&res), "%s: a result of no tests is refused", ex->id);
+        while (given < points) { /* the row's points in tests of 1 to 3 points */
+            int pts = (int)rng_range(&r, 1, points - given < 3 ? points - given : 3);
+            enum grader_verdict v = (enum grader_verdict)rng_range(&r, 0, 3);
+            if (v == GRADER_SKIPPED) {
+                grader_add_verdict(&res, v, "skipped", 0, pts, "skipped: here");
+                left_out += pts;
+            } else if (v == GRADER_NOT_RUN) {
+                grader_add_verdict(&res, v, "not run", 0, pts, "not run: first");
+            } else {
+                int got = v == GRADER_PASS ? pts : (int)rng_range(&r, 0, pts > 0 ? pts - 1 : 0);
+                grader_add_test(&res, "ran", got, pts, "ran");
+                score += got;
+            }
+            given += pts;
+        }
+        int last = res.test_count - 1;
+        CHECK(grader_result_left_out(&res) == left_out && grader_result_score(&res) == score &&
+                  grader_result_max(&res) == points - left_out,
+              "%s: left out %d (want %d), score %d (%d), max %d (%d)", ex->id,
+              grader_result_left_out(&res), left_out, grader_result_score(&res), score,
+              grader_result_max(&res), points - left_out);
+        CHECK(grader_result_max_ok(&res), "%s: the rule of the maximum refused a whole result",
+              ex->id);
+        for (int t = 0; t < res.test_count; t++)
+            CHECK(res.tests[t].verdict != GRADER_SKIPPED ||
+                      (res.tests[t].max == 0 && res.tests[t].score == 0),
+                  "%s: a skipped test scores %d of %d", ex->id, res.tests[t].score,
+                  res.tests[t].max);
+        char path[128], *json = NULL, want[300];
+        snprintf(path, sizeof path, "%s/maximum.json", g_tmp);
+        CHECK(grader_write_json(path, &res, 1, 1.0, NULL) == 0, "grader_write_json failed");
+        FILE *f = fopen(path, "r");
+        size_t length = 0;
+        CHECK(f && getdelim(&json, &length, '\0', f) > 0, "cannot read %s", path);
+        fclose(f);
+        snprintf(want, sizeof want,
+                 "\"%s\": {\"score\": %d, \"max_score\": %d, \"left_out\": %d, \"points\": %d}",
+                 ex->id, score, points - left_out, left_out, points);
+        CHECK(strstr(json, want) != NULL, "results.json lacks %s:\n%s", want, json);
+        snprintf(want, sizeof want, "{\"max_score\": %d, \"left_out\": %d", points - left_out,
+                 left_out);
+        CHECK(strstr(json, want) != NULL, "results.json lacks %s:\n%s", want, json);
+        free(json);
+        char *text = NULL;
+        size_t size = 0;
+        f = open_memstream(&text, &size);
+        grader_print_summary(f, &res, 1, "GPU");
+        fclose(f);
+        snprintf(want, sizeof want, "Score: %d/%d\n", score, points - left_out);
+        CHECK(strstr(text, want) != NULL, "the summary lacks %s:\n%s", want, text);
+        snprintf(want, sizeof want, "%s %d\n", ex->id, left_out);
+        CHECK((left_out > 0) == (strstr(text, want) != NULL),
+              "the summary says of %d left out:\n%s", left_out, text);
+        free(text);
+        /* a test gone missing, and a skip that says no points, both break the rule */
+        if (res.tests[last].max + res.tests[last].left_out > 0) {
+            struct grader_test gone = res.tests[last];
+            res.test_count--;
+            CHECK(!grader_result_max_ok(&res), "%s: a missing test of %d points unseen", ex->id,
+                  gone.max + gone.left_out);
+            res.test_count++;
+            grader_add_verdict(&res, GRADER_SKIPPED, "skipped", 0, 0, "skipped: says nothing");
+            res.tests[last] = res.tests[res.test_count - 1]; /* in the missing one's place */
+            free(gone.output);
+            res.test_count--;
+            CHECK(!grader_result_max_ok(&res), "%s: a skip of no points in place of %d unseen",
+                  ex->id, gone.max + gone.left_out);
+        }
+        grader_free_result(&res);
     }
 }
 
@@ -541,6 +630,7 @@ int main(void) {
         cmocka_unit_test(test_add_test_sanitizes_name_and_output),
         cmocka_unit_test(test_json_escape_input_sanitized),
         cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_maximum),
         cmocka_unit_test(test_log_header),
         cmocka_unit_test(test_shell_command),
         cmocka_unit_test(test_date_and_version),
