@@ -2,9 +2,11 @@
  * text with the grader's own sub-groups (subgroups_text.c), under oclgrind with sub-groups of a
  * row of the work-group (POCL's CPU device, where 12 is graded, makes them so) and of one
  * work-item, and on the device with sub-groups of one, where it must be right. A kernel that
- * keeps 12's contract works for any sub-group size, so neither layout can cost it the point;
- * checking both leaves a kernel no size at which a race or a bad index goes unseen, short of
- * one that another device would choose (an Intel GPU's 8 in a row of 16).
+ * keeps 12's contract works for any sub-group size, so neither layout can cost it the point.
+ * The row is what the graded device runs (a kernel that tells sizes apart cannot hide from it);
+ * one work-item adds no barrier, so a race that a sub-group function's barrier hides in the row
+ * shows there. Sizes between the two (an Intel GPU's 8 in a row of 16) are not checked: 12's
+ * README says so.
  */
 #include "grade/subgroups.h"
 #include "exercise/protocol.h"
@@ -40,21 +42,22 @@ static int group_items(const struct grader_exercise *ex, struct grader_size s, i
     return (int)(l.local[0] * (l.dims > 1 ? l.local[1] : 1));
 }
 
-/* in rewritten for layout into WORK/ex/kernel.sub-groups-TAG.cl (path): 0, or -1 with the
- * trouble in p (the grader's: the test is not run). */
+/* in rewritten for layout into WORK/ex/kernel.sub-groups-TAG.cl (path): 0, or -1 with why in p
+ * (not run for the grader's trouble, lost for a kernel no device builds in time). */
 static int write_text(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *in, enum grade_sub_groups layout, int slots, const char *tag,
                       char *path, size_t path_size, struct grade_sub_group_text *did,
                       struct part *p) {
     char why[200];
     snprintf(path, path_size, "%s/%s/kernel.sub-groups-%s.cl", cfg->work, ex->id, tag);
-    if (grade_sub_groups_file(in, path, ex->kernel, layout, slots, did, why, sizeof why) == 0)
+    int rc = grade_sub_groups_file(in, path, ex->kernel, layout, slots, did, why, sizeof why);
+    if (rc == 0)
         return 0;
-    p->verdict = GRADER_NOT_RUN;
+    p->verdict = rc == -2 ? GRADER_FAIL : GRADER_NOT_RUN;
     p->max = ex->points.memcheck;
     p->output = malloc(300);
     if (p->output)
-        snprintf(p->output, 300, "not run: the grader's sub-groups: %s", why);
+        snprintf(p->output, 300, "%s%s", rc == -2 ? "" : "not run: ", why);
     return -1;
 }
 
@@ -97,9 +100,12 @@ static void on_device(const struct grader_config *cfg, const struct grader_exerc
                    ? NULL
                    : grader_load_result(h.dir, RESULT_C, count + HARNESS_GUARD, why, sizeof why);
     double *expected = NULL, *tol = NULL;
-    size_t size = 1200;
+    size_t size = 1200 + (failure ? strlen(failure) : 0);
     p->output = malloc(size);
+    if (p->output)
+        p->output[0] = '\0';
     if (!p->output) {
+        p->verdict = GRADER_NOT_RUN; /* (the grader out of memory) */
     } else if (failure) {
         snprintf(p->output, size, "%s", failure);
     } else if (!c) {

@@ -37,13 +37,16 @@ struct grade_sub_group_text {
 #define SUB_GROUP_SLOTS "__grader_sg_slots"
 
 /* text (length bytes, a canonical text: no comments, no directive but #pragma lines) rewritten
- * for `layout` into *out (malloc'd, NUL-terminated, as many lines as text): kernel names the
- * __kernel function whose body gets the array. 0, or -1 when memory runs out. */
+ * for `layout` into *out (malloc'd, NUL-terminated, *out_length bytes, as many lines as text):
+ * kernel names the __kernel function whose body gets the array. 0; -1 when memory runs out; -2
+ * for a text no device builds in time (calls nested deeper than compilers take brackets, or a
+ * rewrite past 64 MB). */
 int grade_sub_groups_rewrite(const char *text, size_t length, const char *kernel,
                              enum grade_sub_groups layout, int slots, char **out,
-                             struct grade_sub_group_text *did);
+                             size_t *out_length, struct grade_sub_group_text *did);
 
-/* The same from file in_path into out_path: 0, or -1 with why. */
+/* The same from file in_path into out_path: 0, or -1 (the grader's trouble) or -2 (the kernel's)
+ * with why. */
 int grade_sub_groups_file(const char *in_path, const char *out_path, const char *kernel,
                           enum grade_sub_groups layout, int slots, struct grade_sub_group_text *did,
                           char *why, size_t why_size);

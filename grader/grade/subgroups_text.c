@@ -23,13 +23,22 @@
 
 /* ---------------------------------------------------------------- a growing text */
 
+/* What a rewrite may make of a canonical text (at most 8 MB, canon.h): a few hundred bytes per
+ * call, and calls nested as deep as a compiler takes brackets (clang: 256). Past either the
+ * kernel is one no device builds in time: refused, not rewritten. */
+#define MAX_OUTPUT (64u << 20)
+#define MAX_DEPTH  300
+
 struct text {
     char *p;
     size_t n, cap;
-    int failed; /* out of memory */
+    int failed;    /* out of memory, or past MAX_OUTPUT */
+    int too_large; /* past MAX_OUTPUT or MAX_DEPTH */
 };
 
 static void put(struct text *t, const char *s, size_t n) {
+    if (!t->failed && t->n + n >= MAX_OUTPUT)
+        t->failed = t->too_large = 1;
     if (t->failed)
         return;
     if (t->n + n + 1 > t->cap) {
@@ -280,6 +289,7 @@ struct scan {
     const char *kernel;
     enum grade_sub_groups layout;
     int slots;
+    int depth; /* calls being rewritten around the current one */
     struct grade_sub_group_text did;
 };
 
@@ -357,16 +367,22 @@ static size_t rewrite_call(struct scan *sc, const struct sg_function *f, const c
         put(out, s + start, name_end - start);
         return name_end;
     }
+    if (sc->depth >= MAX_DEPTH) {
+        out->failed = out->too_large = 1;
+        return n;
+    }
     struct text args[2] = {{0}, {0}};
+    sc->depth++;
     for (int a = 0; a < nargs; a++) {
         size_t from = a ? commas[a - 1] + 1 : inner_start,
                to = a + 1 < nargs ? commas[a] : inner_end;
         rewrite(sc, s + from, to - from, 0, &args[a]);
-        if (args[a].failed)
-            out->failed = 1;
+        out->failed |= args[a].failed;
+        out->too_large |= args[a].too_large;
         if (!args[a].p)
             put(&args[a], "", 0);
     }
+    sc->depth--;
     size_t before = out->n;
     replacement(out, f, sc->layout, sc->slots, args);
     /* the call's newlines that its replacement lacks (around its arguments, or in an argument it
@@ -430,8 +446,9 @@ static void rewrite(struct scan *sc, const char *s, size_t n, int top, struct te
         } else if (isdigit((unsigned char)c) ||
                    (c == '.' && i + 1 < n && isdigit((unsigned char)s[i + 1]))) {
             size_t end = i + 1; /* a pp-number: 1e-5f, 0x1p+3 */
-            while (end < n && (ident_char(s[end]) || s[end] == '.' ||
-                               ((s[end] == '+' || s[end] == '-') && strchr("eEpP", s[end - 1]))))
+            while (end < n &&
+                   (ident_char(s[end]) || s[end] == '.' ||
+                    ((s[end] == '+' || s[end] == '-') && s[end - 1] && strchr("eEpP", s[end - 1]))))
                 end++;
             put(out, s + i, end - i);
             i = end;
@@ -462,7 +479,7 @@ static void rewrite(struct scan *sc, const char *s, size_t n, int top, struct te
 
 int grade_sub_groups_rewrite(const char *text, size_t length, const char *kernel,
                              enum grade_sub_groups layout, int slots, char **out,
-                             struct grade_sub_group_text *did) {
+                             size_t *out_length, struct grade_sub_group_text *did) {
     struct scan sc = {.kernel = kernel, .layout = layout, .slots = slots};
     struct text t = {0};
     put(&t, "", 0);
@@ -470,9 +487,10 @@ int grade_sub_groups_rewrite(const char *text, size_t length, const char *kernel
     if (t.failed) {
         free(t.p);
         *out = NULL;
-        return -1;
+        return t.too_large ? -2 : -1;
     }
     *out = t.p;
+    *out_length = t.n;
     if (did)
         *did = sc.did;
     return 0;
@@ -487,14 +505,18 @@ int grade_sub_groups_file(const char *in_path, const char *out_path, const char 
         snprintf(why, why_size, "cannot read the canonical text (%s)", strerror(errno));
         return -1;
     }
-    int rc = grade_sub_groups_rewrite(text, length, kernel, layout, slots, &out, did);
+    size_t out_length = 0;
+    int rc = grade_sub_groups_rewrite(text, length, kernel, layout, slots, &out, &out_length, did);
     free(text);
     if (rc != 0) {
-        snprintf(why, why_size, "out of memory");
-        return -1;
+        snprintf(why, why_size, "%s",
+                 rc == -2 ? "the kernel calls sub-group functions more often, or nested deeper, "
+                            "than any device builds in time"
+                          : "the grader is out of memory");
+        return rc;
     }
     FILE *f = fopen(out_path, "wb");
-    int ok = f && fwrite(out, 1, strlen(out), f) == strlen(out);
+    int ok = f && fwrite(out, 1, out_length, f) == out_length;
     if (f && fclose(f) != 0)
         ok = 0;
     free(out);
