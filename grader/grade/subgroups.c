@@ -230,8 +230,25 @@ void grade_test_sub_group_memcheck(const struct grader_config *cfg,
              "with the grader's sub-groups of a row of the work-group (%d work-items, as POCL "
              "makes them)",
              row);
-    if (write_text(cfg, ex, checked, SUB_GROUPS_ROW, slots, "row", path, sizeof path, &did, p) == 0)
+    if (write_text(cfg, ex, checked, SUB_GROUPS_ROW, slots, "row", path, sizeof path, &did, p) !=
+        0) {
+    } else if (did.outside) { /* the array is out of its reach: nothing to run */
+        snprintf(p->what, sizeof p->what, "the grader's sub-groups (oclgrind has none)");
+        p->verdict = GRADER_FAIL;
+        p->max = ex->points.memcheck;
+        p->output = malloc(600);
+        if (p->output)
+            snprintf(p->output, 600,
+                     "kernel.cl:%d: %s is called outside the kernel function %s (%d such "
+                     "call%s). The grader's sub-groups exchange values through an array it "
+                     "declares in %s's body, out of reach there, so the check cannot run this "
+                     "kernel: call the sub-group functions in %s itself, as its contract says",
+                     did.outside_line, did.outside_name, ex->kernel, did.outside,
+                     did.outside == 1 ? "" : "s", ex->kernel, ex->kernel);
+        did.calls = 0; /* (no other run) */
+    } else {
         under_oclgrind(cfg, ex, path, p, r);
+    }
     /* one work-item: another size the kernel must take (no barrier in its exchanges either) */
     if (did.calls > 0) {
         p = &parts[count++];
@@ -253,7 +270,7 @@ void grade_test_sub_group_memcheck(const struct grader_config *cfg,
             on_device(cfg, ex, path, first, p, r);
     }
     char clean[600];
-    if (did.calls > 0)
+    if (did.calls > 0 || did.outside)
         snprintf(clean, sizeof clean,
                  "clean at %s with the grader's sub-groups (oclgrind has none) of a row of the "
                  "work-group (%d work-items, as POCL makes them) and of one work-item%s",

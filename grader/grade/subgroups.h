@@ -30,6 +30,12 @@ enum grade_sub_groups {
 struct grade_sub_group_text {
     int calls;    /* sub-group function calls rewritten */
     int injected; /* the exchange array was declared in the kernel's body */
+    /* calls of a function that exchanges values (a broadcast, a reduction, a scan, all, any)
+     * outside the kernel's body, where the array is not in scope: how many, the first's line and
+     * name */
+    int outside;
+    int outside_line;
+    char outside_name[40];
 };
 
 /* The array the exchanges go through: declared first in the kernel's body, `slots` elements (at

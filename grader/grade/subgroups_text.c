@@ -91,7 +91,7 @@ enum sg_kind {
     SG_ID,   /* get_sub_group_id() */
     SG_LID,  /* get_sub_group_local_id() */
     SG_BARRIER,
-    SG_ALL,
+    SG_ALL, /* (from here on the calls exchange values, through the array) */
     SG_ANY,
     SG_BROADCAST,
     SG_REDUCE,
@@ -289,7 +289,10 @@ struct scan {
     const char *kernel;
     enum grade_sub_groups layout;
     int slots;
-    int depth; /* calls being rewritten around the current one */
+    int depth;        /* calls being rewritten around the current one */
+    const char *base; /* the whole text (for line numbers) */
+    int in_body;      /* the scan is in the kernel's body, */
+    long braces;      /* ... this many braces deep */
     struct grade_sub_group_text did;
 };
 
@@ -367,6 +370,10 @@ static size_t rewrite_call(struct scan *sc, const struct sg_function *f, const c
         put(out, s + start, name_end - start);
         return name_end;
     }
+    if (f->kind >= SG_ALL && !sc->in_body && !sc->did.outside++) { /* (it exchanges values) */
+        sc->did.outside_line = 1 + (int)newlines(sc->base, (size_t)(s + start - sc->base));
+        snprintf(sc->did.outside_name, sizeof sc->did.outside_name, "%s", f->name);
+    }
     if (sc->depth >= MAX_DEPTH) {
         out->failed = out->too_large = 1;
         return n;
@@ -411,7 +418,8 @@ static size_t kernel_body(struct scan *sc, const char *s, size_t n, size_t start
         if (brace < n && s[brace] == '{') {
             put(out, s + start, brace + 1 - start);
             putf(out, " __local ulong " SUB_GROUP_SLOTS "[%d];", sc->slots);
-            sc->did.injected = 1;
+            sc->did.injected = sc->in_body = 1;
+            sc->braces = 1;
             return brace + 1;
         }
     }
@@ -471,6 +479,8 @@ static void rewrite(struct scan *sc, const char *s, size_t n, int top, struct te
                 i = end;
             }
         } else {
+            if (top && sc->in_body && (c == '{' || c == '}'))
+                sc->in_body = (sc->braces += c == '{' ? 1 : -1) > 0;
             put(out, s + i, 1);
             i++;
         }
@@ -480,7 +490,7 @@ static void rewrite(struct scan *sc, const char *s, size_t n, int top, struct te
 int grade_sub_groups_rewrite(const char *text, size_t length, const char *kernel,
                              enum grade_sub_groups layout, int slots, char **out,
                              size_t *out_length, struct grade_sub_group_text *did) {
-    struct scan sc = {.kernel = kernel, .layout = layout, .slots = slots};
+    struct scan sc = {.kernel = kernel, .layout = layout, .slots = slots, .base = text};
     struct text t = {0};
     put(&t, "", 0);
     rewrite(&sc, text, length, 1, &t);

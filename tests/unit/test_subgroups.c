@@ -128,8 +128,9 @@ static void test_rewrite_keeps_lines(void **state) {
                 CHECK(line_of(out, markers[i]) == line_of(text, markers[i]),
                       "%s moved from line %d to %d:\n%s", markers[i], line_of(text, markers[i]),
                       line_of(out, markers[i]), out);
-            CHECK(did.calls >= count && did.injected == 1, "%d calls rewritten of %d, injected %d",
-                  did.calls, count, did.injected);
+            CHECK(did.calls >= count && did.injected == 1 && did.outside == 0,
+                  "%d calls rewritten of %d, injected %d, %d outside the body", did.calls, count,
+                  did.injected, did.outside);
             /* the array in the body, on the line of its brace; the pragma and prototype as they
              * were */
             CHECK(strstr(out, SUB_GROUP_SLOTS "[16]") &&
@@ -174,6 +175,37 @@ static void test_rewrite_leaves_the_rest(void **state) {
     CHECK(count_lines(out) == count_lines(unclosed) && strstr(out, "sub_group_reduce_add(x;"),
           "an unclosed call:\n%s", out);
     free(out);
+}
+
+/* A call that exchanges values outside the kernel's body (a function of the student's, another
+ * kernel) is counted with its line, where the array is out of reach; a query is not, nor a call
+ * in the body's inner blocks. */
+static void test_rewrite_finds_calls_outside_the_body(void **state) {
+    (void)state;
+    struct rng r = rng_for("outside");
+    for (int round = 0; round < 20; round++) {
+        int before = (int)rng_range(&r, 0, 5), after = (int)rng_range(&r, 0, 5);
+        char text[2048];
+        int used =
+            snprintf(text, sizeof text, "uint lane(void) { return get_sub_group_local_id(); }\n");
+        for (int i = 0; i < before; i++)
+            used += snprintf(text + (size_t)used, sizeof text - (size_t)used, "\n");
+        used += snprintf(text + (size_t)used, sizeof text - (size_t)used,
+                         "float share(float x) { return sub_group_broadcast(x, 0); }\n"
+                         "__kernel void mmul(float x) {\n"
+                         "    if (x > 0) { { x = sub_group_reduce_add(x); } }\n");
+        for (int i = 0; i < after; i++)
+            used += snprintf(text + (size_t)used, sizeof text - (size_t)used, "\n");
+        snprintf(text + (size_t)used, sizeof text - (size_t)used,
+                 "}\n__kernel void other(float x) { x = sub_group_any(x > 0); }\n");
+        struct grade_sub_group_text did;
+        char *out = rewrite(text, (enum grade_sub_groups)(round % 2), &did);
+        CHECK(did.calls == 4 && did.outside == 2 && did.outside_line == 2 + before &&
+                  strcmp(did.outside_name, "sub_group_broadcast") == 0,
+              "%d calls, %d outside, the first at line %d (%s):\n%s", did.calls, did.outside,
+              did.outside_line, did.outside_name, text);
+        free(out);
+    }
 }
 
 /* A text that no device builds in time is refused (-2), not rewritten without end: calls nested
@@ -345,6 +377,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rewrite_keeps_lines),
         cmocka_unit_test(test_rewrite_leaves_the_rest),
+        cmocka_unit_test(test_rewrite_finds_calls_outside_the_body),
         cmocka_unit_test(test_rewrite_refuses_the_unbuildable),
         cmocka_unit_test(test_rewritten_kernels_build),
         cmocka_unit_test(test_memcheck_of_12),
