@@ -230,9 +230,9 @@ void grade_test_sub_group_memcheck(const struct grader_config *cfg,
              "with the grader's sub-groups of a row of the work-group (%d work-items, as POCL "
              "makes them)",
              row);
-    if (write_text(cfg, ex, checked, SUB_GROUPS_ROW, slots, "row", path, sizeof path, &did, p) !=
-        0) {
-    } else if (did.outside) { /* the array is out of its reach: nothing to run */
+    int written =
+        write_text(cfg, ex, checked, SUB_GROUPS_ROW, slots, "row", path, sizeof path, &did, p) == 0;
+    if (written && did.outside) { /* the array is out of its reach: nothing to run */
         snprintf(p->what, sizeof p->what, "the grader's sub-groups (oclgrind has none)");
         p->verdict = GRADER_FAIL;
         p->max = ex->points.memcheck;
@@ -246,7 +246,7 @@ void grade_test_sub_group_memcheck(const struct grader_config *cfg,
                      did.outside_line, did.outside_name, ex->kernel, did.outside,
                      did.outside == 1 ? "" : "s", ex->kernel, ex->kernel);
         did.calls = 0; /* (no other run) */
-    } else {
+    } else if (written) {
         under_oclgrind(cfg, ex, path, p, r);
     }
     /* one work-item: another size the kernel must take (no barrier in its exchanges either) */
