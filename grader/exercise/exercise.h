@@ -154,7 +154,8 @@ struct grader_exercise {
      * points.vendor, ascending (0 ends; none: no vendor is timed) */
     double vendor_ratios[GRADER_MAX_RATIOS];
     /* an OpenCL extension the kernel needs (NULL: none): graded where the device has it, else
-     * one test skipped 0 of 0; oclgrind has none of them, so its runs are left out there too */
+     * one test skipped 0 of 0; oclgrind has none of them, so its runs are left out there too,
+     * but the memory check of cl_khr_subgroups, run on the grader's own (grade/subgroups.h) */
     const char *needs_extension;
 };
 

@@ -302,8 +302,9 @@ const struct grader_exercise grader_exercises[] = {
     {
         /* values of A shared by sub-group broadcasts, no local memory: graded where the device
          * has cl_khr_subgroups (POCL 5's CPU device, Intel's), skipped elsewhere (POCL 3.1,
-         * NVIDIA's OpenCL). oclgrind has no sub-groups, so no memory check and no counted
-         * technique: its points are its correctness, its host program and its speed */
+         * NVIDIA's OpenCL). oclgrind has no sub-groups: its memory check runs the kernel on the
+         * grader's own (grade/subgroups.h), and no technique is counted (their exchanges go
+         * through local memory) */
         .id = "12_subgroups",
         .title = "Sub-group broadcasts, no local memory",
         .kernel = "mmul",
@@ -317,10 +318,10 @@ const struct grader_exercise grader_exercises[] = {
         .const_inputs = 1,
         .sizes = {128, 256, 384},
         .host_n = 128,
-        .memcheck_n = 128, /* (no run under oclgrind: a valid size all the same) */
+        .memcheck_n = 128, /* (the only multiple of TSN near it: known, as a hidden size is) */
         .perf_n = 512,
         .multiple = 1,
-        .points = {.per_size = 2, .host = 2, .perf = 1},
+        .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
         .needs_extension = "cl_khr_subgroups",
     },
     {

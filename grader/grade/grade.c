@@ -4,6 +4,7 @@
  */
 #include "grade/internal.h"
 #include "grade/canon.h"
+#include "grade/subgroups.h"
 
 #include <limits.h>
 #include <string.h>
@@ -40,7 +41,9 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
                            grader_max_points(ex));
         return;
     }
-    /* oclgrind implements no extension: a kernel that needs one is not run under it */
+    /* oclgrind implements no extension: a kernel that needs one is not run under it, but for
+     * sub-groups, which the grader writes into the kernel for its memory check (subgroups.c) */
+    int own_sub_groups = cfg->memcheck && grade_sub_groups_emulated(ex);
     struct grader_config without_oclgrind;
     char oclgrind_lacks[160];
     if (ex->needs_extension && cfg->memcheck) {
@@ -119,6 +122,8 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         snprintf(dead, sizeof dead, "the kernel writes nothing to C yet");
     if (cfg->memcheck)
         grade_test_memcheck(&kernels, ex, checked, dead, r);
+    else if (own_sub_groups)
+        grade_test_sub_group_memcheck(&kernels, ex, kernel, checked, passed == sizes, dead, r);
     else
         grader_add_verdict(r, GRADER_SKIPPED,
                            "memory check (oclgrind): bounds, races, uninitialised values, barriers",

@@ -91,7 +91,9 @@ __kernel void mmul(const int N, const __global float *A, const __global float *B
      * above, each element of A once per sub-group; write exactly these WPTM*WPTN elements of C.
      * Sub-group functions: every lane of a sub-group reaches every sub_group_broadcast, with
      * the same lane index kk (keep them out of branches that differ between lanes), and the
-     * index is a lane of this sub-group, kk < S. */
+     * index is a lane of this sub-group, kk < S; call them in this function's body.
+     * Any S: all of the above holds for every sub-group size the device may choose, 1 included
+     * (the memory check runs the kernel with sub-groups of a row and of one work-item). */
     /* TODO(student) begin */
     float acc[WPTM][WPTN];
     for (int wm = 0; wm < WPTM; wm++)
