@@ -29,6 +29,10 @@
 
 #include "testkit.h"
 
+/* the preprocessor's jail (canon.c): the defaults, no sandbox (as the harness runs here) */
+static struct grader_config g_canon_cfg = {.jail = GRADER_JAIL_DEFAULTS,
+                                           .sandbox = {.mode = SANDBOX_NONE}};
+
 static char g_tmp[256];
 
 static const struct grader_exercise *row12(void) {
@@ -270,7 +274,8 @@ static void test_rewritten_kernels_build(void **state) {
             snprintf(canon, sizeof canon, "%s/canon-%d.cl", g_tmp, f);
             snprintf(out, sizeof out, "%s/rewritten-%d-%d.cl", g_tmp, f, layout);
             struct grader_variant v = grader_variant_of(ex, 0, 0);
-            CHECK(grader_canonicalise(src, canon, &v, why, sizeof why) == 0, "%s: %s", src, why);
+            CHECK(grader_canonicalise(&g_canon_cfg, src, canon, &v, why, sizeof why) == 0, "%s: %s",
+                  src, why);
             struct grade_sub_group_text did;
             CHECK(grade_sub_groups_file(canon, out, ex->kernel, (enum grade_sub_groups)layout, 16,
                                         &did, why, sizeof why) == 0,
@@ -298,7 +303,8 @@ static void memcheck(const char *path, struct grader_exercise_result *r) {
     grader_make_dirs(dir);
     snprintf(canon, sizeof canon, "%s/kernel.canonical.cl", dir);
     struct grader_variant v = grader_variant_of(ex, 0, 0);
-    CHECK(grader_canonicalise(path, canon, &v, why, sizeof why) == 0, "%s: %s", path, why);
+    CHECK(grader_canonicalise(&g_canon_cfg, path, canon, &v, why, sizeof why) == 0, "%s: %s", path,
+          why);
     char cwd[PATH_MAX];
     CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
     struct grader_config cfg = {
