@@ -26,8 +26,9 @@ int main(int argc, char **argv) {
         fprintf(f, "clCreateProgramWithSource(kernel.cl) = CL_SUCCESS\n");
         fprintf(f, "clBuildProgram(-DBLOCK=16) = CL_SUCCESS\n");
         fprintf(f, "clCreateKernel(mmul) = CL_SUCCESS\n");
-        fprintf(f, "clEnqueueNDRangeKernel(mmul, work_dim 1, global {%zu}, local {60}) = "
-                   "CL_SUCCESS\n",
+        fprintf(f,
+                "clEnqueueNDRangeKernel(mmul, work_dim 1, global {%zu}, local {60}) = "
+                "CL_SUCCESS\n",
                 n);
         fprintf(f, "kernel mmul launched: global %zu local 60\n", n);
         fprintf(f, "C row per work-item, A private, B local\n");
