@@ -18,7 +18,9 @@
  *     would only be a kernel of the student's own, which its launch proves no more than
  *     kernel.cl's);
  *   - the layer is copied into the run's folder by the grader before each start (nothing of the
- *     student's runs in between), root's and read-only;
+ *     student's runs in between), root's and read-only; where that fails at a second start (the
+ *     first stopped as starved), the first start's program may be the cause: it counts against
+ *     the program, not as the grader's trouble;
  *   - no record at all (not even the layer's greeting) is the grader's trouble only if its layer
  *     does not load here: a trusted program run the same way (jailed, a folder of its own) must
  *     then greet too, or the check is skipped, points kept, with a note.
@@ -81,6 +83,7 @@ static void add(char *out, size_t size, const char *fmt, ...) {
  * cannot make one (the run then starts without, and the judgement says so). */
 static int open_channel(void *ctx) {
     struct host_launches *h = ctx;
+    h->starts++;
     if (h->fd >= 0)
         close(h->fd);
     h->fd = -1;
@@ -349,9 +352,11 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
     struct grader_variant v = grader_variant_of(ex, 0, 0);
     size_t bytes = 0;
     char *text = clu_read_file(kernel, &bytes);
-    const char *skip = h->skip[0]      ? h->skip
-                       : h->trouble[0] ? h->trouble
-                       : !text         ? "the grader cannot read kernel.cl"
+    /* trouble readying the layer is the grader's only at the first start: at a second (the
+     * first was stopped as starved) the program's first start had the folder to itself */
+    const char *skip = h->skip[0]                        ? h->skip
+                       : h->trouble[0] && h->starts == 1 ? h->trouble
+                       : !text                           ? "the grader cannot read kernel.cl"
                        : grader_plan_launch(ex, NULL, at, &v, &plan) ? "the row has no launch"
                                                                      : NULL;
     if (skip) {

@@ -79,6 +79,7 @@ void grade_host_oclgrind_done(struct host_oclgrind *o);
 struct host_launches {
     struct grader_jail_channel channel; /* the run's channel: made anew for each start */
     int fd;                             /* the grader's end of the latest start's, or -1 */
+    int starts;                         /* starts of the run so far */
     char nonce[LAYER_NONCE_SIZE + 1];   /* the latest start's */
     char source[PATH_MAX];              /* build/grader/launch_layer.so */
     char layer[PATH_MAX + 32];          /* its copy in the run's folder */
