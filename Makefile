@@ -25,8 +25,12 @@ STRICT     := -std=c11 -O2 -g -Wall -Wextra -Werror
 CLU_SRC    := $(wildcard common/clu_*.c)
 CLU_OBJ    := $(patsubst common/%.c,$(BUILD)/common/%.o,$(CLU_SRC))
 LIBCLU     := $(BUILD)/libclu.a
-GRADER_SRC := $(wildcard grader/*.c grader/exercise/*.c grader/jail/*.c grader/child/*.c \
-                grader/grade/*.c grader/bench/*.c)
+# the grader's OpenCL layer: a module of its own (LD_AUDIT) that host programs load, no part of
+# the grader's binary
+LAYER_SRC  := grader/child/launch_layer.c
+LAYER      := $(BUILD)/grader/launch_layer.so
+GRADER_SRC := $(filter-out $(LAYER_SRC),$(wildcard grader/*.c grader/exercise/*.c grader/jail/*.c \
+                grader/child/*.c grader/grade/*.c grader/bench/*.c))
 GRADER_LIB := $(BUILD)/libgrader.a
 GRADER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out grader/main.c,$(GRADER_SRC)))
 GRADER     := $(BUILD)/grader/grader
@@ -44,7 +48,7 @@ EX         ?=
 SKELETONS  ?= exercises
 
 .PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test test-slurm deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
-all: $(LIBCLU) $(GRADER) $(TILES) $(UNPACK) programs
+all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(UNPACK) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
 
@@ -66,7 +70,7 @@ $(BUILD)/grader/%.o: grader/%.c | deps-build
 $(GRADER_LIB): $(GRADER_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(GRADER): $(BUILD)/grader/main.o $(GRADER_LIB) $(LIBCLU)
+$(GRADER): $(BUILD)/grader/main.o $(GRADER_LIB) $(LIBCLU) | $(LAYER)
 	$(CC) -o $@ $^ -lOpenCL -lcrypt -lm
 
 # -fno-rtti: Debian's liboclgrind is built without RTTI (as LLVM is), so a plugin with it wants
@@ -74,6 +78,11 @@ $(GRADER): $(BUILD)/grader/main.o $(GRADER_LIB) $(LIBCLU)
 $(BUILD)/%/oclgrind-tiles.so: grader/exercise/tiles.cpp | deps-grade
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fno-rtti -fPIC -shared -o $@ $< -loclgrind
+
+# only the loader's audit interface is exported; libc is its only library
+$(LAYER): $(LAYER_SRC) | deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(STRICT) $(DEPFLAGS) -fPIC -shared -fvisibility=hidden -Icommon -Igrader -o $@ $<
 
 # make unit: the fast tests (cmocka), each a program linked with the grader's library
 $(BUILD)/tests/%: tests/unit/%.c $(GRADER_LIB) $(LIBCLU) | deps-test

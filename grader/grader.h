@@ -6,6 +6,7 @@
  *   grade/           one exercise, test by test (grade.h; internal.h within the wing): grade.c
  *                    holds the order of the tests; harness_run.c runs the harness child;
  *                    kernel_tests.c the hidden sizes; host_test.c the student's main.c;
+ *                    host_launches.c whether it drove the device (what the layer saw);
  *                    host_oclgrind.c main.c once more under oclgrind; memcheck.c oclgrind's
  *                    check; findings.c oclgrind's log read and summarised; technique.c the
  *                    traffic and the technique;
@@ -22,7 +23,9 @@
  *                    placement (labels.c)
  *   child/           the programs the grader runs jailed, deciding nothing (child.h): the OpenCL
  *                    kernel harness (harness.c), the CUDA harness (cuda_harness.c) and its driver
- *                    binding (cuda_driver.c), their command lines (flags.c)
+ *                    binding (cuda_driver.c), their command lines (flags.c); and the OpenCL layer
+ *                    loaded into the student's host program (launch_layer.c, an LD_AUDIT module
+ *                    built on its own), which reports its calls to the grader
  *   exercise/        what an exercise is and what "right" means (exercise.h): the exercise table
  *                    (table.c), the instructor's config as a plan (config.h), the launch geometry
  *                    of a row (launch.c), the reference and the checks (check.c), what a wrong

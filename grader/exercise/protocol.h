@@ -68,6 +68,30 @@
 #define CUDA_HARNESS_MODULE    11 /* the module lacks the kernel function or does not load */
 #define CUDA_HARNESS_FAILED    12 /* a CUDA call failed running the kernel (message on stderr) */
 
+/* ---------------------------------------------------------------- the launch layer */
+
+/* The grader's OpenCL layer (child/launch_layer.c), loaded with LD_AUDIT into the student's host
+ * program, tells the grader (grade/host_launches.c) which programs the host program created and
+ * built, which kernels it created from them and how it enqueued them. One message a record on a
+ * SOCK_SEQPACKET socket that the program gets as fd LAYER_FD (the jail's GRADER_CHANNEL_FD);
+ * the grader first writes LAYER_NONCE_SIZE characters on it, which the layer reads before any
+ * of the student's code runs, and every record starts with them. A record is text:
+ *   NONCE H                              the layer is in the program
+ *   NONCE P ID BYTES HASH                program ID created from BYTES bytes of source whose
+ *                                        FNV-1a 64 (grader_fnv1a) is HASH (16 hex digits)
+ *   NONCE B ID STATUS                    clBuildProgram of program ID returned STATUS
+ *   NONCE K ID PROGRAM NAME              kernel ID named NAME created from program PROGRAM
+ *                                        (-1: one the layer did not see created)
+ *   NONCE E KERNEL STATUS DIMS LOCAL O0 O1 O2 G0 G1 G2 L0 L1 L2
+ *                                        clEnqueueNDRangeKernel of kernel KERNEL (-1: unseen)
+ *                                        returned STATUS; LOCAL 1 when a local size was given;
+ *                                        offsets, global and local sizes, 0 past DIMS */
+#define LAYER_FILE       "launch_layer.so" /* in build/grader/, and its copy in the jail folder */
+#define LAYER_FD         3
+#define LAYER_NONCE_SIZE 32  /* hex digits */
+#define LAYER_RECORD_MAX 400 /* bytes of one record, its nonce included */
+#define LAYER_NAME_MAX   128 /* a kernel name longer than this is not recorded */
+
 /* ---------------------------------------------------------------- files in the child's DIR */
 
 #define RESULT_C     "c.bin"    /* C and its guard zone, in clu_save_result's format */

@@ -1,6 +1,8 @@
 /* host_test.c - the student's host program: main.c built against the pristine common/ library,
- * run jailed at host_n, and the result it saved checked against the reference; a right result
- * is then run once more under oclgrind (host_oclgrind.c), whose findings can take the points. */
+ * run jailed at host_n with the grader's OpenCL layer in it, and the result it saved checked
+ * against the reference. A right result earns the points only where the layer saw the program
+ * build kernel.cl and enqueue its kernel at the exercise's geometry (host_launches.c); it is then
+ * run once more under oclgrind (host_oclgrind.c), whose findings can take the points. */
 #include "grade/internal.h"
 
 #include <errno.h>
@@ -8,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BUILD_TIMEOUT 120  /* seconds for compiling a student's main.c */
-#define NOTE_SIZE     8000 /* bytes of the run under oclgrind's part of the report */
+#define BUILD_TIMEOUT    120  /* seconds for compiling a student's main.c */
+#define NOTE_SIZE        8000 /* bytes of the run under oclgrind's part of the report */
+#define LAUNCH_NOTE_SIZE 2000 /* bytes of what the grader's OpenCL layer saw */
 
 void grade_push_host_size(struct grader_argv *argv, const struct grader_exercise *ex,
                           struct grader_size s, int check) {
@@ -133,8 +136,13 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     snprintf(out, sizeof out, "%s/result.bin", dir);
     snprintf(log, sizeof log, "%s/run.txt", logs);
     remove(out);
+    /* the grader's OpenCL layer in the run: the host points need a launch it saw */
+    struct host_launches launches;
+    grade_host_launches_prepare(cfg, dir, &launches);
+    struct grader_jail_settings js = grade_host_launches_jail(&cfg->jail, &launches);
     struct grader_argv argv = GRADER_ARGV_INIT;
-    int sandboxed = grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
+    int sandboxed = grader_sandbox_push(&js, &cfg->sandbox, dir, &argv);
+    grade_host_launches_push(&launches, &argv);
     grader_argv_push(&argv, prog);
     grade_push_host_size(&argv, ex, size, 0);
     grader_argv_push_all(
@@ -143,7 +151,7 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         grader_argv_push(&argv, "--device");
         grader_argv_push(&argv, cfg->device);
     }
-    grader_run_jailed(&cfg->jail, argv.argv, dir, log, cfg->timeout, &run);
+    grader_run_jailed(&js, argv.argv, dir, log, cfg->timeout, &run);
     grader_argv_clear(&argv);
     r->too_busy |= run.how == RUN_TOO_BUSY;
     if (sandboxed && run.how == RUN_EXITED && run.code > 128 && run.code < 128 + 65) {
@@ -169,15 +177,19 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     } else {
         struct grader_diagnosis d;
         grader_diagnose(ex, size, seed, c, expected, tol, &d);
-        char wrong[800];
+        char wrong[800], seen[LAUNCH_NOTE_SIZE];
         char *note = malloc(NOTE_SIZE);
         if (d.m.wrong == 0 && !note) {
             grader_add_test(r, name, 0, pts, "grader out of memory");
+        } else if (d.m.wrong == 0 && !grade_host_launches_judge(cfg, ex, size, kernel, &launches,
+                                                                &r->too_busy, seen, sizeof seen)) {
+            /* no launch of the kernel: nothing for oclgrind to judge */
+            grader_add_test(r, name, 0, pts, "`%s` saved a right result%s", command, seen);
         } else if (d.m.wrong == 0) {
             int lost = grade_host_oclgrind(cfg, ex, &og, main_text ? main_text : "", note,
                                            NOTE_SIZE, &r->too_busy);
-            grader_add_test(r, name, lost ? 0 : pts, pts, "`%s` saved a right result%s", command,
-                            note);
+            grader_add_test(r, name, lost ? 0 : pts, pts, "`%s` saved a right result%s%s", command,
+                            note, seen);
         } else {
             grader_describe_wrong(ex, size, &d, wrong, sizeof wrong);
             grader_add_test(r, name, 0, pts, "`%s` saved a wrong result: %s", command, wrong);
@@ -185,6 +197,7 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         free(note);
     }
     grade_host_oclgrind_done(&og);
+    grade_host_launches_done(&launches);
     free(main_text);
     free(expected);
     free(tol);

@@ -6,6 +6,7 @@
 #define GRADER_GRADE_INTERNAL_H
 
 #include "grade/grade.h"
+#include "exercise/protocol.h"
 #include "exercise/traffic.h"
 
 #include <limits.h>
@@ -71,6 +72,38 @@ int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exe
                         struct host_oclgrind *o, const char *main_text, char *out, size_t size,
                         int *too_busy);
 void grade_host_oclgrind_done(struct host_oclgrind *o);
+
+/* Whether the host program drove the device (host_launches.c): its run carries the grader's
+ * OpenCL layer (child/launch_layer.c), which reports on a channel of its own what programs the
+ * program built, what kernels it created and how it enqueued them. */
+struct host_launches {
+    struct grader_jail_channel channel; /* the run's channel: made anew for each start */
+    int fd;                             /* the grader's end of the latest start's, or -1 */
+    int starts;                         /* starts of the run so far */
+    char nonce[LAYER_NONCE_SIZE + 1];   /* the latest start's */
+    char source[PATH_MAX];              /* build/grader/launch_layer.so */
+    char layer[PATH_MAX + 32];          /* its copy in the run's folder */
+    char env[PATH_MAX];                 /* env, which sets LD_AUDIT for the program alone */
+    char audit[PATH_MAX + 48];          /* LD_AUDIT=layer */
+    char skip[160];                     /* why the check is not made ("": it is) */
+    char trouble[160];                  /* why the latest start has no channel ("": it has) */
+};
+/* Ready the layer for a run of the host program in dir (before its first start). */
+void grade_host_launches_prepare(const struct grader_config *cfg, const char *dir,
+                                 struct host_launches *h);
+/* Push `env LD_AUDIT=...` onto the run's command, after the sandbox and before the program. */
+void grade_host_launches_push(const struct host_launches *h, struct grader_argv *argv);
+/* js with the channel of h. */
+struct grader_jail_settings grade_host_launches_jail(const struct grader_jail_settings *js,
+                                                     const struct host_launches *h);
+/* After the run, where it saved a right result at size `at`: 1 when the layer saw it build
+ * kernel (the grader's copy of kernel.cl), create the row's kernel from it and enqueue it at the
+ * exercise's geometry, or when the check cannot be made (the grader's trouble: a note in out);
+ * 0 with what was not seen in out. */
+int grade_host_launches_judge(const struct grader_config *cfg, const struct grader_exercise *ex,
+                              struct grader_size at, const char *kernel,
+                              const struct host_launches *h, int *too_busy, char *out, size_t size);
+void grade_host_launches_done(struct host_launches *h);
 
 /* The kernel under oclgrind at memcheck_n (memcheck.c). */
 void grade_test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,

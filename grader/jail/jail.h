@@ -45,6 +45,16 @@ struct grader_limits {
 
 struct grader_cgroup_student;
 
+/* A channel a jailed run gets as its fd GRADER_CHANNEL_FD: open(ctx) is called before each start
+ * of the run (a run starved is started once more) and returns the child's end, which the jail
+ * closes in the grader once the child holds it; -1 starts the run without one. Only runs without
+ * a command channel (grader_run_jailed) take one. */
+#define GRADER_CHANNEL_FD 3
+struct grader_jail_channel {
+    int (*open)(void *ctx);
+    void *ctx;
+};
+
 /* Everything a jailed run is given besides its command: one struct handed to every call that
  * jails (never module globals set before a call and cleared after). A caller that needs one
  * setting changed for a few runs changes a copy. */
@@ -63,6 +73,8 @@ struct grader_jail_settings {
      * its CPU time counted, frozen to pause it, killed whole at the end (and equal CPU weights
      * instead of nice levels); NULL: the fallback of uid, rlimits and the watch */
     struct grader_cgroup_student *cgroups;
+    /* a channel for each run (grader_run_jailed), or NULL */
+    const struct grader_jail_channel *channel;
 };
 
 /* The grader's defaults: 600 s of CPU, 256 tasks, 1024 files, 4 GiB of memory, 512 MiB of disk;
@@ -74,7 +86,7 @@ struct grader_jail_settings {
                    .open_files = 1024,                                                             \
                    .memory_bytes = 4LL << 30,                                                      \
                    .disk_bytes = 512LL << 20},                                                     \
-        .kernel_cache = NULL, .niceness = 0, .cgroups = NULL,                                      \
+        .kernel_cache = NULL, .niceness = 0, .cgroups = NULL, .channel = NULL,                     \
     }
 
 /* Run argv[0] with argv in its own process group, stdin from /dev/null, stdout and stderr

@@ -42,11 +42,13 @@ static void close_at_exec_from(int first) {
         fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
-/* A child's control channel: commands come on its stdin, replies go out on fd 3. */
+/* A child's control channel: commands come on its stdin, replies go out on fd 3 (a run without
+ * commands may get the grader's channel there instead). */
 #define REPLY_FD 3
+_Static_assert(REPLY_FD == GRADER_CHANNEL_FD, "one descriptor for either channel");
 
 static void become_child(pid_t parent, const char *out_path, int report_fd,
-                         const struct jail_plan *jail, const int control[2]) {
+                         const struct jail_plan *jail, const int control[2], int channel) {
     /* a session (so a process group) of its own, which it cannot leave (session.c) */
     if (grader_enter_own_session(jail && jail->active ? jail->niceness : 0) != 0)
         fail_to_start(report_fd);
@@ -56,15 +58,18 @@ static void become_child(pid_t parent, const char *out_path, int report_fd,
     /* every descriptor it keeps moved above the ones it gets first, so no dup2 clobbers one */
     int in = control ? control[0] : open("/dev/null", O_RDONLY);
     int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int high[4] = {report_fd, in, out, control ? control[1] : -1};
+    /* the reply channel or the grader's channel (never both: only runs without commands take
+     * one) as fd 3 */
+    int third = control ? control[1] : channel;
+    int high[4] = {report_fd, in, out, third};
     for (int i = 0; i < 4; i++)
         if (high[i] >= 0 && (high[i] = fcntl(high[i], F_DUPFD_CLOEXEC, 10)) < 0)
             fail_to_start(report_fd);
     report_fd = high[0];
     if (dup2(high[1], STDIN_FILENO) < 0 || dup2(high[2], STDOUT_FILENO) < 0 ||
-        dup2(high[2], STDERR_FILENO) < 0 || (control && dup2(high[3], REPLY_FD) < 0))
+        dup2(high[2], STDERR_FILENO) < 0 || (third >= 0 && dup2(high[3], REPLY_FD) < 0))
         fail_to_start(report_fd);
-    close_at_exec_from(control ? REPLY_FD + 1 : STDERR_FILENO + 1);
+    close_at_exec_from(third >= 0 ? REPLY_FD + 1 : STDERR_FILENO + 1);
     rlim_t cap = jail && jail->active && jail->fsize < OUTPUT_CAP ? jail->fsize : OUTPUT_CAP;
     struct rlimit fsize = {cap, cap}, core = {0, 0};
     setrlimit(RLIMIT_FSIZE, &fsize);
@@ -153,6 +158,10 @@ int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const 
     st->jail_dir = jail_dir;
     st->out_path = out_path;
     struct jail_plan *jail = &st->jail;
+    /* the grader's channel, made anew for this start (-1: none), before the control groups'
+     * descriptors: its ends take the lowest numbers, so its dup2 onto fd 3 in the child never
+     * lands on one of those (as the command pipes, made before jail_spawn) */
+    int channel = jail_dir && !control && js->channel ? js->channel->open(js->channel->ctx) : -1;
     if (jail_dir) {
         const struct grader_limits *limits = &js->limits;
         st->limits = *limits;
@@ -181,6 +190,8 @@ int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const 
             /* never run a student's program as root instead: it would escape RLIMIT_NPROC */
             result->how = RUN_NO_START;
             result->code = errno;
+            if (channel >= 0)
+                close(channel);
             jail_free_environment(jail);
             return -1;
         }
@@ -192,6 +203,8 @@ int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const 
     if (pipe2(report, O_CLOEXEC) != 0) {
         result->how = RUN_NO_START;
         result->code = errno;
+        if (channel >= 0)
+            close(channel);
         jail_free_environment(jail);
         if (st->cgroup.mode)
             grader_cgroup_run_close(&st->cgroup);
@@ -204,6 +217,8 @@ int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const 
         result->code = errno;
         close(report[0]);
         close(report[1]);
+        if (channel >= 0)
+            close(channel);
         jail_free_environment(jail);
         if (st->cgroup.mode)
             grader_cgroup_run_close(&st->cgroup);
@@ -211,7 +226,7 @@ int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const 
     }
     if (pid == 0) {
         close(report[0]);
-        become_child(parent, out_path, report[1], jail_dir ? jail : NULL, control);
+        become_child(parent, out_path, report[1], jail_dir ? jail : NULL, control, channel);
         if (jail_dir && jail->envp)
             execve(argv[0], argv, jail->envp);
         else
@@ -220,6 +235,8 @@ int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const 
     }
     st->pid = pid;
     close(report[1]);
+    if (channel >= 0)
+        close(channel); /* the child's end: the grader keeps only its own */
     /* exec closes the pipe (nothing read) or the child writes its errno and exits at once */
     if (read(report[0], &st->exec_errno, sizeof st->exec_errno) != (ssize_t)sizeof st->exec_errno)
         st->exec_errno = 0;

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -766,6 +767,50 @@ static void test_no_inherited_descriptors(void **state) {
     free(fds), free(text);
 }
 
+/* A channel (jail.h) for test_channel: a SEQPACKET socket pair made at each start. */
+struct test_channel {
+    int fd, opened;
+};
+static int test_channel_open(void *ctx) {
+    struct test_channel *c = ctx;
+    c->opened++;
+    if (c->fd >= 0)
+        close(c->fd);
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+        return -1;
+    c->fd = pair[0];
+    return pair[1];
+}
+
+/* A run's channel is its fd 3 and nothing more of the grader's: what the program writes there
+ * reaches the grader's end, and nothing else does (not the "0" that puts the run into its
+ * control groups, written on descriptors of the grader's that the channel must not replace). */
+static void test_channel(void **state) {
+    (void)state;
+    struct test_channel c = {-1, 0};
+    struct grader_jail_channel channel = {test_channel_open, &c};
+    struct grader_jail_settings js = g_js;
+    js.channel = &channel;
+    char *argv[] = {"/bin/sh", "-c",
+                    "ls /proc/$$/fd | tr '\\n' ' ' > fds.txt; printf hello >&3; exit 0", NULL};
+    struct grader_run_result r;
+    grader_run_jailed(&js, argv, g_dir, g_out, 10, &r);
+    char *fds = read_back("fds.txt"), got[64] = "", extra[64] = "";
+    ssize_t first = c.fd >= 0 ? recv(c.fd, got, sizeof got - 1, MSG_DONTWAIT) : -1;
+    ssize_t second = c.fd >= 0 ? recv(c.fd, extra, sizeof extra - 1, MSG_DONTWAIT) : -1;
+    if (c.fd >= 0)
+        close(c.fd);
+    CHECK(r.how == RUN_EXITED && r.code == 0, "the program %s", describe(&r));
+    CHECK(c.opened == 1, "the channel was opened %d times for one start", c.opened);
+    CHECK(fds && !strcmp(fds, "0 1 2 3 "), "the program had descriptors \"%s\" open",
+          fds ? fds : "?");
+    CHECK(first == 5 && !strcmp(got, "hello"), "the grader's end got \"%s\" (%zd bytes)", got,
+          first);
+    CHECK(second <= 0, "the grader's end got \"%s\" besides what the program wrote", extra);
+    free(fds);
+}
+
 static const char memfd_hog_source[] =
     "#define _GNU_SOURCE\n"
     "#include <stdio.h>\n"
@@ -1065,6 +1110,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_neighbour_writes, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_cannot_write_outside, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_no_inherited_descriptors, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_channel, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_memfd_hog, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_output_in_budget, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_commands_and_pause, test_setup, test_teardown),

@@ -1,0 +1,357 @@
+/* launch_layer.c - the grader's OpenCL layer inside a student's host program: an LD_AUDIT module
+ * (built on its own as build/grader/launch_layer.so, no part of the grader's binary) that records
+ * what the program asks of OpenCL - the programs it creates from source and builds, the kernels
+ * it creates from them, its launches - and sends each record to the grader (exercise/protocol.h
+ * has the format). It decides nothing: grade/host_launches.c reads the records and judges.
+ *
+ * Why an audit module and not an LD_PRELOAD library or an ICD layer. The dynamic loader loads it
+ * and calls la_version before it maps the program's libraries, runs a relocation or an IFUNC
+ * resolver, or any constructor of the program (.preinit_array included): nothing of the
+ * student's code has run when the layer takes the grader's nonce off its channel. It lives in a
+ * link namespace of its own with its own libc, so a function that main.c defines (read, dlsym,
+ * malloc) cannot stand in for one the layer calls, as it could inside a preloaded library. An ICD
+ * layer (OPENCL_LAYERS) is loaded at the program's first OpenCL call, long after main. The loader
+ * hands the program a wrapper (la_symbind64) in place of each OpenCL function below that it
+ * imports; the wrapper calls the real function and records what it returned.
+ *
+ * What a record can be trusted for. The program shares this process, so:
+ *   - it can write to the channel (fd LAYER_FD), but only records that start with the nonce
+ *     count, and the nonce is nowhere the program can read it: the grader wrote it before the
+ *     program started, the layer took it before the program's first instruction, and the layer's
+ *     records go to the grader's end of a socket (the program's end reads nothing back, and
+ *     /proc/self/fd cannot reopen a socket). Printing, or writing records in the documented
+ *     format, counts for nothing;
+ *   - it can go around the layer (call OpenCL through a pointer of its own, load a driver
+ *     itself): what the layer does not see is not there, which only loses points;
+ *   - a wrapper copies what it is handed (the source, the kernel's name, the sizes) and gives the
+ *     real function its copy, so another thread cannot change the text between record and call;
+ *   - what remains: code that finds the nonce in its own memory (the layer's pages are the
+ *     process's) can write records that count. That is a forgery aimed at the grader, to be
+ *     judged as one, not a host program. And a record proves that the program built its
+ *     kernel.cl, created the kernel from it and enqueued it at a geometry; not that C came from
+ *     that launch (a program that launches its kernel right and then writes C itself is not told
+ *     apart).
+ * One static struct holds the layer's state: the loader and the program call in with no context
+ * to hand it.
+ */
+#define _GNU_SOURCE /* link.h's audit interface */
+#include "exercise/protocol.h"
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define EXPORT       __attribute__((visibility("default")))
+#define MAX_PROGRAMS 64  /* created and not released, at once */
+#define MAX_KERNELS  256 /* the same for kernels */
+#define MAX_LAUNCHES 32  /* distinct launches recorded (the same launch again is not) */
+#define MAX_RECORDS  256 /* records of the other kinds */
+
+/* The OpenCL functions the layer stands in for. */
+enum wrapped {
+    W_CREATE_PROGRAM,
+    W_BUILD,
+    W_RETAIN_PROGRAM,
+    W_RELEASE_PROGRAM,
+    W_CREATE_KERNEL,
+    W_RETAIN_KERNEL,
+    W_RELEASE_KERNEL,
+    W_ENQUEUE,
+    W_COUNT
+};
+static const char *const wrapped_names[W_COUNT] = {
+    "clCreateProgramWithSource", "clBuildProgram",        "clRetainProgram",
+    "clReleaseProgram",          "clCreateKernel",        "clRetainKernel",
+    "clReleaseKernel",           "clEnqueueNDRangeKernel"};
+
+/* A program or kernel the program holds: its handle, the layer's number for it, the program's
+ * references to it (retain and release), and for a kernel its program's number. */
+struct tracked {
+    const void *handle; /* NULL: a free slot */
+    int id, refs, program;
+};
+
+struct launch {
+    int kernel, has_local;
+    cl_int status;
+    cl_uint dims;
+    size_t offset[3], global[3], local[3];
+};
+
+static struct {
+    int active;                            /* the channel and its nonce were there */
+    char nonce[LAYER_NONCE_SIZE + 1];      /* the grader's, for this run */
+    uintptr_t program_map;                 /* the program's link map (its cookie) */
+    _Atomic uintptr_t real[W_COUNT];       /* the functions the wrappers stand in for */
+    atomic_flag lock;                      /* the tables and counts below */
+    struct tracked programs[MAX_PROGRAMS]; /* programs created from source */
+    struct tracked kernels[MAX_KERNELS];   /* kernels created from any program */
+    int next_program, next_kernel;         /* numbers, never reused */
+    struct launch launches[MAX_LAUNCHES];  /* what was recorded */
+    int launch_count, record_count;
+} layer = {.lock = ATOMIC_FLAG_INIT};
+
+static void lock(void) {
+    while (atomic_flag_test_and_set_explicit(&layer.lock, memory_order_acquire))
+        sched_yield();
+}
+static void unlock(void) {
+    atomic_flag_clear_explicit(&layer.lock, memory_order_release);
+}
+
+/* One record to the grader, the nonce first; never blocks (a full channel drops it). */
+static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void emit(const char *fmt, ...) {
+    char record[LAYER_RECORD_MAX];
+    int used = snprintf(record, sizeof record, "%s ", layer.nonce);
+    va_list ap;
+    va_start(ap, fmt);
+    int more = vsnprintf(record + used, sizeof record - (size_t)used, fmt, ap);
+    va_end(ap);
+    if (more < 0 || (size_t)(used + more) >= sizeof record)
+        return;
+    ssize_t sent = send(LAYER_FD, record, (size_t)(used + more), MSG_DONTWAIT | MSG_NOSIGNAL);
+    (void)sent; /* a record that cannot go costs only the program that filled the channel */
+}
+
+static struct tracked *find(struct tracked *table, int size, const void *handle) {
+    for (int i = 0; handle && i < size; i++)
+        if (table[i].handle == handle)
+            return &table[i];
+    return NULL;
+}
+
+/* A new entry for handle: its number, or -1 when the table is full (then it is not tracked). */
+static int track(struct tracked *table, int size, const void *handle, int *next, int program) {
+    struct tracked *slot = NULL;
+    for (int i = 0; !slot && i < size; i++)
+        if (!table[i].handle)
+            slot = &table[i];
+    if (!slot)
+        return -1;
+    *slot = (struct tracked){handle, (*next)++, 1, program};
+    return slot->id;
+}
+
+static void retained(struct tracked *table, int size, const void *handle) {
+    lock();
+    struct tracked *t = find(table, size, handle);
+    if (t)
+        t->refs++;
+    unlock();
+}
+
+/* Before the real release: the entry goes with the program's last reference, so that a new
+ * object at the same address is never taken for the old one. */
+static void releasing(struct tracked *table, int size, const void *handle) {
+    lock();
+    struct tracked *t = find(table, size, handle);
+    if (t && --t->refs <= 0)
+        t->handle = NULL;
+    unlock();
+}
+
+#define REAL(w, type) ((type)atomic_load(&layer.real[w]))
+
+typedef cl_program(CL_API_CALL *create_program_fn)(cl_context, cl_uint, const char **,
+                                                   const size_t *, cl_int *);
+typedef cl_int(CL_API_CALL *build_fn)(cl_program, cl_uint, const cl_device_id *, const char *,
+                                      void(CL_CALLBACK *)(cl_program, void *), void *);
+typedef cl_int(CL_API_CALL *program_fn)(cl_program);
+typedef cl_kernel(CL_API_CALL *create_kernel_fn)(cl_program, const char *, cl_int *);
+typedef cl_int(CL_API_CALL *kernel_fn)(cl_kernel);
+typedef cl_int(CL_API_CALL *enqueue_fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *,
+                                        const size_t *, const size_t *, cl_uint, const cl_event *,
+                                        cl_event *);
+
+static uint64_t fnv1a(const char *text, size_t length) {
+    uint64_t h = 0xcbf29ce484222325ull; /* grader_fnv1a's */
+    for (size_t i = 0; i < length; i++)
+        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The source, joined into one copy of the layer's own: what is hashed is what is built. */
+static cl_program CL_API_CALL wrap_create_program(cl_context context, cl_uint count,
+                                                  const char **strings, const size_t *lengths,
+                                                  cl_int *err) {
+    create_program_fn real = REAL(W_CREATE_PROGRAM, create_program_fn);
+    size_t total = 0;
+    int whole = count > 0 && strings;
+    for (cl_uint i = 0; whole && i < count; i++) {
+        size_t length = !strings[i] ? 0 : lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
+        whole = strings[i] && total + length >= total;
+        total += length;
+    }
+    char *text = whole ? malloc(total + 1) : NULL;
+    if (!text) /* an invalid call (OpenCL says why) or no memory: not a program of the record */
+        return real(context, count, strings, lengths, err);
+    for (size_t i = 0, at = 0; i < count; i++) {
+        size_t length = lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
+        memcpy(text + at, strings[i], length);
+        at += length;
+    }
+    text[total] = '\0';
+    const char *one = text;
+    cl_program program = real(context, 1, &one, &total, err);
+    uint64_t hash = fnv1a(text, total);
+    free(text);
+    if (program) {
+        lock();
+        int id = track(layer.programs, MAX_PROGRAMS, program, &layer.next_program, -1);
+        if (id >= 0 && layer.record_count++ < MAX_RECORDS)
+            emit("P %d %zu %016llx", id, total, (unsigned long long)hash);
+        unlock();
+    }
+    return program;
+}
+
+static cl_int CL_API_CALL wrap_build(cl_program program, cl_uint device_count,
+                                     const cl_device_id *devices, const char *options,
+                                     void(CL_CALLBACK *notify)(cl_program, void *), void *data) {
+    /* no lock across the call: a build's callback may call OpenCL (and so a wrapper) */
+    cl_int status = REAL(W_BUILD, build_fn)(program, device_count, devices, options, notify, data);
+    lock();
+    struct tracked *t = find(layer.programs, MAX_PROGRAMS, program);
+    if (t && layer.record_count++ < MAX_RECORDS)
+        emit("B %d %d", t->id, (int)status);
+    unlock();
+    return status;
+}
+
+static cl_int CL_API_CALL wrap_retain_program(cl_program program) {
+    cl_int status = REAL(W_RETAIN_PROGRAM, program_fn)(program);
+    if (status == CL_SUCCESS)
+        retained(layer.programs, MAX_PROGRAMS, program);
+    return status;
+}
+
+static cl_int CL_API_CALL wrap_release_program(cl_program program) {
+    releasing(layer.programs, MAX_PROGRAMS, program);
+    return REAL(W_RELEASE_PROGRAM, program_fn)(program);
+}
+
+static cl_kernel CL_API_CALL wrap_create_kernel(cl_program program, const char *name, cl_int *err) {
+    create_kernel_fn real = REAL(W_CREATE_KERNEL, create_kernel_fn);
+    char copy[LAYER_NAME_MAX + 1];
+    if (!name || strnlen(name, sizeof copy) == sizeof copy)
+        return real(program, name, err); /* no name, or one no exercise has: not recorded */
+    snprintf(copy, sizeof copy, "%s", name);
+    cl_kernel kernel = real(program, copy, err);
+    if (kernel) {
+        lock();
+        struct tracked *from = find(layer.programs, MAX_PROGRAMS, program);
+        int of = from ? from->id : -1;
+        int id = track(layer.kernels, MAX_KERNELS, kernel, &layer.next_kernel, of);
+        if (id >= 0 && layer.record_count++ < MAX_RECORDS)
+            emit("K %d %d %s", id, of, copy);
+        unlock();
+    }
+    return kernel;
+}
+
+static cl_int CL_API_CALL wrap_retain_kernel(cl_kernel kernel) {
+    cl_int status = REAL(W_RETAIN_KERNEL, kernel_fn)(kernel);
+    if (status == CL_SUCCESS)
+        retained(layer.kernels, MAX_KERNELS, kernel);
+    return status;
+}
+
+static cl_int CL_API_CALL wrap_release_kernel(cl_kernel kernel) {
+    releasing(layer.kernels, MAX_KERNELS, kernel);
+    return REAL(W_RELEASE_KERNEL, kernel_fn)(kernel);
+}
+
+static cl_int CL_API_CALL wrap_enqueue(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
+                                       const size_t *offset, const size_t *global,
+                                       const size_t *local, cl_uint wait_count,
+                                       const cl_event *wait, cl_event *event) {
+    struct launch l = {.dims = dims, .has_local = local != NULL};
+    int copied = dims >= 1 && dims <= 3;
+    for (cl_uint d = 0; copied && d < dims; d++) {
+        l.offset[d] = offset ? offset[d] : 0;
+        l.global[d] = global ? global[d] : 0;
+        l.local[d] = local ? local[d] : 0;
+    }
+    /* the real launch gets the copies that are recorded (where there is something to copy) */
+    l.status =
+        REAL(W_ENQUEUE, enqueue_fn)(queue, kernel, dims, copied && offset ? l.offset : offset,
+                                    copied && global ? l.global : global,
+                                    copied && local ? l.local : local, wait_count, wait, event);
+    lock();
+    struct tracked *t = find(layer.kernels, MAX_KERNELS, kernel);
+    l.kernel = t ? t->id : -1;
+    int known = 0;
+    for (int i = 0; i < layer.launch_count && !known; i++)
+        known = memcmp(&layer.launches[i], &l, sizeof l) == 0;
+    if (!known && layer.launch_count < MAX_LAUNCHES) {
+        layer.launches[layer.launch_count++] = l;
+        emit("E %d %d %u %d %zu %zu %zu %zu %zu %zu %zu %zu %zu", l.kernel, (int)l.status, l.dims,
+             l.has_local, l.offset[0], l.offset[1], l.offset[2], l.global[0], l.global[1],
+             l.global[2], l.local[0], l.local[1], l.local[2]);
+    }
+    unlock();
+    return l.status;
+}
+
+static const uintptr_t wrappers[W_COUNT] = {
+    (uintptr_t)wrap_create_program,  (uintptr_t)wrap_build,         (uintptr_t)wrap_retain_program,
+    (uintptr_t)wrap_release_program, (uintptr_t)wrap_create_kernel, (uintptr_t)wrap_retain_kernel,
+    (uintptr_t)wrap_release_kernel,  (uintptr_t)wrap_enqueue};
+
+/* The loader's first call, before anything of the program is loaded or run: the layer is on
+ * only where fd LAYER_FD is a SEQPACKET Unix socket holding a nonce (the grader's channel);
+ * anything else (a process the program starts, which inherits LD_AUDIT) is left alone. */
+EXPORT unsigned int la_version(unsigned int version) {
+    (void)version;
+    int type = 0, domain = 0;
+    socklen_t size = sizeof type;
+    if (getsockopt(LAYER_FD, SOL_SOCKET, SO_TYPE, &type, &size) != 0 || type != SOCK_SEQPACKET)
+        return 0; /* 0: the loader drops the module */
+    size = sizeof domain;
+    if (getsockopt(LAYER_FD, SOL_SOCKET, SO_DOMAIN, &domain, &size) != 0 || domain != AF_UNIX)
+        return 0;
+    ssize_t got = recv(LAYER_FD, layer.nonce, LAYER_NONCE_SIZE, MSG_DONTWAIT);
+    if (got != LAYER_NONCE_SIZE || strspn(layer.nonce, "0123456789abcdef") != LAYER_NONCE_SIZE)
+        return 0;
+    fcntl(LAYER_FD, F_SETFD, FD_CLOEXEC); /* a program it starts gets neither channel nor layer */
+    layer.active = 1;
+    emit("H");
+    return LAV_CURRENT;
+}
+
+/* The program is the first object of the base namespace: its bindings are the ones wrapped. */
+EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie) {
+    if (!layer.program_map && lmid == LM_ID_BASE) {
+        layer.program_map = *cookie = (uintptr_t)map;
+        return LA_FLG_BINDFROM | LA_FLG_BINDTO;
+    }
+    return LA_FLG_BINDTO;
+}
+
+EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int index, uintptr_t *refcook,
+                              uintptr_t *defcook, unsigned int *flags, const char *name) {
+    (void)index, (void)defcook;
+    uintptr_t to = sym->st_value;
+    if (!layer.active || *refcook != layer.program_map || strncmp(name, "cl", 2) != 0)
+        return to;
+    for (int w = 0; w < W_COUNT; w++)
+        if (strcmp(name, wrapped_names[w]) == 0) {
+            uintptr_t none = 0;
+            /* the first definition found is the one wrapped; another of the same name (a driver
+             * the program loaded itself) is handed over as it is, unrecorded */
+            if (!atomic_compare_exchange_strong(&layer.real[w], &none, to) && none != to)
+                return to;
+            *flags |= LA_SYMB_NOPLTENTER | LA_SYMB_NOPLTEXIT;
+            return wrappers[w];
+        }
+    return to;
+}
