@@ -175,11 +175,13 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
     struct grader_argv argv = GRADER_ARGV_INIT;
     if (prefix)
         grader_argv_push_all(&argv, prefix);
-    /* oclgrind's simulated device takes groups of 1024 by default; the counts do not depend on
-     * it, so let it take the 64x64 tiles too */
-    const char *const counting[] = {
-        oclgrind,        "--max-wgsize", "4096", "--inst-counts", "--log",     findings, self,
-        HARNESS_COMMAND, FLAG_EX,        ex->id, FLAG_KERNEL,     kernel_path, NULL};
+    /* oclgrind's simulated device takes groups of 1024 and 32 KiB of local memory by default;
+     * the counts do not depend on either, so let it take the 64x64 tiles and the graded values'
+     * tiles of 10 and 13 (64 KiB) too */
+    const char *const counting[] = {oclgrind,    "--max-wgsize",  "4096",  "--local-mem-size",
+                                    "1048576",   "--inst-counts", "--log", findings,
+                                    self,        HARNESS_COMMAND, FLAG_EX, ex->id,
+                                    FLAG_KERNEL, kernel_path,     NULL};
     grader_argv_push_all(&argv, counting);
     grader_argv_push(&argv, FLAG_N);
     grader_argv_pushf(&argv, "%d", n);
@@ -193,8 +195,13 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
         &argv, (const char *const[]){FLAG_SEED, "1", FLAG_OUT, workdir, FLAG_EXACT, NULL});
     grader_argv_push(&argv, FLAG_BLOCK);
     grader_argv_pushf(&argv, "%d", block);
-    if (check)
-        grader_argv_push(&argv, FLAG_CHECK);
+    /* the variant's values each as --define: the child builds what this row says, whichever
+     * values the caller's copy of the row holds for oclgrind (grade/builds.c) */
+    struct grader_variant built = grader_variant_of(ex, block, check);
+    for (int d = 0; built.tuning && d < CLU_MAX_DEFINES && built.tuning[d].name; d++) {
+        grader_argv_push(&argv, FLAG_DEFINE);
+        grader_argv_pushf(&argv, "%s=%d", built.tuning[d].name, built.tuning[d].value);
+    }
     struct grader_run_result run;
     if (jail_dir) /* a student's kernel: jailed like the student's program */
         grader_run_jailed(js, argv.argv, jail_dir, log, TRAFFIC_TIMEOUT, &run);
