@@ -2,11 +2,11 @@
  * here (and its folders in exercises/ and solutions/); nothing else in the grader names one.
  *
  * Techniques: bounds on the global and local loads per multiply-add that oclgrind counts in the
- * graded build (the defaults, at the smallest size they allow near memcheck_n). Naive kernels load 2 floats from global memory per multiply-add; a private row of
- * A makes it 1 + 1/N; a local column of B 1/L + 1/N with 1 local load; 16x16 tiles 2/16 with 2
- * local loads; a WPTM x WPTN register block 1/WPTM + 1/WPTN local loads (0.25 at 09's and 10's
- * defaults, 1/8 when one operand skips local memory). The bounds sit between the naive figure
- * and the technique's. Each operand the
+ * graded build (the defaults, at the smallest size they allow near memcheck_n). Naive kernels load
+ * 2 floats from global memory per multiply-add; a private row of A makes it 1 + 1/N; a local column
+ * of B 1/L + 1/N with 1 local load; 16x16 tiles 2/16 with 2 local loads; a WPTM x WPTN register
+ * block 1/WPTM + 1/WPTN local loads (0.25 at 09's and 10's defaults, 1/8 when one operand skips
+ * local memory). The bounds sit between the naive figure and the technique's. Each operand the
  * inner loop reads from the wrong place moves about one load per multiply-add, so a missed bound
  * says which operand it is (global_miss, local_miss: said to the student with the figures).
  *
