@@ -63,7 +63,7 @@ void grade_oclgrind_builds(const struct grader_exercise *ex, const char *canonic
     }
     add_build(out, ex, ex->tuning, canonical, "the graded values");
     if (timed && strcmp(timed->kernel, canonical) != 0)
-        add_build(out, ex, timed->mine.tuning, timed->kernel, "the tuning file's values, timed");
+        add_build(out, ex, timed->mine.tuning, timed->kernel, "the tuning file's timed values");
     if (ex->check_tuning[0].name)
         add_build(out, ex, ex->check_tuning, checked, "the smaller oclgrind values");
 }
