@@ -48,8 +48,9 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
     if (under != UNDER_DEVICE) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
-        grader_argv_push_all(
-            &argv, (const char *const[]){oclgrind, OCLGRIND_CHECKS, "--log", wrapper_log, NULL});
+        grader_argv_push_all(&argv, (const char *const[]){oclgrind, OCLGRIND_CHECKS,
+                                                          OCLGRIND_UNINITIALIZED, "--log",
+                                                          wrapper_log, NULL});
         if (under == UNDER_OCLGRIND_UNOPTIMISED)
             grader_argv_push_all(&argv, (const char *const[]){OCLGRIND_UNOPTIMISED, NULL});
     }

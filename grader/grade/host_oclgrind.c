@@ -19,9 +19,9 @@
  *     they belong to the memory check, which runs the same build and never leaves the maximum
  *     for anything the kernel does, and cost nothing here. An API error is always the host
  *     program's;
- *   - where oclgrind cannot interpret the optimised kernel (its log says so: forged, that costs
- *     the program only a slower run) the program runs once more with oclgrind building kernels
- *     unoptimised, as the memory check does, in a second folder readied beside the first;
+ *   - where oclgrind cannot interpret the kernel (its log says so: forged, that costs the program
+ *     only a second run) the program runs once more without the check that stopped (for
+ *     uninitialised values), in a second folder readied beside the first;
  *   - the log is read as a plain file of one link, never followed or blocked on (findings.c), in
  *     a folder of its own that the grader filled (copies of the program, built moments before,
  *     and of the grader's kernel.cl) before any of the student's code ran.
@@ -89,8 +89,8 @@ void grade_host_oclgrind_prepare(const struct grader_config *cfg, const struct g
         return;
     }
     /* copies, the grader's own files: the program as the compiler left it, before the first run
-     * (whose folder the student's uid holds) could touch it; a second set for the unoptimised
-     * run, which the first run under oclgrind cannot touch either */
+     * (whose folder the student's uid holds) could touch it; a second set for a second run,
+     * which the first run under oclgrind cannot touch either */
     if (ready_folder(build, prog, o->dir, sizeof o->dir) != 0 ||
         ready_folder(build, prog, o->again, sizeof o->again) != 0) {
         grade_host_oclgrind_done(o);
@@ -185,10 +185,11 @@ static void host_hints(const struct grader_exercise *ex, const struct grade_find
     }
 }
 
-/* The program under oclgrind in dir (unoptimised: oclgrind builds its kernels so), its log read
- * into f. 0, or -1 with why when the log is no plain file. */
+/* The program under oclgrind in dir, its log read into f; without_uninitialized: without the
+ * check for uninitialised values, the one that cannot interpret every optimised kernel. 0, or -1
+ * with why when the log is no plain file. */
 static int run_program(const struct grader_config *cfg, const struct grader_exercise *ex,
-                       const char *dir, struct grader_size at, int unoptimised,
+                       const char *dir, struct grader_size at, int without_uninitialized,
                        struct grader_run_result *run, struct grade_findings *f, char *why,
                        size_t why_size) {
     char prog[PATH_MAX + 32], log[PATH_MAX + 32], result[PATH_MAX + 32], run_log[PATH_MAX];
@@ -196,7 +197,7 @@ static int run_program(const struct grader_config *cfg, const struct grader_exer
     snprintf(log, sizeof log, "%s/oclgrind.txt", dir);
     snprintf(result, sizeof result, "%s/result.bin", dir);
     snprintf(run_log, sizeof run_log, "%s/%s/host/oclgrind-run%s.txt", cfg->work, ex->id,
-             unoptimised ? "-unoptimised" : "");
+             without_uninitialized ? "-again" : "");
     char oclgrind[PATH_MAX], seed_text[32];
     grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
     snprintf(seed_text, sizeof seed_text, "%llu",
@@ -208,15 +209,13 @@ static int run_program(const struct grader_config *cfg, const struct grader_exer
     grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
     grader_argv_push_all(&argv,
                          (const char *const[]){oclgrind, OCLGRIND_CHECKS, "--log", log, NULL});
-    if (unoptimised)
-        grader_argv_push_all(&argv, (const char *const[]){OCLGRIND_UNOPTIMISED, NULL});
+    if (!without_uninitialized)
+        grader_argv_push(&argv, OCLGRIND_UNINITIALIZED);
     grader_argv_push(&argv, prog);
     grade_push_host_size(&argv, ex, at, 1); /* the build's values, as the memory check's */
     grader_argv_push_all(&argv, (const char *const[]){"--seed", seed_text, "--repeats", "1",
                                                       "--output", result, NULL});
-    grader_run_jailed(&cfg->jail, argv.argv, dir, run_log,
-                      (unoptimised ? OCLGRIND_UNOPTIMISED_PACE : OCLGRIND_PACE) * cfg->timeout,
-                      run);
+    grader_run_jailed(&cfg->jail, argv.argv, dir, run_log, OCLGRIND_PACE * cfg->timeout, run);
     grader_argv_clear(&argv);
     return grade_read_findings(log, f, why, why_size);
 }
@@ -238,8 +237,12 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
     char why[100], what[300];
     int read = run_program(cfg, ex, o->dir, at, 0, &run, &f, why, sizeof why);
     *too_busy |= run.how == RUN_TOO_BUSY;
-    /* oclgrind could not interpret the optimised kernel (the log says so, which the program
-     * could also forge: that only costs it a slower run): once more, unoptimised */
+    /* oclgrind could not interpret the kernel (the log says so, which the program could also
+     * forge: that only costs it a second run): once more without the check for uninitialised
+     * values that stopped it. The host program's faults are API errors and launches that reach
+     * past the memory the kernel was given, which the other checks find at full speed (an
+     * unoptimised build costs 8 times as much); an uninitialised value in the kernel is the
+     * memory check's, which runs the kernel unoptimised */
     char stopped[100] = "";
     if (read == 0 && f.fatal && run.how != RUN_TOO_BUSY) {
         snprintf(stopped, sizeof stopped, "%s", f.fatal_what);
@@ -261,7 +264,10 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
                 at_text, f.fatal_what);
         else if (run.how == RUN_EXITED)
             add(out, size, "; run again under oclgrind at %s%s, it made no API or memory errors",
-                at_text, stopped[0] ? ", its kernel built without optimisations" : "");
+                at_text,
+                stopped[0] ? ", without its check for uninitialised values (which cannot "
+                             "interpret the kernel)"
+                           : "");
         else
             add(out, size, "\nnot judged under oclgrind at %s: the run %s", at_text, what);
         return 0;
@@ -269,7 +275,7 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
     int memory_counts = 0;
     if (memory) {
         /* the same kernel at the same size and values under oclgrind, launched by the grader's
-         * harness (unoptimised too where oclgrind cannot interpret it optimised) */
+         * harness (unoptimised where oclgrind cannot interpret it optimised) */
         struct oclgrind_kernel_run k;
         grade_oclgrind_kernel(cfg, o->build, "host-oclgrind-harness", &k);
         *too_busy |= k.h.run.how == RUN_TOO_BUSY;

@@ -123,7 +123,7 @@ void grade_test_host(const struct grader_config *cfg, const struct grader_exerci
  * folder, readied before the program's first run; `skip` says why not where it cannot run. */
 struct host_oclgrind {
     char dir[PATH_MAX];              /* "" when it does not run */
-    char again[PATH_MAX];            /* the same, for a run of the unoptimised build ("": none) */
+    char again[PATH_MAX];            /* the same, for a second run ("": none) */
     char skip[120];                  /* why not */
     const struct grade_build *build; /* the build it checks: its row, values, size and text */
 };
