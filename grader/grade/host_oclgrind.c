@@ -262,7 +262,7 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
                 "\nnot judged under oclgrind at %s: oclgrind cannot interpret the kernel (\"%s\"; "
                 "the memory check says more)",
                 at_text, f.fatal_what);
-        else if (run.how == RUN_EXITED)
+        else if (run.how == RUN_EXITED && run.code == 0)
             add(out, size, "; run again under oclgrind at %s%s, it made no API or memory errors",
                 at_text,
                 stopped[0] ? ", without its check for uninitialised values (which cannot "

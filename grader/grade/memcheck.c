@@ -88,6 +88,15 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
         } else if (!o.found.blank) { /* the log holds findings */
             grade_describe_findings(&o.found, 1, summary, SUMMARY_SIZE);
             snprintf(text, SUMMARY_SIZE, "at %s %s", at, summary);
+        } else if (o.h.run.how == RUN_EXITED &&
+                   (o.h.run.code == HARNESS_BUILD || o.h.run.code == HARNESS_NO_KERNEL)) {
+            /* the device built it: oclgrind's own compiler or interpreter refused it */
+            snprintf(text, SUMMARY_SIZE,
+                     "oclgrind cannot build or create this kernel at %s, which the device runs, "
+                     "so it is not checked and the point is not given. oclgrind 21.10 knows "
+                     "OpenCL C 1.2 (not, say, 2.0's ctz): write the line it names below in "
+                     "OpenCL C 1.2 and the check runs. Its output:\n%s",
+                     at, o.h.log ? o.h.log : "");
         } else {
             snprintf(text, SUMMARY_SIZE, "the run under oclgrind at %s %s\n%s", at, what,
                      o.h.log ? o.h.log : "");
