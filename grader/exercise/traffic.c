@@ -209,9 +209,11 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
         grader_argv_push(&argv, env);
         grader_argv_pushf(&argv, "GRADER_TILES_OUT=%s", tiles);
     }
-    /* oclgrind's simulated device takes groups of 1024 by default; the counts do not depend on
-     * it, so let it take the 64x64 tiles too */
+    /* oclgrind's simulated device takes groups of 1024 and 32 KiB of local memory by default;
+     * the counts do not depend on either, so let it take the 64x64 tiles and the graded values'
+     * tiles of 10 and 13 (64 KiB) too */
     grader_argv_push_all(&argv, (const char *const[]){oclgrind, "--max-wgsize", "4096",
+                                                      "--local-mem-size", "1048576",
                                                       "--inst-counts", "--log", findings, NULL});
     if (tiles_plugin)
         grader_argv_push_all(&argv, (const char *const[]){"--plugins", tiles_plugin, NULL});
@@ -229,8 +231,13 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
         &argv, (const char *const[]){FLAG_SEED, "1", FLAG_OUT, workdir, FLAG_EXACT, NULL});
     grader_argv_push(&argv, FLAG_BLOCK);
     grader_argv_pushf(&argv, "%d", block);
-    if (check)
-        grader_argv_push(&argv, FLAG_CHECK);
+    /* the variant's values each as --define: the child builds what this row says, whichever
+     * values the caller's copy of the row holds for oclgrind (grade/builds.c) */
+    struct grader_variant built = grader_variant_of(ex, block, check);
+    for (int d = 0; built.tuning && d < CLU_MAX_DEFINES && built.tuning[d].name; d++) {
+        grader_argv_push(&argv, FLAG_DEFINE);
+        grader_argv_pushf(&argv, "%s=%d", built.tuning[d].name, built.tuning[d].value);
+    }
     struct grader_run_result run;
     if (jail_dir) /* a student's kernel: jailed like the student's program */
         grader_run_jailed(js, argv.argv, jail_dir, log, TRAFFIC_TIMEOUT, &run);

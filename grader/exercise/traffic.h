@@ -21,8 +21,9 @@ struct grader_traffic {
 };
 
 /* Count the traffic of kernel_path for exercise ex with BLOCK block (0: the row's), or with
- * check the row's oclgrind tuning values, at size s (small: oclgrind interprets), by running
- * `oclgrind --inst-counts <self> --harness ... --block B [--check-tuning]` as a child
+ * check the row's oclgrind tuning values (ex->check_tuning, which a caller's copy of the row may
+ * set), at size s (small: oclgrind interprets), by running
+ * `oclgrind --inst-counts <self> --harness ... --block B [--define NAME=VALUE]...` as a child
  * in workdir. With tiles_plugin (the built oclgrind-tiles.so, where the run can read it; NULL:
  * none) oclgrind loads it and t->barriers and t->tiles are counted too. prefix (NULL-terminated,
  * or NULL) goes before oclgrind: a sandbox; with jail_dir the run is jailed there under js (a

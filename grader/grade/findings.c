@@ -16,7 +16,10 @@
  *   <tab>  tmp += Awrk[k] * Bwrk[k];
  *
  * and for --check-api "Oclgrind - OpenCL runtime error detected" with "Function: ...", "Error: ..."
- * and a line that explains. "input.cl" is the source oclgrind was handed: the grader's canonical
+ * and a line that explains. Where oclgrind cannot interpret an instruction (21.10's check for
+ * uninitialised values and LLVM's `freeze`) it writes "OCLGRIND FATAL ERROR (file:line)" and a
+ * line of what, and leaves the kernel's run unchecked from there on: counted apart, never as a
+ * finding. "input.cl" is the source oclgrind was handed: the grader's canonical
  * text of kernel.cl, whose lines are kernel.cl's (canon.c), so places are named kernel.cl:LINE.
  * A finding that counts per element (one uninitialised store per element of C) comes hundreds of
  * times from one line: grouped by place, the line that causes it (a race) is not buried under the
@@ -68,6 +71,7 @@ static const struct {
 struct entry {
     int open;        /* an entry has begun */
     int note;        /* it is one of oclgrind's own notes ("Oclgrind: ..."): not a finding */
+    int fatal;       /* "OCLGRIND FATAL ERROR": oclgrind could not go on (detail: its words) */
     int want_source; /* the next line quotes the source line of the last "At line" */
     int want_detail; /* the next line explains an API error */
     struct grade_finding_place p;
@@ -87,6 +91,7 @@ static void begin_entry(struct entry *e, const char *line) {
         e->note = 1;
         return;
     }
+    e->fatal = strncmp(line, "OCLGRIND FATAL ERROR", 20) == 0;
     e->p.kind = FINDING_OTHER;
     for (int k = 0; k < FINDING_OTHER; k++)
         if (strstr(line, kinds[k].needle)) {
@@ -104,7 +109,9 @@ static void begin_entry(struct entry *e, const char *line) {
 static void entry_line(struct entry *e, const char *text) {
     struct grade_finding_place *p = &e->p;
     int line, column;
-    if (e->want_source) {
+    if (e->fatal && !p->detail[0]) { /* its first line says what it could not do */
+        snprintf(p->detail, sizeof p->detail, "%s", text);
+    } else if (e->want_source) {
         e->want_source = 0;
         snprintf(p->source[p->lines - 1], sizeof p->source[0], "%s", text);
     } else if (sscanf(text, "At line %d (column %d) of", &line, &column) == 2) {
@@ -143,6 +150,12 @@ static void end_entry(struct entry *e, struct grade_findings *f) {
     e->open = 0;
     if (e->note)
         return;
+    if (e->fatal) {
+        if (!f->fatal++)
+            snprintf(f->fatal_what, sizeof f->fatal_what, "%.*s", (int)sizeof f->fatal_what - 1,
+                     p->detail);
+        return;
+    }
     f->counts[p->kind]++;
     f->total++;
     /* a race is one place whichever of its two accesses oclgrind names first */

@@ -13,7 +13,25 @@
  * the log stays near 2 MB */
 #define FINDINGS_MAX_ERRORS "5000"
 #define FINDINGS_MAX_BYTES  (8u << 20) /* of a log read: --max-errors keeps a true one smaller */
-#define FINDINGS_MAX_PLACES 12         /* places kept; the others are counted */
+
+/* oclgrind's checks, as every run of a student's code under it takes them (argv entries), but
+ * the one for uninitialised values (OCLGRIND_UNINITIALIZED). Its simulated device offers 32 KiB
+ * of local memory and groups of 1024 by default: 10's and 13's tiles at their graded values take
+ * 64 KiB, and a tuning file's values may take more of both (what the graded device allows is
+ * checked on the device itself) */
+#define OCLGRIND_CHECKS                                                                            \
+    "--data-races", "--check-api", "--max-errors", FINDINGS_MAX_ERRORS, "--local-mem-size",        \
+        "1048576", "--max-wgsize", "4096"
+/* ... the check for uninitialised values: the one that stops on LLVM's `freeze` in 21.10 */
+#define OCLGRIND_UNINITIALIZED "--uninitialized"
+/* ... and its build of the kernel without LLVM's optimisations: what it runs where it cannot
+ * interpret the optimised build (21.10 and the `freeze` of a signed / and % of the same numbers;
+ * about 8 times slower, 3 times the memory) */
+#define OCLGRIND_UNOPTIMISED "--build-options", "-cl-opt-disable"
+/* time limits of the runs under oclgrind, in the grader's --timeout */
+#define OCLGRIND_PACE             3
+#define OCLGRIND_UNOPTIMISED_PACE 12
+#define FINDINGS_MAX_PLACES       12 /* places kept; the others are counted */
 
 enum grade_finding_kind {
     FINDING_READ_OUT,    /* Invalid read ... at <space> memory address */
@@ -47,6 +65,10 @@ struct grade_findings {
     size_t total;                 /* entries (oclgrind's own "Oclgrind: ..." notes left out) */
     int capped;                   /* oclgrind stopped reporting at --max-errors */
     int blank;                    /* the log holds only white space (or is missing) */
+    /* "OCLGRIND FATAL ERROR" entries: oclgrind could not interpret the kernel (an instruction it
+     * does not know), so it checked nothing there; not findings, not in total or counts */
+    size_t fatal;
+    char fatal_what[100]; /* the first one's words: "Unsupported instruction: freeze" */
     size_t place_count;
     size_t left_out; /* entries whose place did not fit in places */
     struct grade_finding_place places[FINDINGS_MAX_PLACES];

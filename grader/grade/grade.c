@@ -96,7 +96,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     if (!dead[0] && (made = grader_canonicalise(cfg, kernel, canonical, &variant, refusal,
                                                 sizeof refusal)) != 0)
         snprintf(dead, sizeof dead, "%s/%.*s", ex->id, (int)(sizeof dead - 64), refusal);
-    /* the runs under oclgrind build with the row's smaller tuning values: a text of their own */
+    /* the row's smaller tuning values for oclgrind, where it has them: a text of their own */
     snprintf(checked, sizeof checked, "%s", canonical);
     variant = grader_variant_of(ex, 0, 1);
     if (!dead[0] && ex->check_tuning[0].name) {
@@ -117,11 +117,25 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         kernels.jail.kernel_cache = cache;
     int passed = 0, sizes = 0, untouched_all = 1;
     grade_test_sizes(&kernels, ex, kernel, dead, sizeof dead, &passed, &sizes, &untouched_all, r);
-    grade_test_host(cfg, ex, kernel, checked, dead, r);
+    /* what the timing builds: a tuning file's values where the device has one (the defaults for
+     * every other test) */
+    struct grade_timed timed = {.mine = *ex, .reference = *ex, .note = ""};
+    char copy[sizeof work + 16]; /* the student's kernel.cl as the grader copied it */
+    snprintf(timed.kernel, sizeof timed.kernel, "%s", kernel);
+    snprintf(copy, sizeof copy, "%s/kernel.cl", work);
+    int timed_build = cfg->perf && passed == sizes;
+    if (timed_build)
+        grade_timed_values(cfg, ex, copy, kernel, &timed);
+    /* the builds the runs under oclgrind judge (builds.c): the graded one first, which the host
+     * program's run and the traffic count take too */
+    struct grade_builds builds;
+    grade_oclgrind_builds(ex, kernel, checked, timed_build ? &timed : NULL, &builds);
+    const struct grade_build *graded = &builds.b[0];
+    grade_test_host(cfg, ex, kernel, graded, dead, r);
     if (!dead[0] && untouched_all) /* a clean check of a kernel that writes nothing is no merit */
         snprintf(dead, sizeof dead, "the kernel writes nothing to C yet");
     if (cfg->memcheck)
-        grade_test_memcheck(&kernels, ex, checked, dead, r);
+        grade_test_memcheck(&kernels, ex, &builds, dead, r);
     else if (own_sub_groups)
         grade_test_sub_group_memcheck(&kernels, ex, kernel, checked, passed == sizes, dead, r);
     else
@@ -136,22 +150,20 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     struct grader_traffic traffic = {0};
     int counted = 0;
     if (passed == sizes && !ex->is_vector && cfg->memcheck)
-        counted = grade_count_traffic(&kernels, ex, checked, "traffic", &traffic) == 0;
+        counted =
+            grade_count_traffic(&kernels, &graded->row, graded->kernel, "traffic", &traffic) == 0;
     if (ex->points.technique > 0 && cfg->memcheck)
-        grade_test_technique(ex, passed == sizes, &traffic, r);
+        grade_test_technique(&graded->row, passed == sizes, &traffic, r);
     else if (ex->points.technique > 0)
         grader_add_verdict(r, GRADER_SKIPPED, "technique: counted by oclgrind", 0,
                            ex->points.technique,
                            "skipped: oclgrind's counts were switched off (%s)",
                            cfg->memcheck_off ? cfg->memcheck_off : "--no-memcheck");
     if (cfg->perf) {
-        /* a tuning file's values where the device has one (correctness stays the defaults') */
-        struct grade_timed timed = {.mine = *ex, .reference = *ex, .note = ""};
-        char copy[sizeof work + 16]; /* the student's kernel.cl as the grader copied it */
-        snprintf(timed.kernel, sizeof timed.kernel, "%s", kernel);
-        snprintf(copy, sizeof copy, "%s/kernel.cl", work);
-        if (passed == sizes)
-            grade_timed_values(cfg, ex, copy, kernel, &timed);
+        /* the reference's traffic beside the student's is counted on the same values and size */
+        memcpy(timed.mine.check_tuning, graded->row.check_tuning, sizeof timed.mine.check_tuning);
+        timed.mine.memcheck_shape = graded->row.memcheck_shape;
+        timed.mine.memcheck_n = graded->row.memcheck_n;
         grade_test_perf(&kernels, &timed.mine, &timed.reference, timed.kernel, timed.note,
                         passed == sizes, counted ? &traffic : NULL, no_vendor, r);
     } else {

@@ -22,10 +22,13 @@ void grade_harness_done(struct harness_run *h) {
 
 /* The harness runs the student's kernel: it runs jailed like the student's own program (its
  * uid, its limits, the sandbox), since a kernel is code too (POCL runs it in the harness's own
- * process). With memcheck, under oclgrind, whose findings go to oclgrind.txt in h->dir. */
+ * process). Under oclgrind, its findings go to oclgrind.txt in h->dir: a file only oclgrind
+ * writes (the kernel is interpreted, its printf goes to the run's output), built with the values
+ * of the row's variant for the runs under oclgrind (grader_variant_of(ex, 0, 1)), each passed as
+ * --define so that the child builds exactly what the caller's row says. */
 void grade_run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
-                       const char *kernel, struct grader_size s, const char *tag, int memcheck,
-                       struct harness_run *h) {
+                       const char *kernel, struct grader_size s, const char *tag,
+                       enum grade_under under, struct harness_run *h) {
     memset(h, 0, sizeof *h);
     char logs[PATH_MAX], log[PATH_MAX + 16], oclgrind[PATH_MAX];
     snprintf(logs, sizeof logs, "%s/%s/%s", cfg->work, ex->id, tag);
@@ -42,13 +45,14 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
     snprintf(wrapper_log, sizeof wrapper_log, "%s/oclgrind.txt", h->dir);
     struct grader_argv argv = GRADER_ARGV_INIT;
     grader_sandbox_push(&cfg->jail, &cfg->sandbox, h->dir, &argv);
-    if (memcheck) {
+    if (under != UNDER_DEVICE) {
         /* the memory check: oclgrind interprets the kernel and logs every bad access */
         grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
-        grader_argv_push_all(&argv, (const char *const[]){oclgrind, "--data-races",
-                                                          "--uninitialized", "--check-api",
-                                                          "--max-errors", FINDINGS_MAX_ERRORS,
-                                                          "--log", wrapper_log, NULL});
+        grader_argv_push_all(&argv, (const char *const[]){oclgrind, OCLGRIND_CHECKS,
+                                                          OCLGRIND_UNINITIALIZED, "--log",
+                                                          wrapper_log, NULL});
+        if (under == UNDER_OCLGRIND_UNOPTIMISED)
+            grader_argv_push_all(&argv, (const char *const[]){OCLGRIND_UNOPTIMISED, NULL});
     }
     grader_argv_push_all(&argv, (const char *const[]){h->jail.self, HARNESS_COMMAND, FLAG_EX,
                                                       ex->id, FLAG_KERNEL, h->jail.kernel, FLAG_OUT,
@@ -63,15 +67,21 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
     }
     grader_argv_push(&argv, FLAG_SEED);
     grader_argv_pushf(&argv, "%llu", (unsigned long long)grader_seed_for(cfg->seed, ex, s));
-    if (cfg->device && !memcheck) { /* under oclgrind its device is the only one */
+    if (cfg->device && under == UNDER_DEVICE) { /* under oclgrind its device is the only one */
         grader_argv_push(&argv, FLAG_DEVICE);
         grader_argv_push(&argv, cfg->device);
     }
-    if (memcheck) {
+    if (under != UNDER_DEVICE) {
         grader_argv_push(&argv, FLAG_EXACT); /* no guard zone: oclgrind must see C's true end */
-        grader_argv_push(&argv, FLAG_CHECK); /* oclgrind's smaller tiles, where the row has them */
+        struct grader_variant v = grader_variant_of(ex, 0, 1);
+        for (int t = 0; v.tuning && t < CLU_MAX_DEFINES && v.tuning[t].name; t++) {
+            grader_argv_push(&argv, FLAG_DEFINE);
+            grader_argv_pushf(&argv, "%s=%d", v.tuning[t].name, v.tuning[t].value);
+        }
     }
-    double limit = memcheck ? 3 * cfg->timeout : cfg->timeout;
+    double limit = under == UNDER_OCLGRIND_UNOPTIMISED ? OCLGRIND_UNOPTIMISED_PACE * cfg->timeout
+                   : under == UNDER_OCLGRIND           ? OCLGRIND_PACE * cfg->timeout
+                                                       : cfg->timeout;
     grader_run_jailed(&cfg->jail, argv.argv, h->dir, log, limit, &h->run);
     grader_argv_clear(&argv);
     h->log = grader_read_capped(log, LOG_CAP);
@@ -94,7 +104,7 @@ double grade_reference_seconds(const struct grader_config *cfg, const struct gra
     for (int run = warm && own.jail.kernel_cache ? 0 : 1; run < 2; run++) {
         struct harness_run h;
         snprintf(tag, sizeof tag, "reference-%dx%dx%d-%d", s.m, s.n, s.k, run);
-        grade_run_harness(&own, ex, reference, s, tag, 0, &h);
+        grade_run_harness(&own, ex, reference, s, tag, UNDER_DEVICE, &h);
         seconds = h.run.how == RUN_EXITED && h.run.code == HARNESS_OK ? h.run.seconds : 0.0;
         grade_harness_done(&h);
     }

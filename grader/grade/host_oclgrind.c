@@ -1,8 +1,9 @@
 /* host_oclgrind.c - the student's host program run once more, under oclgrind's API and memory
- * checks, at the small memcheck_n: a host program whose result is right on the device can still
- * misuse OpenCL there (a __local argument too small for the kernel, a launch outside the contract)
- * in ways that POCL forgives. Its findings take the host test's points; where oclgrind is missing
- * or the memory check is off, nothing is lost and one line says so.
+ * checks, on the build that is graded (builds.c: the graded values, at a size they allow): a host
+ * program whose result is right on the device can still misuse OpenCL there (a __local argument too
+ * small for the kernel, a launch outside the contract) in ways that POCL forgives. Its findings
+ * take the host test's points; where oclgrind is missing or the memory check is off, nothing is
+ * lost and one line says so.
  *
  * What the verdict can rely on. The host program runs inside oclgrind's process (oclgrind loads
  * its runtime into the program), so the student's code can write anything oclgrind's --log file
@@ -13,9 +14,14 @@
  *     correct program would not get;
  *   - findings are believed only against the student: a forged one costs its forger the points;
  *   - findings in the kernel's memory are the host program's fault only where the grader's own
- *     harness, launching the same kernel at the same N under oclgrind, finds none (that run is
- *     the grader's: the student's code is interpreted by oclgrind there); otherwise they belong
- *     to the memory check and cost nothing here. An API error is always the host program's;
+ *     harness, launching the same kernel at the same size and values under oclgrind, finds none
+ *     (that run is the grader's: the student's code is interpreted by oclgrind there); otherwise
+ *     they belong to the memory check, which runs the same build and never leaves the maximum
+ *     for anything the kernel does, and cost nothing here. An API error is always the host
+ *     program's;
+ *   - where oclgrind cannot interpret the kernel (its log says so: forged, that costs the program
+ *     only a second run) the program runs once more without the check that stopped (for
+ *     uninitialised values), in a second folder readied beside the first;
  *   - the log is read as a plain file of one link, never followed or blocked on (findings.c), in
  *     a folder of its own that the grader filled (copies of the program, built moments before,
  *     and of the grader's kernel.cl) before any of the student's code ran.
@@ -47,11 +53,31 @@ static void add(char *out, size_t size, const char *fmt, ...) {
     va_end(ap);
 }
 
-void grade_host_oclgrind_prepare(const struct grader_config *cfg, const struct grader_exercise *ex,
-                                 const char *prog, const char *kernel, struct host_oclgrind *o) {
+/* A folder of the grader's with copies of the program and of the build's kernel text (0, or -1
+ * with dir ""): filled before any of the student's code runs, the student's uid gets it only
+ * for the run that uses it. */
+static int ready_folder(const struct grade_build *build, const char *prog, char *dir, size_t size) {
+    char to[PATH_MAX + 32];
+    if (grader_jail_dir_make(dir, size) != 0) {
+        dir[0] = '\0';
+        return -1;
+    }
+    snprintf(to, sizeof to, "%s/%s", dir, build->row.id);
+    int ready = grader_copy_trusted(prog, to) == 0 && chmod(to, 0755) == 0;
+    snprintf(to, sizeof to, "%s/kernel.cl", dir);
+    if (!ready || grader_copy_trusted(build->kernel, to) != 0) {
+        grader_jail_dir_remove(dir);
+        dir[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+void grade_host_oclgrind_prepare(const struct grader_config *cfg, const struct grade_build *build,
+                                 const char *prog, struct host_oclgrind *o) {
     memset(o, 0, sizeof *o);
-    o->kernel = kernel;
-    char oclgrind[PATH_MAX], to[PATH_MAX + 32];
+    o->build = build;
+    char oclgrind[PATH_MAX];
     if (!cfg->memcheck) {
         snprintf(o->skip, sizeof o->skip, "the memory check is switched off (%s)",
                  cfg->memcheck_off ? cfg->memcheck_off : "--no-memcheck");
@@ -62,17 +88,11 @@ void grade_host_oclgrind_prepare(const struct grader_config *cfg, const struct g
                  "oclgrind is not installed (apt-get install oclgrind), so nothing is lost");
         return;
     }
-    if (grader_jail_dir_make(o->dir, sizeof o->dir) != 0) {
-        o->dir[0] = '\0';
-        snprintf(o->skip, sizeof o->skip, "the grader cannot create its folder in /tmp");
-        return;
-    }
-    /* a copy, the grader's own file: the program as the compiler left it, before the first run
-     * (whose folder the student's uid holds) could touch it */
-    snprintf(to, sizeof to, "%s/%s", o->dir, ex->id);
-    int ready = grader_copy_trusted(prog, to) == 0 && chmod(to, 0755) == 0;
-    snprintf(to, sizeof to, "%s/kernel.cl", o->dir);
-    if (!ready || grader_copy_trusted(kernel, to) != 0) {
+    /* copies, the grader's own files: the program as the compiler left it, before the first run
+     * (whose folder the student's uid holds) could touch it; a second set for a second run,
+     * which the first run under oclgrind cannot touch either */
+    if (ready_folder(build, prog, o->dir, sizeof o->dir) != 0 ||
+        ready_folder(build, prog, o->again, sizeof o->again) != 0) {
         grade_host_oclgrind_done(o);
         snprintf(o->skip, sizeof o->skip, "the grader cannot copy the program for it");
     }
@@ -81,7 +101,9 @@ void grade_host_oclgrind_prepare(const struct grader_config *cfg, const struct g
 void grade_host_oclgrind_done(struct host_oclgrind *o) {
     if (o->dir[0])
         grader_jail_dir_remove(o->dir);
-    o->dir[0] = '\0';
+    if (o->again[0])
+        grader_jail_dir_remove(o->again);
+    o->dir[0] = o->again[0] = '\0';
 }
 
 /* The lines of main.c that call `function`; with index >= 0, only calls whose second argument is
@@ -163,23 +185,19 @@ static void host_hints(const struct grader_exercise *ex, const struct grade_find
     }
 }
 
-int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exercise *ex,
-                        struct host_oclgrind *o, const char *main_text, char *out, size_t size,
-                        int *too_busy) {
-    out[0] = '\0';
-    struct grader_size at = grader_memcheck_at(ex);
-    int n = at.n;
-    char at_text[64];
-    grader_size_text(ex, at, at_text, sizeof at_text);
-    if (!o->dir[0]) {
-        add(out, size, "\nnot run under oclgrind: %s", o->skip);
-        return 0;
-    }
+/* The program under oclgrind in dir, its log read into f; without_uninitialized: without the
+ * check for uninitialised values, the one that cannot interpret every optimised kernel. 0, or -1
+ * with why when the log is no plain file. */
+static int run_program(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       const char *dir, struct grader_size at, int without_uninitialized,
+                       struct grader_run_result *run, struct grade_findings *f, char *why,
+                       size_t why_size) {
     char prog[PATH_MAX + 32], log[PATH_MAX + 32], result[PATH_MAX + 32], run_log[PATH_MAX];
-    snprintf(prog, sizeof prog, "%s/%s", o->dir, ex->id);
-    snprintf(log, sizeof log, "%s/oclgrind.txt", o->dir);
-    snprintf(result, sizeof result, "%s/result.bin", o->dir);
-    snprintf(run_log, sizeof run_log, "%s/%s/host/oclgrind-run.txt", cfg->work, ex->id);
+    snprintf(prog, sizeof prog, "%s/%s", dir, ex->id);
+    snprintf(log, sizeof log, "%s/oclgrind.txt", dir);
+    snprintf(result, sizeof result, "%s/result.bin", dir);
+    snprintf(run_log, sizeof run_log, "%s/%s/host/oclgrind-run%s.txt", cfg->work, ex->id,
+             without_uninitialized ? "-again" : "");
     char oclgrind[PATH_MAX], seed_text[32];
     grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
     snprintf(seed_text, sizeof seed_text, "%llu",
@@ -188,46 +206,81 @@ int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exe
     /* jailed like the host test's first run (its settings, the sandbox, a folder of its own);
      * no --device: under oclgrind its simulator is the only one */
     struct grader_argv argv = GRADER_ARGV_INIT;
-    grader_sandbox_push(&cfg->jail, &cfg->sandbox, o->dir, &argv);
-    grader_argv_push_all(&argv, (const char *const[]){
-                                    oclgrind, "--check-api", "--data-races", "--uninitialized",
-                                    "--max-errors", FINDINGS_MAX_ERRORS, "--log", log, prog, NULL});
-    grade_push_host_size(&argv, ex, at, 1); /* oclgrind's smaller tiles, as the memory check's */
+    grader_sandbox_push(&cfg->jail, &cfg->sandbox, dir, &argv);
+    grader_argv_push_all(&argv,
+                         (const char *const[]){oclgrind, OCLGRIND_CHECKS, "--log", log, NULL});
+    if (!without_uninitialized)
+        grader_argv_push(&argv, OCLGRIND_UNINITIALIZED);
+    grader_argv_push(&argv, prog);
+    grade_push_host_size(&argv, ex, at, 1); /* the build's values, as the memory check's */
     grader_argv_push_all(&argv, (const char *const[]){"--seed", seed_text, "--repeats", "1",
                                                       "--output", result, NULL});
-    struct grader_run_result run;
-    grader_run_jailed(&cfg->jail, argv.argv, o->dir, run_log, 3 * cfg->timeout, &run);
+    grader_run_jailed(&cfg->jail, argv.argv, dir, run_log, OCLGRIND_PACE * cfg->timeout, run);
     grader_argv_clear(&argv);
-    *too_busy |= run.how == RUN_TOO_BUSY;
+    return grade_read_findings(log, f, why, why_size);
+}
+
+int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o,
+                        const char *main_text, char *out, size_t size, int *too_busy) {
+    out[0] = '\0';
+    if (!o->dir[0]) {
+        add(out, size, "\nnot run under oclgrind: %s", o->skip);
+        return 0;
+    }
+    const struct grader_exercise *ex = &o->build->row;
+    struct grader_size at = grader_memcheck_at(ex);
+    int n = at.n;
+    char at_text[300];
+    grade_build_text(o->build, at_text, sizeof at_text);
+    struct grader_run_result run;
     struct grade_findings f;
     char why[100], what[300];
+    int read = run_program(cfg, ex, o->dir, at, 0, &run, &f, why, sizeof why);
+    *too_busy |= run.how == RUN_TOO_BUSY;
+    /* oclgrind could not interpret the kernel (the log says so, which the program could also
+     * forge: that only costs it a second run): once more without the check for uninitialised
+     * values that stopped it. The host program's faults are API errors and launches that reach
+     * past the memory the kernel was given, which the other checks find at full speed (an
+     * unoptimised build costs 8 times as much); an uninitialised value in the kernel is the
+     * memory check's, which runs the kernel unoptimised */
+    char stopped[100] = "";
+    if (read == 0 && f.fatal && run.how != RUN_TOO_BUSY) {
+        snprintf(stopped, sizeof stopped, "%s", f.fatal_what);
+        read = run_program(cfg, ex, o->again, at, 1, &run, &f, why, sizeof why);
+        *too_busy |= run.how == RUN_TOO_BUSY;
+    }
     grader_describe_run(&run, what, sizeof what);
-    if (grade_read_findings(log, &f, why, sizeof why) != 0) {
+    if (read != 0) {
         add(out, size, "\nnot judged under oclgrind at %s: %s", at_text, why);
         return 0;
     }
     /* only what oclgrind is known to report counts: not text of other kinds in its log */
     size_t api = f.counts[FINDING_API], memory = f.total - api - f.counts[FINDING_OTHER];
     if (api + memory == 0) {
-        if (run.how == RUN_EXITED)
-            add(out, size, "; run again under oclgrind at %s, it made no API or memory errors",
-                at_text);
+        if (f.fatal)
+            add(out, size,
+                "\nnot judged under oclgrind at %s: oclgrind cannot interpret the kernel (\"%s\"; "
+                "the memory check says more)",
+                at_text, f.fatal_what);
+        else if (run.how == RUN_EXITED && run.code == 0)
+            add(out, size, "; run again under oclgrind at %s%s, it made no API or memory errors",
+                at_text,
+                stopped[0] ? ", without its check for uninitialised values (which cannot "
+                             "interpret the kernel)"
+                           : "");
         else
             add(out, size, "\nnot judged under oclgrind at %s: the run %s", at_text, what);
         return 0;
     }
     int memory_counts = 0;
     if (memory) {
-        /* the same kernel at the same N under oclgrind, launched by the grader's harness */
-        struct harness_run h;
-        struct grade_findings mine;
-        char harness_log[PATH_MAX + 32];
-        grade_run_harness(cfg, ex, o->kernel, at, "host-oclgrind-harness", 1, &h);
-        *too_busy |= h.run.how == RUN_TOO_BUSY;
-        snprintf(harness_log, sizeof harness_log, "%s/oclgrind.txt", h.dir);
-        memory_counts = h.run.how == RUN_EXITED && h.run.code == HARNESS_OK &&
-                        grade_read_findings(harness_log, &mine, why, sizeof why) == 0 && mine.blank;
-        grade_harness_done(&h);
+        /* the same kernel at the same size and values under oclgrind, launched by the grader's
+         * harness (unoptimised where oclgrind cannot interpret it optimised) */
+        struct oclgrind_kernel_run k;
+        grade_oclgrind_kernel(cfg, o->build, "host-oclgrind-harness", &k);
+        *too_busy |= k.h.run.how == RUN_TOO_BUSY;
+        memory_counts = grade_oclgrind_clean(&k);
+        grade_oclgrind_done(&k);
     }
     char *summary = malloc(SUMMARY_SIZE);
     if (summary)

@@ -41,11 +41,11 @@ void grade_host_command(const struct grader_exercise *ex, struct grader_size s, 
 
 /* Build the student's main.c against the pristine library, run it, check what it saved. */
 static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         const char *kernel, const char *kernel_check, const char *dead,
+                         const char *kernel, const struct grade_build *graded, const char *dead,
                          const char *dir, struct grader_exercise_result *r);
 
 void grade_test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
-                     const char *kernel, const char *kernel_check, const char *dead,
+                     const char *kernel, const struct grade_build *graded, const char *dead,
                      struct grader_exercise_result *r) {
     char dir[PATH_MAX];
     if (grader_jail_dir_make(dir, sizeof dir) != 0) {
@@ -56,13 +56,13 @@ void grade_test_host(const struct grader_config *cfg, const struct grader_exerci
     }
     /* no nice level: every run has a session (an autogroup) or a control group of its own, with
      * the same CPU share as any other; a host program niced to 19 starved beside outside load */
-    host_program(cfg, ex, kernel, kernel_check, dead, dir, r);
+    host_program(cfg, ex, kernel, graded, dead, dir, r);
     grader_jail_dir_remove(dir);
 }
 
 /* The host program built and run in dir; its logs stay in the work folder. */
 static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         const char *kernel, const char *kernel_check, const char *dead,
+                         const char *kernel, const struct grade_build *graded, const char *dead,
                          const char *dir, struct grader_exercise_result *r) {
     const char *name = "host program saves the right result";
     int pts = ex->points.host;
@@ -127,7 +127,7 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
      * oclgrind's folder readied while nothing of the student's has run yet */
     char *main_text = clu_read_file(main_copy, NULL);
     struct host_oclgrind og;
-    grade_host_oclgrind_prepare(cfg, ex, prog, kernel_check, &og);
+    grade_host_oclgrind_prepare(cfg, graded, prog, &og);
     char seed_text[32], command[120];
     struct grader_size size = grader_host_size(ex);
     uint64_t seed = grader_derive_seed(grader_seed_for(cfg->seed, ex, size), "host", 0);
@@ -186,8 +186,8 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
             /* no launch of the kernel: nothing for oclgrind to judge */
             grader_add_test(r, name, 0, pts, "`%s` saved a right result%s", command, seen);
         } else if (d.m.wrong == 0) {
-            int lost = grade_host_oclgrind(cfg, ex, &og, main_text ? main_text : "", note,
-                                           NOTE_SIZE, &r->too_busy);
+            int lost = grade_host_oclgrind(cfg, &og, main_text ? main_text : "", note, NOTE_SIZE,
+                                           &r->too_busy);
             grader_add_test(r, name, lost ? 0 : pts, pts, "`%s` saved a right result%s%s", command,
                             note, seen);
         } else {

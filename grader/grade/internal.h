@@ -8,6 +8,7 @@
 #include "grade/grade.h"
 #include "exercise/protocol.h"
 #include "exercise/traffic.h"
+#include "grade/findings.h"
 
 #include <limits.h>
 
@@ -23,11 +24,16 @@ struct harness_run {
     struct grader_jail jail;
 };
 
-/* The harness on kernel at n, jailed, its logs in the work folder `tag`; with memcheck, under
- * oclgrind, whose findings go to oclgrind.txt in h->dir. */
+/* Where the harness runs the kernel: on the graded device, or interpreted by oclgrind with its
+ * memory checks (findings.h's OCLGRIND_CHECKS), built as the OpenCL compiler optimises it or
+ * without optimisations (-cl-opt-disable). */
+enum grade_under { UNDER_DEVICE, UNDER_OCLGRIND, UNDER_OCLGRIND_UNOPTIMISED };
+
+/* The harness on kernel at s, jailed, its logs in the work folder `tag`; under oclgrind, built
+ * with the values of grader_variant_of(ex, 0, 1), its findings in oclgrind.txt in h->dir. */
 void grade_run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
-                       const char *kernel, struct grader_size s, const char *tag, int memcheck,
-                       struct harness_run *h);
+                       const char *kernel, struct grader_size s, const char *tag,
+                       enum grade_under under, struct harness_run *h);
 void grade_harness_done(struct harness_run *h);
 /* The reference solution's harness run at n, jailed like the student's, timed: its seconds, or 0
  * when it did not finish right (what a stopped kernel is compared with); warm: its kernel built
@@ -44,33 +50,91 @@ void grade_test_sizes(const struct grader_config *cfg, const struct grader_exerc
                       const char *kernel, char *dead, size_t dead_size, int *passed, int *sizes,
                       int *untouched_all, struct grader_exercise_result *r);
 
+/* ---------------------------------------------------------------- the builds under oclgrind */
+
+/* One build of the student's kernel that the runs under oclgrind check (builds.c): its values,
+ * the grader's canonical text preprocessed at them, and a size they allow. Its row is the
+ * exercise's with check_tuning set to those values and memcheck_shape (memcheck_n) to that size,
+ * so that everything that reads "the oclgrind runs' values and size" from a row (the harness's
+ * --define values, the traffic count, the host program's run, the technique's tiles) takes this
+ * build's. */
+struct grade_build {
+    struct grader_exercise row;
+    char kernel[PATH_MAX + 128]; /* the canonical text at these values */
+    char values[160];            /* "TSM=128 TSN=128 ..." ("" for a row without tuning values) */
+    const char *which;           /* what these values are, for the report */
+};
+
+/* Every build a kernel is judged on, the graded one first:
+ *   - the graded values (the row's defaults), which every hidden size and the host program build,
+ *     at the drawn size rounded up to the smallest size those values allow;
+ *   - where the device's tuning file times the student's kernel with other values, those, at the
+ *     smallest size they allow from the drawn size up (the timed build);
+ *   - where the row has smaller values for oclgrind, those at the drawn size: more work-groups
+ *     and more tile edges for the same time, and every value the kernel's rules allow must work.
+ * Rows without tuning values have one build, at the drawn size. */
+#define GRADE_BUILDS 3
+struct grade_builds {
+    struct grade_build b[GRADE_BUILDS];
+    int count;
+};
+
+struct grade_timed; /* (tuned.c, below) */
+
+/* The builds of ex (the row with its drawn memcheck size): canonical is the text at the defaults,
+ * checked at the row's check_tuning (the same path where it has none), timed what the timed
+ * comparison builds (grade_timed_values; NULL: not timed). */
+void grade_oclgrind_builds(const struct grader_exercise *ex, const char *canonical,
+                           const char *checked, const struct grade_timed *timed,
+                           struct grade_builds *out);
+/* "N = 128 with the graded values TSM=128 TSN=128 ..." for the report. */
+void grade_build_text(const struct grade_build *b, char *buf, size_t size);
+
+/* A kernel of build b under oclgrind (oclgrind_kernel.c): run as the compiler optimises it; where
+ * oclgrind's own log (never the run's output, which the kernel's printf writes to) says oclgrind
+ * could not interpret it, run once more unoptimised. What the last run found is in found. */
+struct oclgrind_kernel_run {
+    struct harness_run h;        /* the last run (grade_harness_done, by grade_oclgrind_done) */
+    struct grade_findings found; /* its log */
+    int unreadable;              /* the log is no plain file: why says why */
+    char why[100];
+    int unoptimised;           /* the last run was built with -cl-opt-disable */
+    char not_interpreted[100]; /* what the optimised build stopped on ("": nothing) */
+};
+void grade_oclgrind_kernel(const struct grader_config *cfg, const struct grade_build *b,
+                           const char *tag, struct oclgrind_kernel_run *o);
+/* Whether the run ended right and oclgrind's log holds nothing at all. */
+int grade_oclgrind_clean(const struct oclgrind_kernel_run *o);
+void grade_oclgrind_done(struct oclgrind_kernel_run *o);
+
 /* The student's main.c built and run (host_test.c). */
 /* The host program's size flags: --n N (and --m M --k K for a rectangular row), and with check
- * the row's oclgrind tuning values as --define NAME=VALUE. */
+ * the values of the row's runs under oclgrind as --define NAME=VALUE. */
 void grade_push_host_size(struct grader_argv *argv, const struct grader_exercise *ex,
                           struct grader_size s, int check);
 /* The command as the report shows it: "04_local_B --n 120". */
 void grade_host_command(const struct grader_exercise *ex, struct grader_size s, char *buf,
                         size_t size);
-/* kernel_check: the text the runs under oclgrind build (the row's oclgrind tuning values). */
+/* graded: the build the host program's run under oclgrind takes (the graded values). */
 void grade_test_host(const struct grader_config *cfg, const struct grader_exercise *ex,
-                     const char *kernel, const char *kernel_check, const char *dead,
+                     const char *kernel, const struct grade_build *graded, const char *dead,
                      struct grader_exercise_result *r);
 
 /* The host program once more under oclgrind's API and memory checks (host_oclgrind.c): its own
  * folder, readied before the program's first run; `skip` says why not where it cannot run. */
 struct host_oclgrind {
-    char dir[PATH_MAX]; /* "" when it does not run */
-    char skip[120];     /* why not */
-    const char *kernel; /* the grader's copy of kernel.cl */
+    char dir[PATH_MAX];              /* "" when it does not run */
+    char again[PATH_MAX];            /* the same, for a second run ("": none) */
+    char skip[120];                  /* why not */
+    const struct grade_build *build; /* the build it checks: its row, values, size and text */
 };
-void grade_host_oclgrind_prepare(const struct grader_config *cfg, const struct grader_exercise *ex,
-                                 const char *prog, const char *kernel, struct host_oclgrind *o);
-/* Run it at memcheck_n: 1 when oclgrind's findings take the host test's points, the findings and
- * hints (quoting main_text, the student's main.c) in out; 0 with a note in out otherwise. */
-int grade_host_oclgrind(const struct grader_config *cfg, const struct grader_exercise *ex,
-                        struct host_oclgrind *o, const char *main_text, char *out, size_t size,
-                        int *too_busy);
+void grade_host_oclgrind_prepare(const struct grader_config *cfg, const struct grade_build *build,
+                                 const char *prog, struct host_oclgrind *o);
+/* Run it at the build's size: 1 when oclgrind's findings take the host test's points, the
+ * findings and hints (quoting main_text, the student's main.c) in out; 0 with a note in out
+ * otherwise. */
+int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o,
+                        const char *main_text, char *out, size_t size, int *too_busy);
 void grade_host_oclgrind_done(struct host_oclgrind *o);
 
 /* Whether the host program drove the device (host_launches.c): its run carries the grader's
@@ -105,9 +169,10 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
                               const struct host_launches *h, int *too_busy, char *out, size_t size);
 void grade_host_launches_done(struct host_launches *h);
 
-/* The kernel under oclgrind at memcheck_n (memcheck.c). */
+/* The kernel under oclgrind at each build (memcheck.c): the point only where all are clean. */
 void grade_test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         const char *kernel, const char *dead, struct grader_exercise_result *r);
+                         const struct grade_builds *builds, const char *dead,
+                         struct grader_exercise_result *r);
 
 /* Memory traffic of a kernel at memcheck_n, counted under oclgrind (technique.c): 0, or -1 with
  * t->why set. */

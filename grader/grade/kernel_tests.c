@@ -27,7 +27,7 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
     }
     snprintf(tag, sizeof tag, "%dx%dx%d", size.m, size.n, size.k);
     struct harness_run h;
-    grade_run_harness(cfg, ex, kernel, size, tag, 0, &h);
+    grade_run_harness(cfg, ex, kernel, size, tag, UNDER_DEVICE, &h);
     r->too_busy |= h.run.how == RUN_TOO_BUSY;
     /* stopped at its limit: the reference's time for the same run tells slow from endless */
     char ends[64];

@@ -1,6 +1,8 @@
-/* memcheck.c - the memory check: the student's kernel under oclgrind (bounds, races,
- * uninitialised values, barrier divergence), its findings summarised for the student with the
- * lines of kernel.cl they happen at (findings.c). */
+/* memcheck.c - the memory check: the student's kernel under oclgrind (bounds, races, uninitialised
+ * values, barrier divergence) at every build it is judged on (builds.c), its findings summarised
+ * for the student with the lines of kernel.cl they happen at (findings.c). The point needs every
+ * build clean; a build oclgrind cannot interpret even unoptimised keeps the point in the maximum
+ * and does not earn it: what nobody checked is not clean. */
 #include "grade/internal.h"
 #include "grade/findings.h"
 #include "exercise/protocol.h"
@@ -11,8 +13,34 @@
 
 #define SUMMARY_SIZE 6000 /* bytes of the findings' summary */
 
+/* Why oclgrind could not interpret the kernel, and what to write instead, into out. */
+static void not_interpreted(const struct oclgrind_kernel_run *o, const char *at, char *out,
+                            size_t size) {
+    const char *words = o->found.fatal ? o->found.fatal_what : o->not_interpreted;
+    int freeze = strstr(o->not_interpreted, "freeze") || strstr(words, "freeze");
+    char what[300];
+    grader_describe_run(&o->h.run, what, sizeof what);
+    if (o->found.fatal) /* even without LLVM's optimisations */
+        snprintf(out, size,
+                 "oclgrind cannot interpret this kernel at %s, even built without optimisations "
+                 "(\"%s\"), so it is not checked and the point is not given: write the line "
+                 "differently (plain OpenCL C 1.2 arithmetic, loads and stores)",
+                 at, words);
+    else /* the unoptimised run did not end right */
+        snprintf(out, size,
+                 "oclgrind cannot interpret this kernel's optimised build at %s (\"%s\"), and its "
+                 "run of the unoptimised build %s, so it is not checked and the point is not "
+                 "given%s",
+                 at, o->not_interpreted, what,
+                 freeze ? ": in oclgrind 21.10 that instruction is the `freeze` LLVM makes of a "
+                          "signed / and % of the same numbers; write the remainder as "
+                          "x - (x / y) * y, or use unsigned numbers, and the optimised build runs"
+                        : "");
+}
+
 void grade_test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         const char *kernel, const char *dead, struct grader_exercise_result *r) {
+                         const struct grade_builds *builds, const char *dead,
+                         struct grader_exercise_result *r) {
     const char *name = "memory check (oclgrind): bounds, races, uninitialised values, barriers";
     int pts = ex->points.memcheck;
     char oclgrind[PATH_MAX];
@@ -25,43 +53,62 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
                            "not run: oclgrind is not installed (apt-get install oclgrind)");
         return;
     }
-    char log[PATH_MAX + 32], what[300], why[100], at[64];
-    struct harness_run h;
-    grader_size_text(ex, grader_memcheck_at(ex), at, sizeof at);
-    grade_run_harness(cfg, ex, kernel, grader_memcheck_at(ex), "memcheck", 1, &h);
-    r->too_busy |= h.run.how == RUN_TOO_BUSY;
-    snprintf(log, sizeof log, "%s/oclgrind.txt", h.dir);
-    grader_describe_run(&h.run, what, sizeof what);
-    /* oclgrind 21.10 stops on an instruction it does not know: the grader's trouble, not the
-     * student's, so the check is left out (the point leaves the maximum) with the way around */
-    char *raw = grader_read_capped(log, 1 << 16);
-    const char *unknown = "Unsupported instruction";
-    if ((raw && strstr(raw, unknown)) || (h.log && strstr(h.log, unknown))) {
-        grader_add_verdict(r, GRADER_SKIPPED, name, 0, pts,
-                           "skipped: oclgrind cannot interpret this kernel at %s (\"%s\"). In "
-                           "oclgrind 21.10 that is the `freeze` LLVM makes of a signed / and %% of "
-                           "the same numbers: write the remainder as x - (x / y) * y, or use "
-                           "unsigned numbers, and the memory check runs",
-                           at, unknown);
-        free(raw);
-        grade_harness_done(&h);
+    char *text = malloc(SUMMARY_SIZE), *summary = malloc(SUMMARY_SIZE);
+    if (!text || !summary) {
+        grader_add_test(r, name, 0, pts, "grader out of memory");
+        free(text);
+        free(summary);
         return;
     }
-    free(raw);
-    struct grade_findings found;
-    char *summary = malloc(SUMMARY_SIZE);
-    if (!summary) {
-        grader_add_test(r, name, 0, pts, "grader out of memory");
-    } else if (grade_read_findings(log, &found, why, sizeof why) != 0) {
-        grader_add_test(r, name, 0, pts, "at %s %s", at, why);
-    } else if (h.run.how == RUN_EXITED && h.run.code == HARNESS_OK && found.blank) {
-        grader_add_test(r, name, pts, pts, "clean at %s", at);
-    } else if (!found.blank) { /* the log holds only findings */
-        grade_describe_findings(&found, 1, summary, SUMMARY_SIZE);
-        grader_add_test(r, name, 0, pts, "at %s %s", at, summary);
-    } else {
-        grader_add_test(r, name, 0, pts, "the run under oclgrind at %s %s\n%s", at, what, h.log);
+    /* the smallest build first (the last): a kernel that fails there costs no larger run */
+    size_t used = (size_t)snprintf(text, SUMMARY_SIZE, "clean at");
+    int clean = 1;
+    char stopped[100] = ""; /* what stopped oclgrind in an optimised build that was clean */
+    for (int i = builds->count - 1; i >= 0 && clean; i--) {
+        const struct grade_build *b = &builds->b[i];
+        char at[300], tag[32], what[300];
+        struct oclgrind_kernel_run o;
+        grade_build_text(b, at, sizeof at);
+        snprintf(tag, sizeof tag, "memcheck-%d", i);
+        grade_oclgrind_kernel(cfg, b, tag, &o);
+        r->too_busy |= o.h.run.how == RUN_TOO_BUSY;
+        grader_describe_run(&o.h.run, what, sizeof what);
+        clean = grade_oclgrind_clean(&o);
+        if (clean) {
+            if (used < SUMMARY_SIZE)
+                used += (size_t)snprintf(text + used, SUMMARY_SIZE - used, "%s %s%s",
+                                         i == builds->count - 1 ? "" : " and", at,
+                                         o.unoptimised ? ", built without optimisations" : "");
+            if (o.unoptimised)
+                snprintf(stopped, sizeof stopped, "%s", o.not_interpreted);
+        } else if (o.unreadable) {
+            snprintf(text, SUMMARY_SIZE, "at %s %s", at, o.why);
+        } else if (o.found.fatal || (o.not_interpreted[0] && o.found.blank)) {
+            not_interpreted(&o, at, text, SUMMARY_SIZE);
+        } else if (!o.found.blank) { /* the log holds findings */
+            grade_describe_findings(&o.found, 1, summary, SUMMARY_SIZE);
+            snprintf(text, SUMMARY_SIZE, "at %s %s", at, summary);
+        } else if (o.h.run.how == RUN_EXITED &&
+                   (o.h.run.code == HARNESS_BUILD || o.h.run.code == HARNESS_NO_KERNEL)) {
+            /* the device built it: oclgrind's own compiler or interpreter refused it */
+            snprintf(text, SUMMARY_SIZE,
+                     "oclgrind cannot build or create this kernel at %s, which the device runs, "
+                     "so it is not checked and the point is not given. oclgrind 21.10 knows "
+                     "OpenCL C 1.2 (not, say, 2.0's ctz): write the line it names below in "
+                     "OpenCL C 1.2 and the check runs. Its output:\n%s",
+                     at, o.h.log ? o.h.log : "");
+        } else {
+            snprintf(text, SUMMARY_SIZE, "the run under oclgrind at %s %s\n%s", at, what,
+                     o.h.log ? o.h.log : "");
+        }
+        grade_oclgrind_done(&o);
     }
+    if (clean && stopped[0] && used < SUMMARY_SIZE)
+        snprintf(text + used, SUMMARY_SIZE - used,
+                 "\n(oclgrind cannot interpret the optimised build: \"%s\"; unoptimised it checks "
+                 "the same code, only slower)",
+                 stopped);
+    grader_add_test(r, name, clean ? pts : 0, pts, "%s", text);
+    free(text);
     free(summary);
-    grade_harness_done(&h);
 }

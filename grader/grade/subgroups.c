@@ -67,7 +67,9 @@ static void under_oclgrind(const struct grader_config *cfg, const struct grader_
     struct grader_exercise_result one;
     memset(&one, 0, sizeof one);
     one.ex = ex;
-    grade_test_memcheck(cfg, ex, path, "", &one);
+    struct grade_builds builds; /* the one text, at the graded values (row 12 has no others) */
+    grade_oclgrind_builds(ex, path, path, NULL, &builds);
+    grade_test_memcheck(cfg, ex, &builds, "", &one);
     r->too_busy |= one.too_busy;
     if (one.test_count < 1) {
         p->verdict = GRADER_NOT_RUN;

@@ -70,8 +70,14 @@ static int reference_traffic(const struct grader_config *cfg, const struct grade
     if (cfg->cache && h) {
         grader_make_dirs(cfg->cache);
         struct grader_size z = grader_memcheck_at(ex);
-        snprintf(path, sizeof path, "%s/traffic-%s-%dx%dx%d-%016llx.txt", cfg->cache, ex->id, z.m,
-                 z.n, z.k, (unsigned long long)h);
+        /* the values counted at name the file too ("-DTSM=128 -DTSN=128": no '/' in them) */
+        char values[200];
+        struct grader_variant v = grader_variant_of(ex, 0, 1);
+        grader_build_options(&v, values, sizeof values);
+        for (char *c = values; *c; c++)
+            *c = *c == ' ' ? '_' : *c;
+        snprintf(path, sizeof path, "%s/traffic-%s-%dx%dx%d-%s-%016llx.txt", cfg->cache, ex->id,
+                 z.m, z.n, z.k, values, (unsigned long long)h);
         FILE *f = fopen(path, "r");
         int got = f && fscanf(f, "%lf %lf %lf %lf", &t->global_loads, &t->global_stores,
                               &t->local_loads, &t->local_stores) == 4;

@@ -3,8 +3,9 @@
  * whichever access comes first, and both of its lines are named), API errors with their function,
  * error and explanation, oclgrind's own notes (the --max-errors cap) left out of the counts, lines
  * longer than the reader's buffer, more places than are kept, and logs that are not plain files
- * (a link, a FIFO, a second hard link) refused without blocking. Random logs (seeded) check that
- * every entry is counted once whatever their order.
+ * (a link, a FIFO, a second hard link) refused without blocking; oclgrind's fatal errors (an
+ * instruction it cannot interpret) counted apart, never as findings. Random logs (seeded) check
+ * that every entry is counted once whatever their order.
  *
  * TEST_FINDINGS_SEED=<seed> repeats a run. Built and run by `make unit` from the repository root.
  */
@@ -151,6 +152,34 @@ static void test_blank_and_missing(void **state) {
           "anything else is another message");
 }
 
+/* oclgrind 21.10's fatal error (its check for uninitialised values meeting LLVM's `freeze`), as
+ * it writes it: counted apart, its words kept, never a finding; a finding beside it still is. */
+static void test_fatal(void **state) {
+    (void)state;
+    static const char fatal[] = "\nOCLGRIND FATAL ERROR (./src/plugins/Uninitialized.cpp:1805)\n"
+                                "Unsupported instruction: freeze\n"
+                                "\tKernel: mmul\n"
+                                "\tEntity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n"
+                                "\t  %add.frozen = freeze i32 %add\n"
+                                "\tDebugging information not available.\n\t\n\t\n";
+    char text[4000], path[PATH_MAX], why[100] = "";
+    snprintf(text, sizeof text, "%s%s", fatal, fatal);
+    write_log("fatal.txt", text, path, sizeof path);
+    struct grade_findings f;
+    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
+    CHECK(f.fatal == 2 && f.total == 0 && !f.blank && f.place_count == 0,
+          "fatal %zu, total %zu, blank %d, places %zu", f.fatal, f.total, f.blank, f.place_count);
+    CHECK(strcmp(f.fatal_what, "Unsupported instruction: freeze") == 0, "what \"%s\"",
+          f.fatal_what);
+    text[0] = '\0';
+    race(text, sizeof text, 18, use, 15, fill);
+    strcat(text, fatal);
+    write_log("fatal-race.txt", text, path, sizeof path);
+    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
+    CHECK(f.fatal == 1 && f.total == 1 && f.counts[FINDING_RACE_LOCAL] == 1, "fatal %zu, total %zu",
+          f.fatal, f.total);
+}
+
 /* A link, a FIFO (which must not block the reader) and a file with a second hard link. */
 static void test_not_plain_files(void **state) {
     (void)state;
@@ -236,9 +265,13 @@ static void test_random_places(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_race_both_lines),   cmocka_unit_test(test_api_error),
-        cmocka_unit_test(test_blank_and_missing), cmocka_unit_test(test_not_plain_files),
-        cmocka_unit_test(test_long_lines),        cmocka_unit_test(test_random_places),
+        cmocka_unit_test(test_race_both_lines),
+        cmocka_unit_test(test_api_error),
+        cmocka_unit_test(test_blank_and_missing),
+        cmocka_unit_test(test_not_plain_files),
+        cmocka_unit_test(test_long_lines),
+        cmocka_unit_test(test_random_places),
+        cmocka_unit_test(test_fatal),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,7 +1,7 @@
 /* Planted: 08 written with a signed / and % of the same numbers (tid / (TS/WIDTH) and tid % (TS/WIDTH)):
- * right everywhere, but oclgrind 21.10 stops on the `freeze` LLVM makes of the pair. The grader's
- * trouble, not the student's: the memory check is skipped (its point leaves the maximum) with the
- * way around, and nothing is lost. (The rest of this file is the solution.)
+ * right everywhere, but oclgrind 21.10 stops on the `freeze` LLVM makes of the pair. Ordinary
+ * code: the grader runs it again under oclgrind built without optimisations, the memory check
+ * runs (clean) and nothing is lost. (The rest of this file is the solution.)
 
  * one column of C per work-item), with the tiles copied from global to local memory WIDTH floats
  * at a time, as float2/float4/float8 vectors (Nugteren's kernel 4, "wider data types").
