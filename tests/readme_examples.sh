@@ -30,7 +30,7 @@ block() {
     case $1 in
     grade-report) awk -v head="== $ex:" 'index($0, head) == 1 { on = 1; print; next }
         on && (/^== / || /^$/) { exit } on { print }' "$sk" ;;
-    grade-summary) awk '/^Case  / { on = 1 } on { print } /^Score: / && on { on = 2; next }
+    grade-summary) awk '/^Case  / { on = 1 } on == 1 { print } /^Score: / && on { on = 2; next }
         on == 2 { if (/^Left out of the maximum/) print; exit }' "$sol" ;;
     log-head) sed -n '/^$/q; p' "$log" ;;
     esac
