@@ -14,9 +14,8 @@ static int attack(int argc, char **argv) {
         if (fcntl(fd, F_GETFD) != -1) {
             int type = 0;
             socklen_t size = sizeof type;
-            int channel =
-                fd == 3 && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) == 0 &&
-                type == SOCK_SEQPACKET;
+            int channel = fd == 3 && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) == 0 &&
+                          type == SOCK_SEQPACKET;
             if (!channel)
                 fprintf(stderr, "LEAK: descriptor %d is open\n", fd);
             if (write(fd, "spoiled\n", 8) < 0) {
