@@ -6,9 +6,11 @@
 # left_out must be the exercise's points (the table's), every test listed in both (the same
 # names, the same max_score), a skipped test 0 of 0 with its points left out, no other test
 # leaving any out.
-#   13_fastest_sgemm with timing: the test against CLBlast is there for the wrong kernel too
-#   04_local_B with timing and the memory check, and again with --no-memcheck --no-perf: the
-#   switches leave out the same points whatever the kernel
+#   04_local_B with --no-memcheck --no-perf: the switches leave out the same points whatever the
+#   kernel, and the report adds them up
+# (A right and a wrong kernel with every check on, 13's test against CLBlast among them, are
+# tests/run.sh's solutions and skeletons: skeletons_zero wants the same maxima and points left out
+# for each exercise, so this costs no grading of its own.)
 # GRADER=path picks the grader binary (default build/grader/grader), TUNING a make tune folder.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,20 +74,8 @@ compare() {
     fi
 }
 
-plant 13_fastest_sgemm 's/if (i < M \&\& j + e < N)/if (i < M - 1 \&\& j + e < N)/' wrong13
-mkdir -p "$work/right13" && cp -R "$root/solutions/13_fastest_sgemm" "$work/right13/"
-grade right13 13_fastest_sgemm
-grade wrong13 13_fastest_sgemm
-compare right13 wrong13 "13_fastest_sgemm (timed, against CLBlast)"
-jq -e '[.tests[] | select(.name | contains("speed against CLBlast"))] | length == 1' \
-    "$work/wrong13.json" >/dev/null ||
-    { echo "FAIL maxima: the wrong kernel of 13 has no test against CLBlast"; failures=$((failures + 1)); }
-
 plant 04_local_B 's/for (int k = 0; k < N; k++)/for (int k = 1; k < N; k++)/' wrong04
 mkdir -p "$work/right04" && cp -R "$root/solutions/04_local_B" "$work/right04/"
-grade right04 04_local_B
-grade wrong04 04_local_B
-compare right04 wrong04 "04_local_B"
 for s in right04 wrong04; do
     mkdir -p "$work/$s-off" && cp -R "$work/$s/04_local_B" "$work/$s-off/"
     grade "$s-off" 04_local_B --no-memcheck --no-perf
