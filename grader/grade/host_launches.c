@@ -67,17 +67,6 @@ struct seen {
     int program_count, kernel_count, launch_count;
 };
 
-static void add(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add(char *out, size_t size, const char *fmt, ...) {
-    size_t used = strlen(out);
-    if (used + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
 /* The channel of one start: the layer copied anew into the run's folder (a start before may
  * have replaced it), a fresh socket pair and nonce; the program's end back, -1 when the grader
  * cannot make one (the run then starts without, and the judgement says so). */
@@ -227,41 +216,42 @@ static int launch_fits(const struct grader_exercise *ex, const struct grader_lau
 }
 
 static void sizes_text(const char *what, unsigned dims, const size_t *v, char *out, size_t size) {
-    add(out, size, "%s {", what);
+    grade_appendf(out, size, "%s {", what);
     for (unsigned d = 0; d < dims && d < 3; d++)
-        add(out, size, "%s%zu", d ? ", " : "", v[d]);
-    add(out, size, "}");
+        grade_appendf(out, size, "%s%zu", d ? ", " : "", v[d]);
+    grade_appendf(out, size, "}");
 }
 
 static void plan_text(const struct grader_exercise *ex, const struct grader_launch *plan, char *out,
                       size_t size) {
-    add(out, size, "work_dim %u, ", plan->dims);
+    grade_appendf(out, size, "work_dim %u, ", plan->dims);
     sizes_text("global", plan->dims, plan->global, out, size);
     if (!plan->has_local)
-        add(out, size, ", local NULL");
+        grade_appendf(out, size, ", local NULL");
     else if (ex->shape == SHAPE_ROWS_GROUPED)
-        add(out, size, ", local {%zu} (or a smaller divisor of %zu, where the device takes less)",
-            plan->local[0], plan->global[0]);
+        grade_appendf(out, size,
+                      ", local {%zu} (or a smaller divisor of %zu, where the device takes less)",
+                      plan->local[0], plan->global[0]);
     else
         sizes_text(", local", plan->dims, plan->local, out, size);
 }
 
 static void launch_text(const struct seen_launch *l, char *out, size_t size) {
-    add(out, size, "work_dim %u, ", l->dims);
+    grade_appendf(out, size, "work_dim %u, ", l->dims);
     if (l->dims < 1 || l->dims > 3)
         return;
     int offset = 0;
     for (unsigned d = 0; d < l->dims; d++)
         offset |= l->offset[d] != 0;
     if (offset)
-        sizes_text("offset", l->dims, l->offset, out, size), add(out, size, ", ");
+        sizes_text("offset", l->dims, l->offset, out, size), grade_appendf(out, size, ", ");
     sizes_text("global", l->dims, l->global, out, size);
     if (l->has_local)
         sizes_text(", local", l->dims, l->local, out, size);
     else
-        add(out, size, ", local NULL");
+        grade_appendf(out, size, ", local NULL");
     if (l->status != CL_SUCCESS)
-        add(out, size, ", which returned %s", clu_error_name(l->status));
+        grade_appendf(out, size, ", which returned %s", clu_error_name(l->status));
 }
 
 /* The verdict on the records: the launch that fits, else NULL with what was not seen in why. */
@@ -289,26 +279,27 @@ static const struct seen_launch *judge(const struct grader_exercise *ex,
                     mine[mine_count++] = &s->launches[i];
             }
     if (s->program_count == 0)
-        add(why, size,
-            "never created an OpenCL program from source (clCreateProgramWithSource), "
-            "so it built no kernel.cl and enqueued no %s",
-            ex->kernel);
+        grade_appendf(why, size,
+                      "never created an OpenCL program from source (clCreateProgramWithSource), "
+                      "so it built no kernel.cl and enqueued no %s",
+                      ex->kernel);
     else if (built_count == 0)
-        add(why, size,
+        grade_appendf(
+            why, size,
             "built %d program%s, none from the text of its kernel.cl (%zu bytes; it built %zu), so "
             "it never enqueued %s from it",
             s->program_count, s->program_count == 1 ? "" : "s", bytes, s->programs[0].bytes,
             ex->kernel);
     else if (kernel_count == 0)
-        add(why, size, "never created the kernel %s from its kernel.cl (clCreateKernel)",
-            ex->kernel);
+        grade_appendf(why, size, "never created the kernel %s from its kernel.cl (clCreateKernel)",
+                      ex->kernel);
     else if (mine_count == 0)
-        add(why, size, "never enqueued %s", ex->kernel);
+        grade_appendf(why, size, "never enqueued %s", ex->kernel);
     else {
-        add(why, size, "enqueued %s only over ", ex->kernel);
+        grade_appendf(why, size, "enqueued %s only over ", ex->kernel);
         for (int i = 0; i < mine_count && i < 3; i++) {
             if (i)
-                add(why, size, "; ");
+                grade_appendf(why, size, "; ");
             launch_text(mine[i], why, size);
         }
     }
@@ -360,8 +351,8 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
                        : grader_plan_launch(ex, NULL, at, &v, &plan) ? "the row has no launch"
                                                                      : NULL;
     if (skip) {
-        add(out, size, "\nnot checked that it launched %s (%s), so nothing is lost", ex->kernel,
-            skip);
+        grade_appendf(out, size, "\nnot checked that it launched %s (%s), so nothing is lost",
+                      ex->kernel, skip);
         free(text);
         return 1;
     }
@@ -373,13 +364,15 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
         fit = judge(ex, &plan, text, bytes, &s, why, sizeof why);
     free(text);
     if (fit) {
-        add(out, size, "\nthe grader's OpenCL layer saw it build kernel.cl and enqueue %s over ",
-            ex->kernel);
+        grade_appendf(out, size,
+                      "\nthe grader's OpenCL layer saw it build kernel.cl and enqueue %s over ",
+                      ex->kernel);
         launch_text(fit, out, size);
         return 1;
     }
     if (!s.hello && !layer_loads(cfg, too_busy)) {
-        add(out, size,
+        grade_appendf(
+            out, size,
             "\nnot checked that it launched %s: the grader's OpenCL layer does not load here, so "
             "nothing is lost",
             ex->kernel);
@@ -392,13 +385,15 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
                  "did not let the grader's OpenCL layer in (it loads into every "
                  "other program), so no launch of %s was seen",
                  ex->kernel);
-    add(out, size,
+    grade_appendf(
+        out, size,
         ", but it %s. The host points are for host code that drives the device: build "
         "kernel.cl, create %s from it and enqueue it over %s. The grader sees those calls "
         "themselves, through an OpenCL layer of its own, never what the program prints",
         why, ex->kernel, expected);
     if (s.foreign)
-        add(out, size, " (%d message%s on the layer's channel did not come from the layer)",
-            s.foreign, s.foreign == 1 ? "" : "s");
+        grade_appendf(out, size,
+                      " (%d message%s on the layer's channel did not come from the layer)",
+                      s.foreign, s.foreign == 1 ? "" : "s");
     return 0;
 }

@@ -42,17 +42,6 @@
 #define SUMMARY_SIZE 4000 /* bytes of oclgrind's findings in the report */
 #define MAIN_LINES   3    /* lines of main.c quoted for one call */
 
-static void add(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add(char *out, size_t size, const char *fmt, ...) {
-    size_t used = strlen(out);
-    if (used + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
 /* A folder of the grader's with copies of the program and of the build's kernel text (0, or -1
  * with dir ""): filled before any of the student's code runs, the student's uid gets it only
  * for the run that uses it. */
@@ -125,8 +114,8 @@ static void quote_calls(const char *main_text, const char *function, int index, 
         }
         if (hit) {
             size_t indent = strspn(line, " \t");
-            add(out, size, "\n      main.c:%d: %.*s", number,
-                (int)(len > indent ? len - indent : 0), line + indent);
+            grade_appendf(out, size, "\n      main.c:%d: %.*s", number,
+                          (int)(len > indent ? len - indent : 0), line + indent);
             shown++;
         }
         line = end ? end + 1 : NULL;
@@ -158,26 +147,29 @@ static void host_hints(const struct grader_exercise *ex, const struct grade_find
             snprintf(function, sizeof function, "%.*s", (int)strcspn(p->detail, ": "), p->detail);
             if (!function[0])
                 continue;
-            add(out, size, "\nhint: oclgrind refused a call of %s; main.c calls it at:", function);
+            grade_appendf(out, size,
+                          "\nhint: oclgrind refused a call of %s; main.c calls it at:", function);
             quote_calls(main_text, function, -1, out, size);
         }
     }
     if (!memory_counts)
         return;
     if (local_out) {
-        add(out, size,
+        grade_appendf(
+            out, size,
             "\nhint: the kernel went past the end of its local memory, whose size is what main.c "
             "passes to clSetKernelArg for each __local argument (with a NULL value):");
         for (int a = 0; a < GRADER_MAX_ARGS && ex->args[a] != ARG_END; a++)
             if (ex->args[a] == ARG_LOCAL_ROW || ex->args[a] == ARG_LOCAL_TILE) {
                 char need[100];
                 local_size_text(ex, ex->args[a], n, need, sizeof need);
-                add(out, size, "\n    argument %d needs %s", a, need);
+                grade_appendf(out, size, "\n    argument %d needs %s", a, need);
                 quote_calls(main_text, "clSetKernelArg", a, out, size);
             }
     }
     if (global_out || !local_out) {
-        add(out, size,
+        grade_appendf(
+            out, size,
             "\nhint: the kernel, launched by main.c, touches memory that the grader's own launch "
             "of it does not: check the NDRange and the local size against the contract in "
             "main.c's comments, and the kernel's arguments:");
@@ -224,7 +216,7 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
                         const char *main_text, char *out, size_t size, int *too_busy) {
     out[0] = '\0';
     if (!o->dir[0]) {
-        add(out, size, "\nnot run under oclgrind: %s", o->skip);
+        grade_appendf(out, size, "\nnot run under oclgrind: %s", o->skip);
         return 0;
     }
     const struct grader_exercise *ex = &o->build->row;
@@ -251,25 +243,28 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
     }
     grader_describe_run(&run, what, sizeof what);
     if (read != 0) {
-        add(out, size, "\nnot judged under oclgrind at %s: %s", at_text, why);
+        grade_appendf(out, size, "\nnot judged under oclgrind at %s: %s", at_text, why);
         return 0;
     }
     /* only what oclgrind is known to report counts: not text of other kinds in its log */
     size_t api = f.counts[FINDING_API], memory = f.total - api - f.counts[FINDING_OTHER];
     if (api + memory == 0) {
         if (f.fatal)
-            add(out, size,
+            grade_appendf(
+                out, size,
                 "\nnot judged under oclgrind at %s: oclgrind cannot interpret the kernel (\"%s\"; "
                 "the memory check says more)",
                 at_text, f.fatal_what);
         else if (run.how == RUN_EXITED && run.code == 0)
-            add(out, size, "; run again under oclgrind at %s%s, it made no API or memory errors",
-                at_text,
-                stopped[0] ? ", without its check for uninitialised values (which cannot "
-                             "interpret the kernel)"
-                           : "");
+            grade_appendf(out, size,
+                          "; run again under oclgrind at %s%s, it made no API or memory errors",
+                          at_text,
+                          stopped[0] ? ", without its check for uninitialised values (which cannot "
+                                       "interpret the kernel)"
+                                     : "");
         else
-            add(out, size, "\nnot judged under oclgrind at %s: the run %s", at_text, what);
+            grade_appendf(out, size, "\nnot judged under oclgrind at %s: the run %s", at_text,
+                          what);
         return 0;
     }
     int memory_counts = 0;
@@ -286,7 +281,8 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
     if (summary)
         grade_describe_findings(&f, 0, summary, SUMMARY_SIZE);
     if (!api && !memory_counts) {
-        add(out, size,
+        grade_appendf(
+            out, size,
             "\noclgrind also found %zu memory errors when it ran the program at %s, but the "
             "grader's own launch of your kernel there finds errors too: they are the memory "
             "check's, not this test's",
@@ -294,12 +290,13 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
         free(summary);
         return 0;
     }
-    add(out, size, ", but run again under oclgrind at %s it went wrong", at_text);
+    grade_appendf(out, size, ", but run again under oclgrind at %s it went wrong", at_text);
     if (memory_counts)
-        add(out, size,
+        grade_appendf(
+            out, size,
             " (the grader's own launch of your kernel at %s is clean, so main.c is the cause)",
             at_text);
-    add(out, size, ":\n%s", summary ? summary : "oclgrind found errors");
+    grade_appendf(out, size, ":\n%s", summary ? summary : "oclgrind found errors");
     host_hints(ex, &f, n, memory_counts, main_text, out, size);
     free(summary);
     return 1;

@@ -120,6 +120,10 @@ void grade_test_host(const struct grader_config *cfg, const struct grader_exerci
                      const char *kernel, const struct grade_build *graded, const char *dead,
                      struct grader_exercise_result *r);
 
+/* Append printf-style text to the string out of size bytes, cut at its end (report.c). */
+void grade_appendf(char *out, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* The host program once more under oclgrind's API and memory checks (host_oclgrind.c): its own
  * folder, readied before the program's first run; `skip` says why not where it cannot run. */
 struct host_oclgrind {
@@ -169,6 +173,10 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
                               const struct host_launches *h, int *too_busy, char *out, size_t size);
 void grade_host_launches_done(struct host_launches *h);
 
+/* Whether the memory check can run (memcheck.c): 0 with its test added as not run where the
+ * kernel is dead or oclgrind is missing. */
+int grade_memcheck_can_run(const char *name, int pts, const char *dead,
+                           struct grader_exercise_result *r);
 /* The kernel under oclgrind at each build (memcheck.c): the point only where all are clean. */
 void grade_test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,
                          const struct grade_builds *builds, const char *dead,

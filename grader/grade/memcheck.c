@@ -38,21 +38,28 @@ static void not_interpreted(const struct oclgrind_kernel_run *o, const char *at,
                         : "");
 }
 
+int grade_memcheck_can_run(const char *name, int pts, const char *dead,
+                           struct grader_exercise_result *r) {
+    char oclgrind[PATH_MAX];
+    if (dead[0]) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
+        return 0;
+    }
+    if (grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
+                           "not run: oclgrind is not installed (apt-get install oclgrind)");
+        return 0;
+    }
+    return 1;
+}
+
 void grade_test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,
                          const struct grade_builds *builds, const char *dead,
                          struct grader_exercise_result *r) {
     const char *name = "memory check (oclgrind): bounds, races, uninitialised values, barriers";
     int pts = ex->points.memcheck;
-    char oclgrind[PATH_MAX];
-    if (dead[0]) {
-        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
+    if (!grade_memcheck_can_run(name, pts, dead, r))
         return;
-    }
-    if (grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
-        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
-                           "not run: oclgrind is not installed (apt-get install oclgrind)");
-        return;
-    }
     char *text = malloc(SUMMARY_SIZE), *summary = malloc(SUMMARY_SIZE);
     if (!text || !summary) {
         grader_add_test(r, name, 0, pts, "grader out of memory");

@@ -1,6 +1,6 @@
 /* report.c - what the grader tells people: the per-exercise report and its log's head (the run
  * that wrote it), the lecture-style summary table, and results.json in Gradescope's format. */
-#include "grade/grade.h"
+#include "grade/internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -94,6 +94,16 @@ __attribute__((format(printf, 6, 0))) static void add_test(struct grader_exercis
     }
     va_end(again);
     grader_sanitize_text(t->name);
+}
+
+void grade_appendf(char *out, size_t size, const char *fmt, ...) {
+    size_t used = strlen(out);
+    if (used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out + used, size - used, fmt, ap);
+    va_end(ap);
 }
 
 void grader_add_test(struct grader_exercise_result *r, const char *name, int score, int max,

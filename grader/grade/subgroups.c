@@ -200,17 +200,8 @@ void grade_test_sub_group_memcheck(const struct grader_config *cfg,
                                    const struct grader_exercise *ex, const char *kernel,
                                    const char *checked, int all_right, const char *dead,
                                    struct grader_exercise_result *r) {
-    int pts = ex->points.memcheck;
-    char oclgrind[PATH_MAX];
-    if (dead[0]) {
-        grader_add_verdict(r, GRADER_NOT_RUN, NAME, 0, pts, "not run: %s", dead);
+    if (!grade_memcheck_can_run(NAME, ex->points.memcheck, dead, r))
         return;
-    }
-    if (grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
-        grader_add_verdict(r, GRADER_NOT_RUN, NAME, 0, pts,
-                           "not run: oclgrind is not installed (apt-get install oclgrind)");
-        return;
-    }
     /* the exchange array holds a work-group of any build the texts are run with */
     struct grader_size at = grader_memcheck_at(ex), first = grader_hidden_size(ex, 0);
     int row = 0, slots = group_items(ex, at, 1, &row);
