@@ -242,11 +242,13 @@ bench_small() {
 # report). The sanitizers' shadow memory needs the jail's RLIMIT_DATA raised (memory_mb).
 # A representative subset of the planted set by default (a build error, a crashing and an escaping
 # host program, wrong and out-of-bounds kernels, oclgrind's race check, the timed runs, sizes of
-# M x N x K, oclgrind with the grader's tiles plugin), for time:
+# M x N x K), for time. (10's entries, which load the grader's tiles plugin, are left out: their
+# memory check runs the ASan harness under oclgrind at N = 128, where ASan's allocator serves
+# oclgrind's shadow memory and the run passes planted.sh's time limit; the plugin is C++ inside
+# oclgrind, and the grader's reading of it is test_grader's, under ASan here.)
 # ASAN_PLANTED=all runs every one, ASAN_PLANTED="NAME..." those.
 asan_planted="does_not_compile host_crashes host_escapes transposed_index past_end_of_C
-    missing_barrier host_local_too_small perf_cache_cheat edge_loads_skipped
-    prefetch_own_depth_two_barriers"
+    missing_barrier host_local_too_small perf_cache_cheat edge_loads_skipped"
 sanitizers() {
     make -s -j"$jobs" asan || return 1
     ok=0
