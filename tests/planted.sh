@@ -9,6 +9,8 @@
 #   kernel_sed EXPR          a GNU sed expression applied to the solution's kernel.cl (main_sed:
 #                            main.c), which must change it: the bug planted in the current text
 #   ex ID                    the exercise
+#   kernel_from ID           the kernel.cl of another exercise's solution instead (before any
+#                            kernel_sed): a step's solution graded as the next step
 #   fail TEST                a test whose name contains TEST must score 0
 #   pass TEST                a test whose name contains TEST must score full points
 #   output TEST | TEXT       that test's output must contain TEXT
@@ -85,6 +87,8 @@ for name in $names; do
     sub=$work/$name
     mkdir -p "$sub/$ex"
     cp "$root/solutions/$ex/"* "$sub/$ex/"
+    from=$(sed -n 's/^kernel_from //p' "$dir/expect")
+    [ -z "$from" ] || cp "$root/solutions/$from/kernel.cl" "$sub/$ex/kernel.cl"
     for f in "$dir"/*; do
         case ${f##*/} in expect) ;; *) sed "s|@WORKBOOK_ROOT@|$root|g" "$f" >"$sub/$ex/${f##*/}" ;; esac
     done
