@@ -215,8 +215,8 @@ else
     diff "$work/local.rows" "$work/slurm.rows"
 fi
 [ "$(wc -l <"$work/local.rows")" -eq 9 ] && [ "$(grep -c ',graded,' "$work/local.rows")" -eq 7 ] &&
-    grep -q '^archive_dotdot,.*refused' "$work/local.rows" && grep -Eq '^good,.*,([0-9]+),\1,graded,' "$work/local.rows" &&
-    grep -Eq '^compile_error,.*,0,[0-9]+,graded,' "$work/local.rows" ||
+    grep -q '^archive_dotdot,.*refused' "$work/local.rows" && grep -Eq '^good,.*,([0-9]+),\1,,graded,' "$work/local.rows" &&
+    grep -Eq '^compile_error,.*,0,[0-9]+,,graded,' "$work/local.rows" ||
     { fail "the class's verdicts are not the corpus's:"; cat "$work/local.rows"; }
 fingerprints "$work/local" >"$work/local.seeds"
 fingerprints "$work/slurm" >"$work/slurm.seeds"
