@@ -1,9 +1,11 @@
 # common/rules.mk - build rules shared by every exercise and solution folder.
 # An exercise Makefile sets ROOT (the repository root) and includes this file. It builds
-# ./<folder name> from main.c and the host library in common/; kernel.cl is read at run time.
+# ./<folder name> from main.c and the host library in common/ (build/libclu.a, built once for
+# every folder, as the grader links it); kernel.cl is read at run time.
 EXERCISE := $(notdir $(CURDIR))
 CLU_DIR  := $(ROOT)/common
 CLU_SRC  := $(wildcard $(CLU_DIR)/clu_*.c)
+LIBCLU   := $(ROOT)/build/libclu.a
 # students' code gets warnings but not -Werror; our own code is held to -Werror by `make test`
 CFLAGS   ?= -std=c11 -O2 -g -Wall -Wextra
 LDLIBS   := -lOpenCL -lm
@@ -12,8 +14,12 @@ ARGS     ?=
 .PHONY: all run grade clean
 all: $(EXERCISE)
 
-$(EXERCISE): main.c $(CLU_SRC) $(CLU_DIR)/clu.h | deps
-	$(CC) $(CFLAGS) -I$(CLU_DIR) -o $@ main.c $(CLU_SRC) $(LDLIBS)
+$(EXERCISE): main.c $(LIBCLU) $(CLU_DIR)/clu.h | deps
+	$(CC) $(CFLAGS) -I$(CLU_DIR) -o $@ main.c $(LIBCLU) $(LDLIBS)
+
+# the workbook's host library, rebuilt by the top-level Makefile when a file of common/ changed
+$(LIBCLU): $(CLU_SRC) $(wildcard $(CLU_DIR)/*.h)
+	$(MAKE) --no-print-directory -C $(ROOT) libclu
 
 run: $(EXERCISE)
 	./$(EXERCISE) $(ARGS)
