@@ -182,20 +182,28 @@ static void vendors_release(struct vendor_set *v) {
         clu_vendor_release(v->gemm[id]);
 }
 
-/* `vendor R KEY NONCE`: its launch, or why it is skipped. */
-static void vendor_command(struct vendor_set *v, int round, const char *key,
+/* `vendor R KEY NONCE`: `count` launches one after the other (the sum of their times), or why it
+ * is skipped. */
+static void vendor_command(struct vendor_set *v, int round, const char *key, int count,
                            unsigned long long nonce, FILE *reply) {
     int id = 0;
     while (id < CLU_VENDOR_COUNT && strcmp(key, clu_vendor_key(id)) != 0)
         id++;
-    double seconds = 0.0;
+    double seconds = 0.0, one = 0.0;
     char why[200] = "not a vendor";
+    int done = 0;
     if (id < CLU_VENDOR_COUNT && !v->gemm[id])
         snprintf(why, sizeof why, "%s", v->why[id]);
-    else if (id < CLU_VENDOR_COUNT &&
-             clu_vendor_launch(v->gemm[id], &seconds, why, sizeof why) == 0 && seconds > 0.0) {
-        fprintf(reply, SERVE_VENDOR " %d %llu %.9g\n", round, nonce, seconds);
-        return;
+    else if (id < CLU_VENDOR_COUNT) {
+        while (done < count && clu_vendor_launch(v->gemm[id], &one, why, sizeof why) == 0 &&
+               one > 0.0) {
+            seconds += one;
+            done++;
+        }
+        if (done == count) {
+            fprintf(reply, SERVE_VENDOR " %d %llu %.9g\n", round, nonce, seconds);
+            return;
+        }
     }
     for (char *p = why; *p; p++) /* one reply line */
         if (*p == '\n')
@@ -203,23 +211,99 @@ static void vendor_command(struct vendor_set *v, int round, const char *key,
     fprintf(reply, SERVE_SKIPPED " %d %llu %s\n", round, nonce, why);
 }
 
+/* --serve's state: the kernel and its launch, and the launch sets of a timed command. Each set is
+ * an A, B and C of its own on the device (set 0 the harness's first buffers), so that no launch of
+ * a command finds its inputs or its C as an earlier launch left them. */
+struct served {
+    const struct clu_env *env;
+    const struct grader_exercise *ex;
+    struct grader_size size;
+    const struct grader_variant *variant;
+    struct grader_launch *launch;
+    cl_mem sets[SERVE_MAX_LAUNCHES][3];
+    int count;              /* sets made (the last inputs command's COUNT) */
+    float *a, *b, *c;       /* host copies of one set at a time */
+    const size_t *in_count; /* A's and B's floats */
+    size_t c_total;         /* C's floats with its guard zone */
+    const float *fresh_c;   /* the unwritten NaN, then the guard zone */
+    const char *dir;        /* where save writes */
+    struct vendor_set *vendors;
+};
+
+/* `inputs R SEED COUNT`: COUNT sets, set k's A and B from grader_launch_seed(SEED, k) and C back to
+ * the unwritten NaN with its guard zone. 0, or -1 (the device is out of memory: said on stderr). */
+static int serve_inputs(struct served *sv, uint64_t seed, int count) {
+    const struct clu_env *env = sv->env;
+    for (; sv->count < count; sv->count++) { /* more sets than before */
+        cl_int err;
+        for (int m = 0; m < 3; m++) {
+            size_t floats = m < 2 ? sv->in_count[m] : sv->c_total;
+            sv->sets[sv->count][m] =
+                clCreateBuffer(env->context, CL_MEM_READ_WRITE, floats * sizeof(float), NULL, &err);
+            if (err != CL_SUCCESS) {
+                fprintf(stderr, WHO ": %d launch sets do not fit the device (%s)\n", count,
+                        clu_error_name(err));
+                return -1;
+            }
+        }
+    }
+    for (int k = 0; k < count; k++) {
+        uint64_t launch_seed = grader_launch_seed(seed, k);
+        clu_random_fill(sv->a, sv->in_count[0], launch_seed, 0);
+        clu_random_fill(sv->b, sv->in_count[1], launch_seed, 1);
+        cl_mem *abc = sv->sets[k];
+        CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[0], CL_TRUE, 0,
+                                       sv->in_count[0] * sizeof(float), sv->a, 0, NULL, NULL));
+        CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[1], CL_TRUE, 0,
+                                       sv->in_count[1] * sizeof(float), sv->b, 0, NULL, NULL));
+        CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[2], CL_TRUE, 0, sv->c_total * sizeof(float),
+                                       sv->fresh_c, 0, NULL, NULL));
+    }
+    return 0;
+}
+
+/* `launch R`: one launch on each of the first `count` sets, enqueued back to back and waited for
+ * together; *seconds the sum of their event times. */
+static cl_int serve_launches(struct served *sv, int count, double *seconds) {
+    cl_event done[SERVE_MAX_LAUNCHES];
+    cl_int err = CL_SUCCESS;
+    int made = 0;
+    *seconds = 0.0;
+    for (; made < count && err == CL_SUCCESS; made++) {
+        err = grader_set_args(sv->ex, sv->launch->kernel, sv->size, sv->variant, sv->sets[made]);
+        done[made] = NULL;
+        if (err == CL_SUCCESS)
+            err = grader_enqueue(sv->launch, sv->env->queue, &done[made]);
+        if (err == CL_SUCCESS && !done[made])
+            err = CLU_NOT_LAUNCHED;
+    }
+    if (err == CL_SUCCESS)
+        err = clFinish(sv->env->queue);
+    for (int k = 0; k < made; k++)
+        if (done[k]) {
+            if (err == CL_SUCCESS)
+                *seconds += clu_event_seconds(done[k]);
+            clReleaseEvent(done[k]);
+        }
+    return err;
+}
+
 /* --serve: the timed runs, one command at a time from the grader, which holds the clock.
  * Commands on stdin, one reply line each on fd 3 (the grader's own channel: a kernel's printf
  * goes to stdout, the log):
- *   (at start)          -> "ready" after the build and two untimed launches
- *   inputs R SEED NONCE -> A and B from SEED (clu_random_fill streams 0 and 1), C back to the
- *                          unwritten NaN with its guard zone; "inputs R NONCE"
- *   launch R NONCE      -> one launch, waited for; "launched R NONCE SECONDS" (its event time)
- *   save R NONCE        -> C with its guard zone saved as c-R.bin; "saved R NONCE"
- *   vendor R KEY NONCE  -> (--vendors) one launch of that vendor's SGEMM, waited for; "vendor R
- *                          NONCE SECONDS", or "vendor-skipped R NONCE REASON"
+ *   (at start)                -> "ready" after the build and two untimed launches
+ *   inputs R SEED COUNT NONCE -> COUNT launch sets (serve_inputs); "inputs R NONCE"
+ *   launch R NONCE            -> one launch per set, back to back, waited for; "launched R NONCE
+ *                                SECONDS" (the sum of their event times)
+ *   save R K NONCE            -> set K's C with its guard zone saved as c-R-K.bin; "saved R NONCE"
+ *   vendor R KEY NONCE        -> (--vendors) COUNT launches of that vendor's SGEMM, waited for;
+ *                                "vendor R NONCE SECONDS", or "vendor-skipped R NONCE REASON"
  * End of input ends it. Nothing it says is believed: the grader times each launch command
  * with its own clock, chooses the seeds and checks every saved C itself; the nonces only keep
  * a reply from being taken for another. The reference kernel runs in a process of its own.
  * The words are exercise/protocol.h's SERVE_ names. */
-static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc, float *a,
-                 float *b, float *c, const size_t *in_count, size_t c_total, const char *dir,
-                 struct vendor_set *vendors) {
+static int serve(struct served *sv) {
+    const struct clu_env *env = sv->env;
     FILE *reply = fdopen(3, "w");
     if (!reply) {
         fprintf(stderr, WHO ": " FLAG_SERVE " needs the grader's reply channel on fd 3\n");
@@ -227,39 +311,32 @@ static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc
     }
     struct clu_stats unused;
     /* two untimed launches: POCL generates code at the first, caches settle at the second */
-    CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, l, 2, 0, &unused), "warm-up");
-    float *fresh_c = malloc(c_total * sizeof *fresh_c);
-    if (!fresh_c)
-        return HARNESS_OPENCL;
-    memcpy(fresh_c, c, c_total * sizeof *fresh_c); /* the unwritten NaN, then the guard zone */
+    CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, sv->launch, 2, 0, &unused),
+                  "warm-up");
     fprintf(reply, SERVE_READY "\n");
     fflush(reply);
     char line[256], key[32];
+    int count = 1;
     while (fgets(line, sizeof line, stdin)) {
-        int round = -1;
+        int round = -1, set = -1;
         unsigned long long seed = 0, nonce = 0;
-        if (sscanf(line, SERVE_INPUTS " %d %llu %llu", &round, &seed, &nonce) == 3) {
-            clu_random_fill(a, in_count[0], seed, 0);
-            clu_random_fill(b, in_count[1], seed, 1);
-            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[0], CL_TRUE, 0,
-                                           in_count[0] * sizeof(float), a, 0, NULL, NULL));
-            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[1], CL_TRUE, 0,
-                                           in_count[1] * sizeof(float), b, 0, NULL, NULL));
-            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[2], CL_TRUE, 0, c_total * sizeof(float),
-                                           fresh_c, 0, NULL, NULL));
+        double seconds = 0.0;
+        if (sscanf(line, SERVE_INPUTS " %d %llu %d %llu", &round, &seed, &count, &nonce) == 4 &&
+            count >= 1 && count <= SERVE_MAX_LAUNCHES) {
+            if (serve_inputs(sv, seed, count) != 0)
+                return HARNESS_OPENCL;
             fprintf(reply, SERVE_INPUTS " %d %llu\n", round, nonce);
         } else if (sscanf(line, SERVE_LAUNCH " %d %llu", &round, &nonce) == 2) {
-            struct clu_stats one;
-            CLU_CHECK_ERR(clu_time_launches(env->queue, grader_enqueue, l, 0, 1, &one),
-                          "timed launch");
-            fprintf(reply, SERVE_LAUNCHED " %d %llu %.9g\n", round, nonce, one.median);
-        } else if (vendors &&
+            CLU_CHECK_ERR(serve_launches(sv, count, &seconds), "timed launch");
+            fprintf(reply, SERVE_LAUNCHED " %d %llu %.9g\n", round, nonce, seconds);
+        } else if (sv->vendors &&
                    sscanf(line, SERVE_VENDOR " %d %31s %llu", &round, key, &nonce) == 3) {
-            vendor_command(vendors, round, key, nonce, reply);
-        } else if (sscanf(line, SERVE_SAVE " %d %llu", &round, &nonce) == 2) {
+            vendor_command(sv->vendors, round, key, count, nonce, reply);
+        } else if (sscanf(line, SERVE_SAVE " %d %d %llu", &round, &set, &nonce) == 3 && set >= 0 &&
+                   set < sv->count) {
             char name[32];
-            snprintf(name, sizeof name, RESULT_ROUND, round);
-            if (save_buffer(env, abc[2], c, c_total, dir, name) != 0)
+            snprintf(name, sizeof name, RESULT_LAUNCH, round, set);
+            if (save_buffer(env, sv->sets[set][2], sv->c, sv->c_total, sv->dir, name) != 0)
                 return HARNESS_USAGE;
             fprintf(reply, SERVE_SAVED " %d %llu\n", round, nonce);
         } else {
@@ -268,7 +345,6 @@ static int serve(const struct clu_env *env, struct grader_launch *l, cl_mem *abc
         }
         fflush(reply);
     }
-    free(fresh_c);
     fclose(reply);
     return HARNESS_OK;
 }
@@ -479,8 +555,30 @@ int grader_harness_main(int argc, char **argv) {
         struct vendor_set vendors = {0};
         if (f.vendors && size.m == size.n && size.k == size.n)
             vendors_prepare(&env, size.n, a, b, f.seed, &vendors);
-        status = serve(&env, &student, abc, a, b, c, in_count, out_count + guard, f.out,
-                       f.vendors ? &vendors : NULL);
+        float *fresh_c = malloc((out_count + guard) * sizeof *fresh_c);
+        struct served sv = {.env = &env,
+                            .ex = ex,
+                            .size = size,
+                            .variant = &variant,
+                            .launch = &student,
+                            .count = 1,
+                            .a = a,
+                            .b = b,
+                            .c = c,
+                            .in_count = in_count,
+                            .c_total = out_count + guard,
+                            .fresh_c = fresh_c,
+                            .dir = f.out,
+                            .vendors = f.vendors ? &vendors : NULL};
+        memcpy(sv.sets[0], abc, sizeof abc);
+        if (fresh_c)
+            memcpy(fresh_c, c, (out_count + guard) * sizeof *fresh_c);
+        status = fresh_c ? serve(&sv) : HARNESS_OPENCL;
+        for (int k = 1; k < sv.count; k++) /* (set 0 is abc, released below) */
+            for (int m = 0; m < 3; m++)
+                if (sv.sets[k][m])
+                    clReleaseMemObject(sv.sets[k][m]);
+        free(fresh_c);
         vendors_release(&vendors);
     } else {
         cl_event done;

@@ -321,6 +321,9 @@ void grader_describe_wrong(const struct grader_exercise *ex, struct grader_size 
 
 /* A seed derived one way (SHA-256-crypt) from seed, a label and an index: no way back. */
 uint64_t grader_derive_seed(uint64_t seed, const char *label, long index);
+/* The inputs' seed of launch set k of a timed round whose seed is round_seed (set 0: the round's
+ * own), for the serving harness and the grader that checks it alike. */
+uint64_t grader_launch_seed(uint64_t round_seed, int k);
 /* The seed of one run: from the hidden seed, the exercise's id and the size (every size new data).
  */
 uint64_t grader_seed_for(uint64_t hidden_seed, const struct grader_exercise *ex,

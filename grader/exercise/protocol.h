@@ -98,26 +98,33 @@
 #define RESULT_A     "a.bin"    /* A as the kernel left it */
 #define RESULT_B     "b.bin"    /* B as the kernel left it */
 #define RESULT_ROUND "c-%d.bin" /* printf format: C and its guard after timed launch R (from 0) */
+#define RESULT_LAUNCH                                                                              \
+    "c-%d-%d.bin" /* printf format: C and its guard of launch set K of timed round R (--serve) */
 
 #define CUDA_DEVICE_FILE "device.txt" /* --probe: grader_cuda_device_write's lines */
 #define CUDA_TIMING_FILE "timing.txt" /* --time: grader_cuda_timing_write's lines */
 
 /* ---------------------------------------------------------------- --serve (child/harness.c)
  * Commands on stdin, one reply line each on fd 3 (R the round, NONCE the grader's):
- *   (at start)          -> SERVE_READY
- *   inputs R SEED NONCE -> inputs R NONCE
- *   launch R NONCE      -> launched R NONCE SECONDS
- *   save R NONCE        -> saved R NONCE (C in RESULT_ROUND)
- *   vendor R KEY NONCE  -> vendor R NONCE SECONDS, or vendor-skipped R NONCE REASON (with
- *                          FLAG_VENDORS: KEY is clu_vendor_key's, on the harness's first inputs) */
-#define SERVE_READY    "ready"
-#define SERVE_INPUTS   "inputs" /* the command and its reply */
-#define SERVE_LAUNCH   "launch"
-#define SERVE_LAUNCHED "launched"
-#define SERVE_SAVE     "save"
-#define SERVE_SAVED    "saved"
-#define SERVE_VENDOR   "vendor" /* the command and its reply when timed */
-#define SERVE_SKIPPED  "vendor-skipped"
+ *   (at start)                -> SERVE_READY
+ *   inputs R SEED COUNT NONCE -> inputs R NONCE (COUNT launch sets, from grader_launch_seed)
+ *   launch R NONCE            -> launched R NONCE SECONDS (one launch per set, back to back)
+ *   save R K NONCE            -> saved R NONCE (set K's C in RESULT_LAUNCH)
+ *   vendor R KEY NONCE        -> vendor R NONCE SECONDS (COUNT launches), or vendor-skipped R
+ *                                NONCE REASON (with FLAG_VENDORS: KEY is clu_vendor_key's, on the
+ *                                harness's first inputs)
+ * A command of COUNT launches lasts long enough for the grader's clock to time it well (its
+ * overhead per command, a fraction of a millisecond on a GPU, spread over them), and every launch
+ * has inputs and a C of its own, so none can take its answer from the one before. */
+#define SERVE_READY        "ready"
+#define SERVE_INPUTS       "inputs" /* the command and its reply */
+#define SERVE_LAUNCH       "launch"
+#define SERVE_LAUNCHED     "launched"
+#define SERVE_SAVE         "save"
+#define SERVE_SAVED        "saved"
+#define SERVE_VENDOR       "vendor" /* the command and its reply when timed */
+#define SERVE_SKIPPED      "vendor-skipped"
+#define SERVE_MAX_LAUNCHES 64 /* launch sets of one command at most */
 
 /* ---------------------------------------------------------------- the CUDA twin */
 

@@ -20,6 +20,10 @@ uint64_t grader_derive_seed(uint64_t seed, const char *label, long index) {
     return grader_fnv1a(text, strlen(text)) & 0x7fffffffffffffffull; /* programs take INT64_MAX */
 }
 
+uint64_t grader_launch_seed(uint64_t round_seed, int k) {
+    return k ? grader_derive_seed(round_seed, "launch set", k) : round_seed;
+}
+
 /* The seed of the runs of one exercise at one size: every exercise and size gets different
  * data, from the exercise's id (not its row, which a config file may reorder). */
 uint64_t grader_seed_for(uint64_t hidden_seed, const struct grader_exercise *ex,

@@ -48,8 +48,10 @@ struct grader_test {
     char *output;                /* what the student reads about it (malloc'd) */
 };
 
-#define GRADER_MAX_TESTS    32
-#define GRADER_TIMED_ROUNDS 5 /* timed launches of each kernel in the comparison (timing.c) */
+#define GRADER_MAX_TESTS 32
+#define GRADER_TIMED_ROUNDS                                                                        \
+    5 /* timed rounds of each kernel in the comparison, at least (timing.c) */
+#define GRADER_MAX_ROUNDS 15 /* and at most: rounds measured again, or while the ratios spread */
 
 struct grader_exercise_result {
     const struct grader_exercise *ex;
@@ -209,9 +211,10 @@ int grader_cuda_tests(const struct grader_config *cfg, const struct grader_exerc
 /* The vendors' SGEMMs timed in the same rounds (the capstone): each launch on the grader's clock,
  * in the reference's harness (never in a process the student's code runs in). */
 struct grader_vendor_times {
-    double seconds[CLU_VENDOR_COUNT][GRADER_TIMED_ROUNDS]; /* each round's launch */
-    int timed[CLU_VENDOR_COUNT];                           /* every round timed */
-    char why[CLU_VENDOR_COUNT][200];                       /* else why not */
+    double seconds[CLU_VENDOR_COUNT][GRADER_MAX_ROUNDS]; /* each round's launch */
+    int rounds;                                          /* rounds timed */
+    int timed[CLU_VENDOR_COUNT];                         /* every round timed */
+    char why[CLU_VENDOR_COUNT][200];                     /* else why not */
 };
 
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving

@@ -197,16 +197,19 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
 /* ---------------------------------------------------------------- timing.c's machinery
  * (shared with tune.c, which times candidates the same way) */
 
-#define TIMED_ROUNDS GRADER_TIMED_ROUNDS /* timed launches of each kernel (grade.h) */
+#define TIMED_ROUNDS GRADER_TIMED_ROUNDS /* timed rounds of each kernel, at least (grade.h) */
+#define MAX_ROUNDS   GRADER_MAX_ROUNDS   /* and at most, those measured again included */
 
 /* One side of the comparison: a kernel in a serving harness of its own. */
 struct side {
     const char *who;                /* "yours" or "reference" */
     struct grader_child *child;     /* its serving harness */
-    char dir[PATH_MAX];             /* its folder (where it saves c-R.bin) */
+    char dir[PATH_MAX];             /* its folder (where it saves c-R-K.bin) */
     char log[PATH_MAX + 32];        /* its stdout and stderr */
-    double seconds[TIMED_ROUNDS];   /* each launch on the grader's clock */
-    double reported[TIMED_ROUNDS];  /* each launch as the harness reported it */
+    int launches;                   /* launches per timed command (0: one) */
+    double seconds[MAX_ROUNDS];     /* each round's launch on the grader's clock (per launch) */
+    double reported[MAX_ROUNDS];    /* each round's launch as the harness reported it */
+    double cpus[MAX_ROUNDS];        /* CPUs it had during the command (CPU seconds / seconds) */
     struct grader_run_result ended; /* how it ended */
     char *log_text;                 /* its output, capped, once it ended */
 };
@@ -216,14 +219,22 @@ struct side {
 struct grader_child *start_server(const struct grader_config *cfg, const struct grader_exercise *ex,
                                   const char *self, const char *kernel, int n, const char *dir,
                                   int jailed, int vendors, const char *log);
-/* Why the C that s saved for timed round `round` (inputs from seed) is wrong, "" if right: with
- * full, every element (sampled above N = 1024), else Freivalds' test; at ex->perf_n. */
-void round_wrong(const struct grader_exercise *ex, const char *dir, int round, uint64_t seed,
-                 int full, char *why, size_t why_size);
-/* One timed round of s: inputs from seed, the launch on the grader's clock into s->seconds, and
- * with save, C saved. 0, or -1 with why. */
-int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed, int save,
+/* One timed round of s: s->launches launch sets from seed (grader_launch_seed), the command on the
+ * grader's clock, per launch, into s->seconds[round] (and what it had of the CPU into s->cpus).
+ * 0, or -1 with why. */
+int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed,
                 char *why, size_t why_size);
+/* Every launch set's C of s's timed round `round` (round seed `seed`) saved, checked and removed:
+ * set `full` (-1: none) element by element (sampled above N = 1024), the others with Freivalds'
+ * test, at ex->perf_n. "" in why when all are right. -1 when the harness did not save one. With
+ * paused, s is paused between rounds: it runs only while it saves. */
+int round_checked(const struct grader_config *cfg, const struct grader_exercise *ex, struct side *s,
+                  int round, uint64_t seed, int full, int paused, char *why, size_t why_size);
+/* How many launches make one timed command of the side last PERF_COMMAND_SECONDS, from one launch
+ * of it timed now (at ex->perf_n, within the memory the launch sets may take); sets s->launches.
+ * 0, or -1 with why. */
+int calibrate_launches(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       struct side *s, uint64_t seed, char *why, size_t why_size);
 /* The harness ended (within cfg->timeout), how in s->ended, its output in s->log_text. */
 void end_side(const struct grader_config *cfg, struct side *s);
 
@@ -246,7 +257,7 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
                         struct grader_exercise_result *r);
 
 /* The vendors' SGEMMs timed alone (timing.c): the reference's harness of rx at rx->perf_n with
- * the vendors, `rounds` rounds (at most TIMED_ROUNDS) of one reference launch, which gives the
+ * the vendors, `rounds` rounds (at most TIMED_ROUNDS) of the reference's launches, which gives the
  * harness its inputs, and one launch of each vendor, while no process of a student's runs. With
  * one round it is the check of what can be timed here, the same for every student; with more, the
  * figures of a vendor that failed beside a student's kernel. */

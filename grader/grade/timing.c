@@ -119,15 +119,15 @@ static size_t sampled_wrong(int n, const float *a, const float *b, const float *
     return wrong;
 }
 
-/* Why the student's C of timed round r is wrong ("" if right): every element against the
- * reference (full; sampled elements above FULL_CHECK_MAX_N), or Freivalds' O(N^2) check of the
- * product. */
-void round_wrong(const struct grader_exercise *ex, const char *dir, int round, uint64_t seed,
-                 int full, char *why, size_t why_size) {
+/* Why the C of launch set `set` of timed round r (its inputs from seed) is wrong ("" if right):
+ * every element against the reference (full; sampled elements above FULL_CHECK_MAX_N), or
+ * Freivalds' O(N^2) check of the product. */
+static void round_wrong(const struct grader_exercise *ex, const char *dir, int round, int set,
+                        uint64_t seed, int full, char *why, size_t why_size) {
     int n = ex->perf_n;
     size_t count = grader_output_count(ex, grader_square(n)), in_count = (size_t)n * (size_t)n;
     char reason[200] = "", name[32];
-    snprintf(name, sizeof name, RESULT_ROUND, round);
+    snprintf(name, sizeof name, RESULT_LAUNCH, round, set);
     float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
     double *expected = NULL, *tol = NULL;
     float *a = NULL, *b = NULL;
@@ -176,20 +176,31 @@ void round_wrong(const struct grader_exercise *ex, const char *dir, int round, u
     free(tol);
 }
 
-/* One timed round of one side: inputs, the launch on the grader's clock, and (for the student)
- * C saved. 0, or -1 with why. */
-int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed, int save,
-                char *why, size_t why_size) {
-    char command[128], rest[128];
-    snprintf(command, sizeof command, SERVE_INPUTS " %d %llu", round, (unsigned long long)seed);
+/* How long one timed command lasts at least, on the grader's clock: its own overhead per command
+ * (a fraction of a millisecond on a GPU) is then a percent or two of what it times. */
+#define PERF_COMMAND_SECONDS 0.020
+/* The device memory the launch sets of one side may take (each A, B and C of its own) */
+#define LAUNCH_SETS_BYTES (1ull << 30)
+
+/* One command of s->launches launches on launch sets from seed, on the grader's clock: per launch,
+ * the seconds it saw, those the harness reported, and the CPUs the harness had (-1: unknown).
+ * 0, or -1 with why. */
+static int time_command(const struct grader_config *cfg, struct side *s, int round, uint64_t seed,
+                        double got[3], char *why, size_t why_size) {
+    char command[160], rest[128];
+    int launches = s->launches > 0 ? s->launches : 1;
+    snprintf(command, sizeof command, SERVE_INPUTS " %d %llu %d", round, (unsigned long long)seed,
+             launches);
     if (exchange(s, command, round, cfg->timeout, SERVE_INPUTS, NULL, 0) != 0) {
         snprintf(why, why_size, "%s: no answer to the inputs of round %d", s->who, round + 1);
         return -1;
     }
     snprintf(command, sizeof command, SERVE_LAUNCH " %d", round);
+    double cpu = grader_child_cpu_seconds(s->child);
     double start = now();
     int ok = exchange(s, command, round, cfg->timeout, SERVE_LAUNCHED, rest, sizeof rest) == 0;
     double seen = now() - start;
+    double cpu_after = grader_child_cpu_seconds(s->child);
     char *end = NULL;
     double reported = ok ? strtod(rest, &end) : 0;
     if (!ok || end == rest || !(reported > 0)) {
@@ -198,25 +209,89 @@ int timed_round(const struct grader_config *cfg, struct side *s, int round, uint
     }
     if (reported > seen) {
         snprintf(why, why_size,
-                 "%s: round %d reported %.3f ms for a launch the grader saw take %.3f ms", s->who,
-                 round + 1, reported * 1e3, seen * 1e3);
+                 "%s: round %d reported %.3f ms for %d launch%s the grader saw take %.3f ms",
+                 s->who, round + 1, reported * 1e3, launches, launches == 1 ? "" : "es",
+                 seen * 1e3);
         return -1;
     }
-    s->seconds[round] = seen;
-    s->reported[round] = reported;
-    snprintf(command, sizeof command, SERVE_SAVE " %d", round);
-    if (save && exchange(s, command, round, cfg->timeout, SERVE_SAVED, NULL, 0) != 0) {
-        snprintf(why, why_size, "%s: C of round %d was not saved", s->who, round + 1);
+    got[0] = seen / launches;
+    got[1] = reported / launches;
+    got[2] = cpu >= 0.0 && cpu_after >= cpu ? (cpu_after - cpu) / seen : -1.0;
+    return 0;
+}
+
+int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed,
+                char *why, size_t why_size) {
+    double got[3];
+    if (round < 0 || round >= MAX_ROUNDS || time_command(cfg, s, round, seed, got, why, why_size))
         return -1;
+    s->seconds[round] = got[0];
+    s->reported[round] = got[1];
+    s->cpus[round] = got[2];
+    return 0;
+}
+
+int round_checked(const struct grader_config *cfg, const struct grader_exercise *ex, struct side *s,
+                  int round, uint64_t seed, int full, int paused, char *why, size_t why_size) {
+    int launches = s->launches > 0 ? s->launches : 1;
+    why[0] = '\0';
+    for (int k = 0; k < launches && !why[0]; k++) {
+        char command[64], path[PATH_MAX + 64];
+        snprintf(command, sizeof command, SERVE_SAVE " %d %d", round, k);
+        if (paused) /* it runs to save, and is stopped again while the grader checks */
+            grader_child_pause(s->child, 0);
+        int saved = exchange(s, command, round, cfg->timeout, SERVE_SAVED, NULL, 0);
+        if (paused)
+            grader_child_pause(s->child, 1);
+        if (saved != 0) {
+            snprintf(why, why_size, "%s: C of round %d was not saved", s->who, round + 1);
+            return -1;
+        }
+        round_wrong(ex, s->dir, round, k, grader_launch_seed(seed, k), k == full, why, why_size);
+        if (why[0] && launches > 1) { /* which of the command's launches */
+            char detail[900];
+            snprintf(detail, sizeof detail, "%s (launch %d of the round's %d)", why, k + 1,
+                     launches);
+            snprintf(why, why_size, "%s", detail);
+        }
+        snprintf(path, sizeof path, "%s/" RESULT_LAUNCH, s->dir, round, k);
+        unlink(path); /* checked: its disk back (64 MB at N = 4096) */
     }
     return 0;
 }
 
-/* Round r of every vendor not skipped yet, on the reference's harness: one launch each on the
- * grader's clock (the reply's own figure is not used). A vendor the harness skips, or whose
- * launch fails, is left out from then on with the reason. */
+int calibrate_launches(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       struct side *s, uint64_t seed, char *why, size_t why_size) {
+    double got[3];
+    s->launches = 1;
+    if (time_command(cfg, s, MAX_ROUNDS, grader_derive_seed(seed, "calibration", 0), got, why,
+                     why_size) != 0)
+        return -1;
+    double one = got[0];
+    struct grader_size size = grader_square(ex->perf_n);
+    unsigned long long set_bytes =
+        sizeof(float) * (grader_a_count(ex, size) + grader_b_count(ex, size) +
+                         grader_output_count(ex, size) + HARNESS_GUARD);
+    unsigned long long budget = LAUNCH_SETS_BYTES;
+    if (cfg->jail.limits.memory_bytes > 0 && /* a CPU's device memory is the jail's */
+        (unsigned long long)cfg->jail.limits.memory_bytes / 3 < budget)
+        budget = (unsigned long long)cfg->jail.limits.memory_bytes / 3;
+    long most = (long)(budget / set_bytes);
+    long want = one > 0.0 ? (long)ceil(PERF_COMMAND_SECONDS / one) : 1;
+    if (want > most)
+        want = most;
+    if (want > SERVE_MAX_LAUNCHES)
+        want = SERVE_MAX_LAUNCHES;
+    s->launches = want < 1 ? 1 : (int)want;
+    return 0;
+}
+
+/* Round r of every vendor not skipped yet, on the reference's harness: the reference's count of
+ * launches each, on the grader's clock (the reply's own figure is not used). A vendor the harness
+ * skips, or whose launch fails, is left out from then on with the reason. */
 static void vendor_round(const struct grader_config *cfg, struct side *ref, int round,
                          struct grader_vendor_times *v) {
+    int launches = ref->launches > 0 ? ref->launches : 1;
     for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
         if (v->why[id][0])
             continue;
@@ -229,12 +304,14 @@ static void vendor_round(const struct grader_config *cfg, struct side *ref, int 
         int asked = grader_child_ask(ref->child, line, reply, sizeof reply, cfg->timeout);
         double seen = now() - start;
         if (asked == 0 && strncmp(reply, timed, strlen(timed)) == 0)
-            v->seconds[id][round] = seen;
+            v->seconds[id][round] = seen / launches;
         else if (asked == 0 && strncmp(reply, skipped, strlen(skipped)) == 0)
             snprintf(v->why[id], sizeof v->why[id], "%s", reply + strlen(skipped));
         else
             snprintf(v->why[id], sizeof v->why[id], "no answer from the reference's harness");
     }
+    if (round + 1 > v->rounds)
+        v->rounds = round + 1;
 }
 
 void end_side(const struct grader_config *cfg, struct side *s) {
@@ -257,14 +334,16 @@ static void reference_pace(const struct grader_config *cfg, struct side *ref, in
         return;
     }
     double slowest = 0.0;
-    for (int r = 0; r < TIMED_ROUNDS; r++)
+    for (int r = 0; r < MAX_ROUNDS; r++)
         slowest = ref->seconds[r] > slowest ? ref->seconds[r] : slowest;
     char why[200] = "";
-    if (slowest <= 0.0 && timed_round(cfg, ref, 0, round_seed(seed, 0), 0, why, sizeof why) == 0)
+    grader_child_pause(ref->child, 0);
+    if (slowest <= 0.0 && timed_round(cfg, ref, 0, round_seed(seed, 0), why, sizeof why) == 0)
         slowest = ref->seconds[0];
-    pace->work = "one timed launch";
+    int launches = ref->launches > 0 ? ref->launches : 1;
+    pace->work = launches == 1 ? "one timed launch" : "one timed command of its launches";
     pace->seconds = cfg->timeout;
-    pace->reference_seconds = slowest;
+    pace->reference_seconds = slowest * launches;
 }
 
 /* Timings of different students on one device must not overlap (make batch with JOBS > 1 runs
@@ -288,6 +367,100 @@ static int timing_lock(const struct grader_config *cfg) {
             return -1;
         }
     return fd;
+}
+
+/* A round is measured again when a side had under STARVED_BELOW of the CPUs it had at best in
+ * any round so far (another program took them: a busy machine), and more rounds are added while
+ * the rounds' own ratios spread more than SPREAD_MOST (their middle half, against the median). */
+#define STARVED_BELOW 0.75
+#define SPREAD_MOST   0.15
+
+static int round_starved(struct side sides[2], int r, double best[2]) {
+    int starved = 0;
+    for (int w = 0; w < 2; w++) {
+        double cpus = sides[w].cpus[r];
+        if (cpus < 0.0)
+            continue; /* not known: never a reason */
+        if (cpus > best[w])
+            best[w] = cpus;
+        starved |= cpus < STARVED_BELOW * best[w];
+    }
+    return starved;
+}
+
+/* Which of the first `rounds` rounds count: none where a side was starved, judged against the
+ * best of every round (a first round that was starved is known only later). */
+static int rounds_kept(struct side sides[2], int rounds, int kept[MAX_ROUNDS]) {
+    double best[2] = {0.0, 0.0};
+    for (int r = 0; r < rounds; r++)
+        for (int w = 0; w < 2; w++)
+            best[w] = sides[w].cpus[r] > best[w] ? sides[w].cpus[r] : best[w];
+    int count = 0;
+    for (int r = 0; r < rounds; r++) {
+        kept[r] = 1;
+        for (int w = 0; w < 2; w++)
+            if (sides[w].cpus[r] >= 0.0 && sides[w].cpus[r] < STARVED_BELOW * best[w])
+                kept[r] = 0;
+        count += kept[r];
+    }
+    if (count < 3) /* starved throughout: every round, rather than a verdict on two */
+        for (int r = 0; r < rounds; r++)
+            count += !kept[r], kept[r] = 1;
+    return count;
+}
+
+/* The rounds' own ratios (the reference's launch against the student's beside it), sorted. */
+static int round_ratios(struct side sides[2], int rounds, double ratios[MAX_ROUNDS]) {
+    int kept[MAX_ROUNDS], n = 0;
+    rounds_kept(sides, rounds, kept);
+    for (int r = 0; r < rounds; r++)
+        if (kept[r] && sides[0].seconds[r] > 0.0)
+            ratios[n++] = sides[1].seconds[r] / sides[0].seconds[r];
+    clu_stats_of(ratios, n); /* (sorts them) */
+    return n;
+}
+
+static double ratios_spread(struct side sides[2], int rounds) {
+    double ratios[MAX_ROUNDS];
+    int n = round_ratios(sides, rounds, ratios);
+    if (n < 4)
+        return 0.0;
+    double median = clu_stats_of(ratios, n).median;
+    return median > 0.0 ? (ratios[(3 * n) / 4] - ratios[n / 4]) / median : 0.0;
+}
+
+/* What the comparison reports, from the rounds kept. */
+struct round_figures {
+    struct clu_stats mine, ref;   /* seconds per launch */
+    double mine_event, ref_event; /* medians of what the harnesses reported */
+    double cpus[2];               /* median CPUs each had (0: unknown) */
+    double ratio;                 /* the median of the rounds' own ratios */
+    int kept, starved;            /* rounds counted, rounds left out */
+};
+
+static void round_figures(struct side sides[2], int rounds, struct round_figures *f) {
+    int kept[MAX_ROUNDS];
+    double v[4][MAX_ROUNDS], cpus[2][MAX_ROUNDS], ratios[MAX_ROUNDS];
+    f->kept = rounds_kept(sides, rounds, kept);
+    f->starved = rounds - f->kept;
+    int n = 0, known[2] = {0, 0};
+    for (int r = 0; r < rounds; r++) {
+        if (!kept[r])
+            continue;
+        v[0][n] = sides[0].seconds[r], v[1][n] = sides[1].seconds[r];
+        v[2][n] = sides[0].reported[r], v[3][n] = sides[1].reported[r];
+        for (int w = 0; w < 2; w++)
+            if (sides[w].cpus[r] >= 0.0)
+                cpus[w][known[w]++] = sides[w].cpus[r];
+        n++;
+    }
+    f->mine = clu_stats_of(v[0], n);
+    f->ref = clu_stats_of(v[1], n);
+    f->mine_event = clu_stats_of(v[2], n).median;
+    f->ref_event = clu_stats_of(v[3], n).median;
+    for (int w = 0; w < 2; w++)
+        f->cpus[w] = known[w] ? clu_stats_of(cpus[w], known[w]).median : 0.0;
+    f->ratio = clu_stats_of(ratios, round_ratios(sides, rounds, ratios)).median;
 }
 
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
@@ -329,32 +502,51 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     }
     int ready = !why[0];
     uint64_t seed = grader_seed_for(cfg->seed, ex, grader_square(ex->perf_n));
+    /* both sides stopped but for their own turns: neither works (POCL's threads included) while
+     * the other is timed, and each is treated as the other */
+    for (int w = 0; w < 2 && !why[0]; w++)
+        grader_child_pause(sides[w].child, 1);
+    /* launches per command from the reference's pace, the same for both */
+    if (!why[0]) {
+        grader_child_pause(ref->child, 0);
+        calibrate_launches(cfg, ex, ref, seed, why, sizeof why);
+        grader_child_pause(ref->child, 1);
+        mine->launches = ref->launches;
+    }
     int checked = (int)(grader_derive_seed(seed, "checked round", 0) % TIMED_ROUNDS);
-    if (!why[0])
-        grader_child_pause(mine->child, 1);
+    int checked_set = (int)(grader_derive_seed(seed, "checked set", 0) %
+                            (unsigned)(ref->launches > 0 ? ref->launches : 1));
     if (vendors)
         memset(vendors, 0, sizeof *vendors);
-    for (int r = 0; r < TIMED_ROUNDS && !why[0]; r++) {
+    int rounds = 0, kept = 0, want = TIMED_ROUNDS;
+    double best[2] = {0.0, 0.0};
+    for (; rounds < MAX_ROUNDS && kept < want && !why[0]; rounds++) {
+        int r = rounds;
         for (int turn = 0; turn < 2 && !why[0]; turn++) {
             int w = turn ^ (r & 1); /* who goes first swaps every round */
-            if (w == 0)
-                grader_child_pause(mine->child, 0);
-            if (timed_round(cfg, &sides[w], r, round_seed(seed, r), w == 0, why, sizeof why) != 0)
+            grader_child_pause(sides[w].child, 0);
+            int failed = timed_round(cfg, &sides[w], r, round_seed(seed, r), why, sizeof why);
+            grader_child_pause(sides[w].child, 1);
+            if (failed)
                 break;
-            if (w == 0) {
-                grader_child_pause(mine->child, 1);
-                round_wrong(ex, mine->dir, r, round_seed(seed, r), r == checked, why, sizeof why);
-                if (why[0]) {
-                    char detail[900];
-                    snprintf(detail, sizeof detail,
-                             "not scored: the timed runs at N = %d did not all compute C: %s",
-                             ex->perf_n, why);
-                    snprintf(why, sizeof why, "%s", detail);
-                }
+            if (w == 0 &&
+                round_checked(cfg, ex, mine, r, round_seed(seed, r),
+                              r == checked ? checked_set : -1, 1, why, sizeof why) == 0 &&
+                why[0]) {
+                char detail[900];
+                snprintf(detail, sizeof detail,
+                         "not scored: the timed runs at N = %d did not all compute C: %s",
+                         ex->perf_n, why);
+                snprintf(why, sizeof why, "%s", detail);
             }
         }
         if (vendors && !why[0]) /* the student's processes stopped, as for the reference */
             vendor_round(cfg, ref, r, vendors);
+        if (why[0])
+            break;
+        kept += !round_starved(sides, r, best);
+        if (kept == want && want < MAX_ROUNDS && ratios_spread(sides, rounds + 1) > SPREAD_MOST)
+            want += 2; /* the rounds disagree: more of them, while there is room */
     }
     if (vendors)
         for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
@@ -384,25 +576,34 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
             snprintf(out, out_size, "%s", why);
         free(failure);
     } else {
-        struct clu_stats s = clu_stats_of(mine->seconds, TIMED_ROUNDS);
-        struct clu_stats t = clu_stats_of(ref->seconds, TIMED_ROUNDS);
-        struct clu_stats s_event = clu_stats_of(mine->reported, TIMED_ROUNDS);
-        struct clu_stats t_event = clu_stats_of(ref->reported, TIMED_ROUNDS);
+        struct round_figures f;
+        round_figures(sides, rounds, &f);
         double flops = grader_flops(ex, grader_square(ex->perf_n));
-        *gflops = flops / s.median * 1e-9;
-        *ref_gflops = flops / t.median * 1e-9;
-        double ratio = *gflops / *ref_gflops;
+        *gflops = flops / f.mine.median * 1e-9;
+        *ref_gflops = flops / f.ref.median * 1e-9;
+        double ratio = f.ratio;
         *earned = ratio >= cfg->perf_ratio;
+        char again[160] = "", cpus[2][40] = {"", ""};
+        if (f.starved)
+            snprintf(again, sizeof again,
+                     ", %d more where a side had under %.0f%% of the CPUs it had at best "
+                     "(a busy machine), left out",
+                     f.starved, 100 * STARVED_BELOW);
+        for (int w = 0; w < 2; w++)
+            if (f.cpus[w] > 0.0)
+                snprintf(cpus[w], sizeof cpus[w], ", %.1f CPUs", f.cpus[w]);
         snprintf(out, out_size,
-                 "N = %d, median of %d alternating launches each, on the grader's clock:\n"
+                 "N = %d, %d launch%s per timed command, %d alternating rounds%s, on the grader's "
+                 "clock (per launch):\n"
                  "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s  (its own events: %.3f "
-                 "ms)\n"
+                 "ms%s)\n"
                  "reference  %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s  (its own events: %.3f "
-                 "ms)\n"
-                 "ratio %.2f of medians (points from %.2f)",
-                 ex->perf_n, TIMED_ROUNDS, s.median * 1e3, s.min * 1e3, s.max * 1e3, *gflops,
-                 s_event.median * 1e3, t.median * 1e3, t.min * 1e3, t.max * 1e3, *ref_gflops,
-                 t_event.median * 1e3, ratio, cfg->perf_ratio);
+                 "ms%s)\n"
+                 "ratio %.2f, the median of the rounds' own ratios (points from %.2f)",
+                 ex->perf_n, mine->launches, mine->launches == 1 ? "" : "es", f.kept, again,
+                 f.mine.median * 1e3, f.mine.min * 1e3, f.mine.max * 1e3, *gflops,
+                 f.mine_event * 1e3, cpus[0], f.ref.median * 1e3, f.ref.min * 1e3, f.ref.max * 1e3,
+                 *ref_gflops, f.ref_event * 1e3, cpus[1], ratio, cfg->perf_ratio);
     }
     free(mine->log_text);
     free(ref->log_text);
@@ -426,9 +627,12 @@ void grade_vendors_alone(const struct grader_config *cfg, const struct grader_ex
         strcmp(reply, SERVE_READY) != 0)
         snprintf(why, sizeof why, "the reference's harness did not start");
     uint64_t seed = grader_derive_seed(cfg->seed, "vendors alone", rx->perf_n);
+    /* as many launches per command as in a comparison (the check before a student's code: one) */
+    if (!why[0] && rounds > 1)
+        calibrate_launches(cfg, rx, &s, seed, why, sizeof why);
     /* a round of the reference gives the harness its inputs, on which the vendors are prepared */
-    for (int r = 0; r < rounds && r < TIMED_ROUNDS && !why[0]; r++)
-        if (timed_round(cfg, &s, r, round_seed(seed, r), 0, why, sizeof why) == 0)
+    for (int r = 0; r < rounds && r < MAX_ROUNDS && !why[0]; r++)
+        if (timed_round(cfg, &s, r, round_seed(seed, r), why, sizeof why) == 0)
             vendor_round(cfg, &s, r, v);
     end_side(cfg, &s);
     for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
@@ -455,8 +659,12 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
         strcmp(reply, SERVE_READY) != 0)
         snprintf(why, why_size, "its timing run did not start");
     uint64_t seed = grader_derive_seed(cfg->seed, "trusted timing", n);
+    struct grader_exercise at_n = *ex;
+    at_n.perf_n = n;
+    if (!why[0])
+        calibrate_launches(cfg, &at_n, &s, seed, why, why_size);
     for (int r = 0; r < TIMED_ROUNDS && !why[0]; r++)
-        timed_round(cfg, &s, r, round_seed(seed, r), 0, why, why_size);
+        timed_round(cfg, &s, r, round_seed(seed, r), why, why_size);
     end_side(cfg, &s);
     if (!why[0]) {
         struct clu_stats t = clu_stats_of(s.seconds, TIMED_ROUNDS);
@@ -538,9 +746,9 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
                              clu_vendor_name(id), v->why[id]);
             continue;
         }
-        double seconds[TIMED_ROUNDS]; /* (clu_stats_of sorts them) */
+        double seconds[MAX_ROUNDS]; /* (clu_stats_of sorts them) */
         memcpy(seconds, v->seconds[id], sizeof seconds);
-        struct clu_stats t = clu_stats_of(seconds, TIMED_ROUNDS);
+        struct clu_stats t = clu_stats_of(seconds, v->rounds);
         double gflops = flops / t.median * 1e-9;
         if (id == CLU_CLBLAST)
             clblast = gflops;

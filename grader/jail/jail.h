@@ -118,6 +118,9 @@ int grader_child_ask(struct grader_child *c, const char *command, char *reply, s
 /* Stop (SIGSTOP) or continue every process of the child's session: a paused child cannot work
  * while another is timed. */
 void grader_child_pause(struct grader_child *c, int paused);
+/* The CPU seconds the child has had so far (its control group's count, else its threads'), -1
+ * when it is not running: what a timed launch got of the machine. */
+double grader_child_cpu_seconds(const struct grader_child *c);
 /* Close its commands, wait up to timeout seconds for it to end, kill what is left, free c. */
 void grader_finish(struct grader_child *c, double timeout, struct grader_run_result *result);
 

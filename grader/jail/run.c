@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* sigabbrev_np, pipe2 */
 #include "jail/runner.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,6 +21,9 @@
 static void stop_run(struct run_state *st, enum grader_run_how how, int code,
                      struct grader_run_result *result, int *status) {
     kill(-st->pid, SIGKILL);
+    /* a paused run takes no signal: a frozen task dies when it thaws, a stopped one when it
+     * continues (the SIGKILL above is pending then) */
+    jail_pause_run(st, 0);
     waitpid(st->pid, status, 0);
     result->how = how;
     result->code = code;
@@ -275,6 +279,34 @@ void grader_child_pause(struct grader_child *c, int paused) {
         return;
     c->st.starve.paused = paused; /* (a probe of the machine must not wake it) */
     jail_pause_run(&c->st, paused);
+}
+
+double grader_child_cpu_seconds(const struct grader_child *c) {
+    if (!c->running || c->st.pid <= 0)
+        return -1.0;
+    double counted = c->st.cgroup.mode ? grader_cgroup_run_cpu_seconds(&c->st.cgroup) : -1.0;
+    if (counted >= 0.0)
+        return counted;
+    /* without a group: the threads of the child itself, each to the nanosecond (schedstat) */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)c->st.pid);
+    DIR *tasks = opendir(path);
+    if (!tasks)
+        return -1.0;
+    double seconds = 0.0;
+    struct dirent *e;
+    while ((e = readdir(tasks)) != NULL) {
+        char stat_path[400];
+        unsigned long long ns = 0;
+        snprintf(stat_path, sizeof stat_path, "%s/%s/schedstat", path, e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(stat_path, "re") : NULL;
+        if (f && fscanf(f, "%llu", &ns) == 1)
+            seconds += 1e-9 * (double)ns;
+        if (f)
+            fclose(f);
+    }
+    closedir(tasks);
+    return seconds;
 }
 
 void grader_finish(struct grader_child *c, double timeout, struct grader_run_result *result) {
