@@ -145,7 +145,7 @@ for name in $names; do
         "max_ratio "*)
             limit=${line#max_ratio }
             ratio=$(jq -r '.tests[] | select(.name | contains("performance")) | .output' "$json" |
-                sed -n 's/^ratio \([0-9.]*\) of medians.*/\1/p')
+                sed -n 's/^ratio \([0-9.]*\), .*/\1/p')
             awk -v r="${ratio:-999}" -v l="$limit" 'BEGIN { exit !(r < l) }' ||
                 problems="$problems\n  timed ratio ${ratio:-missing}, expected below $limit"
             ;;

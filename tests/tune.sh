@@ -90,7 +90,7 @@ grep -Eq "^ *yours +$best +\(line $mine_line\)" "$tmp/grade.txt" ||
     fail "the submission's values ($best, line $mine_line) are not in the report"
 grep -q "$file:$bad: .*TS.*; the line is ignored" "$tmp/grade.txt" ||
     fail "the malformed line $bad is not named"
-grep -A8 "timed with the values of" "$tmp/grade.txt" | grep -Eq "^ *ratio [0-9.]+ of medians" ||
+grep -A8 "timed with the values of" "$tmp/grade.txt" | grep -Eq "^ *ratio [0-9.]+, the median" ||
     fail "no timing in the report"
 echo "tune.sh: make tune EX=07 BUDGET=30 tried $rows candidates ($timed timed) in $took s, best" \
     "$best; the grader timed both sides at it; $(($(date +%s) - start)) s in all"
