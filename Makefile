@@ -11,7 +11,7 @@
 #   make gradescope [EX="00_vadd 04"] [CONFIG=file] [RESULTS=dir]  RESULTS/gradescope/autograder.zip,
 #                                                 the autograder to upload to Gradescope
 #   make batch ENGINE=slurm SUBMISSIONS=dir OUT=dir [PARTITION=p] [GRES=gpu:1] [STATUS=1] ...
-#                                                 the same on a Slurm cluster, a job array (README)
+#                                                 the same on a Slurm cluster, a job array (grader/batch/README.md)
 #   make test-slurm                               make batch ENGINE=slurm on a Slurm started here
 #   make test-speed                               the timed comparison beside two busy loops
 #   make slides                                   the lecture decks as HTML in results/slides/

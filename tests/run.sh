@@ -337,6 +337,7 @@ step "format (clang-format)" format_check
 step "unit tests (cmocka) build with -Werror (run with ASan below)" unit_tests
 step "grader/ in layers: no include cycle, none up a layer" sh tests/layers.sh
 step "exercises differ from solutions only in TODO(student) blocks" sh tests/check_skeletons.sh
+step "the READMEs: links, make targets, tuning defaults (tests/docs.sh)" sh tests/docs.sh
 step "host programs" host_programs
 step "grading the solutions: full marks" solutions_full_marks
 step "grading the skeletons: zero, no crash, the solutions' maxima" skeletons_zero
