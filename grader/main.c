@@ -339,8 +339,14 @@ static int parse_grade_flags(int argc, char **argv, struct grader_config *cfg,
         case OPT_EX: {
             const struct grader_exercise *ex = grader_find_exercise(value);
             if (!ex) {
-                fprintf(stderr, "grader: no exercise \"%s\"\n", value);
-                usage(stderr);
+                char near[400];
+                if (grader_suggest_exercise(value, near, sizeof near) > 0)
+                    fprintf(stderr, "grader: no exercise \"%s\": did you mean %s?\n", value, near);
+                else
+                    fprintf(stderr,
+                            "grader: no exercise \"%s\": the exercises are the folders of "
+                            "exercises/ (00_vadd to 13_fastest_sgemm), or their numbers (04)\n",
+                            value);
                 return EXIT_USAGE;
             }
             int row = (int)(ex - grader_exercises), already = 0; /* --ex 01 --ex 01: once */
@@ -459,9 +465,16 @@ static int grade_main(int argc, char **argv, const char *self) {
     if (chosen_count == 0) /* --ex flags win over the config's exercises */
         for (int i = 0; i < plan.chosen_count; i++)
             chosen[chosen_count++] = plan.chosen[i];
-    if (chosen_count == 0)
-        for (int i = 0; i < plan.row_count; i++)
-            chosen[chosen_count++] = i;
+    if (chosen_count == 0) /* every row, in the exercises' order (the table keeps 06, the CUDA
+                            * quiz, after 13, where the rows it refers to are) */
+        for (int i = 0; i < plan.row_count; i++) {
+            int at = chosen_count++;
+            while (at > 0 && strcmp(plan.rows[chosen[at - 1]].id, plan.rows[i].id) > 0) {
+                chosen[at] = chosen[at - 1];
+                at--;
+            }
+            chosen[at] = i;
+        }
 
     struct clu_env env;
     char device[600] = "";
@@ -515,8 +528,8 @@ static int grade_main(int argc, char **argv, const char *self) {
         printf("Grading %s on %s; hidden seed fingerprint %08lx (the batch's secret seed)\n",
                cfg.submission, device, seed_fingerprint(cfg.seed));
     else
-        printf("Grading %s on %s; hidden seed %llu (pass --seed to repeat this run)\n",
-               cfg.submission, device, (unsigned long long)cfg.seed);
+        printf("Grading %s on %s; hidden seed %llu (make grade SEED=%llu repeats this run)\n",
+               cfg.submission, device, (unsigned long long)cfg.seed, (unsigned long long)cfg.seed);
     /* the kernel's accounting where the grader may make control groups (root, a writable
      * /sys/fs/cgroup): one group for this grader and all its runs, equal CPU weight beside
      * other graders; a group per run with the memory and process limits */
@@ -528,17 +541,23 @@ static int grade_main(int argc, char **argv, const char *self) {
     if (cfg.tuning_file)
         printf("Tuning values: %s (make tune's; the timed comparison builds with them)\n",
                cfg.tuning_file);
+    /* what contains each run: in every log's head; on the screen only where it is less than a
+     * control group per run, which whoever grades may want to fix */
     if (grouped) { /* each controller in force, and what stands in for each missing one */
         char used[200], fallback[800];
         grader_cgroup_describe(&groups, used, sizeof used, fallback, sizeof fallback);
-        printf("Containment: a %s group per run (%s), uid, rlimits\n", grader_cgroup_mode(&groups),
-               used);
+        snprintf(run.containment, sizeof run.containment,
+                 "a %s group per run (%s), uid, rlimits%s%s%s", grader_cgroup_mode(&groups), used,
+                 fallback[0] ? " (without their controllers: " : "", fallback,
+                 fallback[0] ? ")" : "");
         if (fallback[0])
-            printf("  (without their controllers: %s)\n", fallback);
+            printf("Containment: %s\n", run.containment);
     } else {
-        printf("Containment: uid (as root), rlimits and the grader's watch of memory and folder "
-               "size\n  (no control groups: %s)\n",
-               no_groups);
+        snprintf(run.containment, sizeof run.containment,
+                 "uid (as root), rlimits and the grader's watch of memory and folder size (no "
+                 "control groups: %s)",
+                 no_groups);
+        printf("Containment: %s\n", run.containment);
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

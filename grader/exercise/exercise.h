@@ -200,6 +200,10 @@ struct grader_size grader_memcheck_at(const struct grader_exercise *ex);
 /* The row of exercise id, or NULL. */
 const struct grader_exercise *grader_find_exercise(const char *id);
 
+/* The exercises a wrong id may have meant ("04_local": 04_local_B), "A or B" into out; their
+ * count (0: none near). */
+int grader_suggest_exercise(const char *id, char *out, size_t size);
+
 /* Elements of the output at size s (s.n for vectors, m*n for matrices), and of A and of B. */
 size_t grader_output_count(const struct grader_exercise *ex, struct grader_size s);
 size_t grader_a_count(const struct grader_exercise *ex, struct grader_size s);

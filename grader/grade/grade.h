@@ -101,6 +101,7 @@ struct grader_run_info {
     int seed_secret;              /* it came from --seed-file (a batch's secret): never written */
     unsigned long fingerprint; /* all a log says of a secret seed (the same seed, the same one) */
     const char *repeat;        /* the command line of this run less --ex and --seed (NULL: none) */
+    char containment[1200];    /* what contains each run (cgroups, uid, rlimits), for the log */
 };
 
 /* The head of an exercise's log: date, device, grader version, the seed and the command that
