@@ -131,10 +131,11 @@ struct grader_exercise {
     int rectangular;                             /* M x N x K sizes: shapes, host_shape */
     struct grader_size shapes[GRADER_MAX_SIZES]; /* hidden sizes of a rectangular row */
     struct grader_size host_shape;               /* its host program's run */
-    struct grader_size memcheck_shape; /* the drawn size of the oclgrind runs (grade.c), or 0 */
-    int sizes[GRADER_MAX_SIZES];       /* hidden correctness sizes, 0-terminated */
-    int host_n;                        /* size of the host program's run */
-    int memcheck_n;                    /* size of the oclgrind run (it interprets: keep small) */
+    struct grader_size
+        memcheck_shape;          /* the drawn size of the oclgrind runs (grade_exercise.c), or 0 */
+    int sizes[GRADER_MAX_SIZES]; /* hidden correctness sizes, 0-terminated */
+    int host_n;                  /* size of the host program's run */
+    int memcheck_n;              /* size of the oclgrind run (it interprets: keep small) */
     int perf_n; /* size of the timed comparison (doubled while the reference's launch is short) */
     int perf_fixed; /* perf_n set by the instructor's config: timed at exactly that size */
     int max_n;      /* largest valid size (0: no limit) */

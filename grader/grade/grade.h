@@ -1,6 +1,6 @@
-/* grade.h - grading one exercise, test by test; grade.c holds their order, each test has a file of
- * its own: the harness child runs and the loading of what they saved (harness_run.c), the kernel
- * at the hidden sizes (kernel_tests.c), the host program (host_test.c), the memory check
+/* grade.h - grading one exercise, test by test; grade_exercise.c holds their order, each test has a
+ * file of its own: the harness child runs and the loading of what they saved (harness_run.c), the
+ * kernel at the hidden sizes (kernel_tests.c), the host program (host_test.c), the memory check
  * (memcheck.c), the technique and the traffic rows (technique.c), the timing against the reference
  * (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), the report, the logs' head and
  * results.json (report.c), and what that head says of the run (provenance.c). The instructor's

@@ -1,4 +1,4 @@
-/* bench.c - `grader --bench` (`make bench`): the lecture's table, measured here.
+/* bench_command.c - `grader --bench` (`make bench`): the lecture's table, measured here.
  *
  * For each N and each OpenCL device (or the one $DEVICE / --device names) it times the reference
  * solution of every exercise of the table (grader/exercise/table.c) at its tuning values, the
