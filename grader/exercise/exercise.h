@@ -201,6 +201,10 @@ struct grader_size grader_memcheck_at(const struct grader_exercise *ex);
 /* The row of exercise id, or NULL. */
 const struct grader_exercise *grader_find_exercise(const char *id);
 
+/* The work-group of a SHAPE_ROWS_GROUPED launch at N: the largest divisor of N up to
+ * GRADER_GROUP_LIMIT, max_group and N / 2 (two groups at least). */
+size_t grader_rows_group(int n, size_t max_group);
+
 /* The exercises a wrong id may have meant ("04_local": 04_local_B), "A or B" into out; their
  * count (0: none near). */
 int grader_suggest_exercise(const char *id, char *out, size_t size);
