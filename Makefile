@@ -1,5 +1,5 @@
 # The workbook's top-level Makefile. Quick start: `make grade` (grade exercises/), `make test`.
-#   make grade [EX=04_local_B] [SUBMISSION=dir] [CONFIG=file] [RESULTS=dir]  grade one or every
+#   make grade [EX=04_local_B] [SUBMISSION=dir] [CONFIG=file] [RESULTS=dir] [SEED=n]  grade one or every
 #                                                 exercise of a submission folder (exit: 0 graded, 2 not)
 #   make test                                     the whole test suite (what CI runs)
 #   make bench [N=1024] [SWEEP=1] [DEVICE=...] [BUDGET=s]  the lecture's GFLOP/s table, measured here
@@ -137,21 +137,26 @@ programs: $(LIBCLU) | deps-build
 # busy (the grader's 2 and 3; no RESULTS/grade.json then, not even an old one). Make turns any
 # failed recipe into its own 2, so the grader's 1 (points lost) would read as "could not grade";
 # build/grader/grader itself exits 0, 1, 2 or 3. RESULTS (default results/) gets the logs too.
-grade: deps-grade $(GRADER) $(TILES)
-	@rm -f $(RESULTS)/grade.json; \
+# The grader's own build (its compiler lines, some 60 the first time) goes to $(BUILD)/build.log,
+# shown only when it fails: what a student acts on is the report. SEED repeats a run (its header
+# says which seed it drew).
+QUIET_BUILD = mkdir -p $(BUILD) && { $(MAKE) --no-print-directory $(1) >$(BUILD)/build.log 2>&1 || \
+    { cat $(BUILD)/build.log; echo "make: the grader did not build (its output above, kept in $(BUILD)/build.log)" >&2; exit 2; }; }
+grade: deps-grade
+	@$(call QUIET_BUILD,$(GRADER) $(TILES)); rm -f $(RESULTS)/grade.json; \
 	$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) $(if $(CONFIG),--config $(CONFIG)) \
-	    $(if $(TUNING),--tuning $(TUNING)) --results $(RESULTS) --json $(RESULTS)/grade.json; \
+	    $(if $(SEED),--seed $(SEED)) $(if $(TUNING),--tuning $(TUNING)) --results $(RESULTS) --json $(RESULTS)/grade.json; \
 	status=$$?; [ $$status -le 1 ] || { echo "make grade: no grade given (the grader exited $$status)" >&2; exit 2; }
 
-bench: deps-bench $(GRADER)
-	@$(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
+bench: deps-bench
+	@$(call QUIET_BUILD,$(GRADER)); $(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
 	    $(if $(BUDGET),--budget $(BUDGET)) $(if $(TUNING),--tuning $(TUNING)) \
 	    --out results
 
 # make tune tunes solutions/ (the reference) unless SUBMISSION is given: its default above is
 # make grade's, so only a SUBMISSION from the command line or the environment is passed on
-tune: deps-grade $(GRADER)
-	@$(GRADER) --tune --root $(ROOT) --ex "$(EX)" $(if $(BUDGET),--budget $(BUDGET)) \
+tune: deps-grade
+	@$(call QUIET_BUILD,$(GRADER)); $(GRADER) --tune --root $(ROOT) --ex "$(EX)" $(if $(BUDGET),--budget $(BUDGET)) \
 	    $(if $(TUNING),--tuning $(TUNING)) \
 	    $(if $(filter file,$(origin SUBMISSION)),,--submission $(SUBMISSION))
 

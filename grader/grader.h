@@ -3,24 +3,23 @@
  *
  *   main.c           the command table: grade (default), --harness, --cuda-harness, --bench,
  *                    --tune
- *   grade/           one exercise, test by test (grade.h; internal.h within the wing): grade.c
- *                    holds the order of the tests; harness_run.c runs the harness child;
- *                    kernel_tests.c the hidden sizes; host_test.c the student's main.c;
+ *   grade/           the grade and tune commands (command.h: grade_command.c, tune_command.c,
+ *                    command_args.c); one exercise, test by test (grade.h; internal.h within
+ *                    the wing): grade_exercise.c holds the order of the tests; harness_run.c runs
+ * the harness child; kernel_tests.c the hidden sizes; host_test.c the student's main.c;
  *                    host_launches.c whether it drove the device (what the layer saw);
  *                    host_oclgrind.c main.c once more under oclgrind; memcheck.c oclgrind's
  *                    check; findings.c oclgrind's log read and summarised; technique.c the
  *                    traffic and the technique;
  *                    timing.c the timing protocol against the reference; tuned.c the values
  *                    it builds each side with (a tuning file's); tune.c `make tune`'s search
- *                    of the tuning values, timed the same way; cuda.c the CUDA twin;
- *                    quiz.c the quiz; canon.c the one canonical kernel text; report.c the report,
- *                    the logs' head and results.json; provenance.c what the logs' head says of
- *                    the run (the grader's version, the date, the command that repeats it)
- *   bench/           `make bench` (bench.h): the rows and the table (bench.c), measuring
- *                    (measure.c), the device's peaks (peak.c, its kernels in peak.cl), the vendor
- *                    libraries (vendor.c, cublas.c), bench.csv's one reader and writer (csv.c),
- *                    the plots (plot.c, bars.c), the roofline (roofline.c) and its label
- *                    placement (labels.c)
+ *                    of the tuning values, timed the same way; cuda.c the CUDA twin (cuda_build.c
+ * its nvcc build); quiz.c the quiz; canon.c the one canonical kernel text; report.c the report, the
+ * logs' head and results.json; provenance.c what the logs' head says of the run (the grader's
+ * version, the date, the command that repeats it) bench/           `make bench` (bench.h): the rows
+ * and the table (bench_command.c), measuring (measure.c), the device's peaks (peak.c, its kernels
+ * in peak.cl), the vendor libraries (vendor.c, cublas.c), bench.csv's one reader and writer
+ * (csv.c), the plots (plot.c, bars.c), the roofline (roofline.c) and its label placement (labels.c)
  *   child/           the programs the grader runs jailed, deciding nothing (child.h): the OpenCL
  *                    kernel harness (harness.c), the CUDA harness (cuda_harness.c) and its driver
  *                    binding (cuda_driver.c), their command lines (flags.c); and the OpenCL layer
@@ -37,11 +36,11 @@
  *                    file's one writer and reader)
  *   jail/            everything that runs a student's code (jail.h, settings in a struct): the
  *                    runner (run.c, spawn.c) and its watch (watch.c), sessions and seccomp
- *                    (session.c), control groups (cgroup.h), the bubblewrap sandbox policy
- *                    (sandbox.c), jail folders and file helpers (folders.c), a growing argv
- *                    (argv.h)
- *   batch/           `make batch` (batch.sh), its archive unpacker (unpack.c, a program of its
- *                    own) and the Gradescope entry point (gradescope.sh)
+ *                    (session.c), control groups (cgroup.h: cgroup_student.c a student's,
+ * cgroup_run.c a run's, cgroup_fs.c their files), the bubblewrap sandbox policy (sandbox.c), jail
+ * folders and file helpers (folders.c), a growing argv (argv.h) batch/           `make batch`
+ * (batch.sh), its archive unpacker (unpack.c, a program of its own) and the Gradescope entry point
+ * (gradescope.sh)
  *
  * Layers, each including only those below it: main -> {grade, bench, child} -> exercise -> jail
  * -> common/ (clu.h). tests/layers.sh checks it in `make test`.

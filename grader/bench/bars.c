@@ -19,16 +19,19 @@ static const int device_points[] = {7, 5, 9, 13, 11, 15};
 
 /* ---------------------------------------------------------------- bench-bars: GFLOP/s per case */
 
-#define BARS_SLANT 30   /* degrees of the case names under the bars */
-#define BARS_FONT  10.0 /* their size, pixels */
+#define BARS_SLANT      30   /* degrees of the case names under the bars */
+#define BARS_FONT       10.0 /* their size, pixels */
+#define SCALED_KEY      "ringed: timed at a smaller N, scaled"
+#define BARS_CHAR_WIDTH 0.6 /* DejaVu Sans's widest lower case run, in font sizes: no name cut */
 
 int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t why_size) {
     int cases = d->cases.count, devices = d->devices.count, n = d->max_n;
     double *value = malloc(((size_t)cases * (size_t)devices + 1) * sizeof *value);
-    int *shown = calloc((size_t)devices + 1, sizeof *shown);  /* devices with a bar */
-    int *group = malloc(((size_t)cases + 1) * sizeof *group); /* x of a case; -1: no bar */
+    int *shown = calloc((size_t)devices + 1, sizeof *shown);           /* devices with a bar */
+    int *group = malloc(((size_t)cases + 1) * sizeof *group);          /* x of a case; -1: no bar */
+    int *group_shown = calloc((size_t)cases + 1, sizeof *group_shown); /* a case with a bar */
     int status = 0;
-    if (!value || !shown || !group) {
+    if (!value || !shown || !group || !group_shown) {
         status = csv_fail(why, why_size, "out of memory");
         goto done;
     }
@@ -45,6 +48,7 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
                 shown[k] = 1;
                 if (group[c] < 0)
                     group[c] = groups++;
+                group_shown[c] = 1;
             }
         }
     }
@@ -96,11 +100,28 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
         status = -1;
         goto done;
     }
-    plot_gp_begin(f, "bench-bars", "GFLOP/s of each case and device at the largest N, log scale");
+    /* under the case names: the tuning values of the cases that have some, and what a dagger
+     * on a bar says; the canvas grows by their lines */
+    int scaled = 0;
+    for (int i = 0; i < d->row_count; i++)
+        scaled |= plot_is_case(d->rows[i].kind) && d->rows[i].n == n && d->rows[i].timed_n > 0 &&
+                  d->rows[i].value > 0;
+    int note_lines = plot_tuning_lines(d, group_shown) + scaled;
+    double notes = note_lines ? note_lines * NOTE_LINE + 8 : 0;
+    int height = PLOT_HEIGHT + (int)notes;
+    plot_gp_begin(f, "bench-bars", "GFLOP/s of each case and device at the largest N, log scale",
+                  height);
     fprintf(f,
             "set label 1 'Matrix multiplication, N = %d: GFLOP/s (median)' at screen 0.5, "
-            "screen %.3f center font ',14'\n",
-            n, 1 - 18.0 / PLOT_HEIGHT);
+            "screen %.4f center font ',14'\n",
+            n, 1 - 18.0 / height);
+    plot_tuning_notes(f, d, group_shown, notes - 4, height);
+    if (scaled)
+        fprintf(f,
+                "set label 99 '† timed at a smaller N and scaled to N = %d (bench.md says "
+                "which N)' at screen %.4f, screen %.4f left font ',%g' tc rgb '#444444'\n",
+                n, 10.0 / PLOT_WIDTH,
+                (notes - 4 - NOTE_FONT - (note_lines - 1) * NOTE_LINE) / height, NOTE_FONT);
     fprintf(f, "set ylabel 'GFLOP/s (median of the timed runs, log scale)'\n");
     fprintf(f, "set logscale y\nset format y '%%.12g'\nset yrange [%g:%g]\n", bottom, top);
     fprintf(f, "set xrange [-0.6:%g]\n", groups - 0.4);
@@ -111,17 +132,17 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
         for (int c = 0; c < cases; c++) {
             if (group[c] < 0)
                 continue;
-            double reach = CHAR_WIDTH * BARS_FONT * (double)strlen(d->cases.names[c]);
+            double reach = BARS_CHAR_WIDTH * BARS_FONT * (double)strlen(d->cases.names[c]);
             need = fmax(need, reach * cos(slant) + 8 - (group[c] + 0.6) * spacing);
             longest = fmax(longest, reach);
         }
         left = fmin(need, PLOT_WIDTH / 3.0);
     }
-    double below = fmin(longest * sin(slant) + 2.5 * BARS_FONT, PLOT_HEIGHT / 2.5);
+    double below = fmin(longest * sin(slant) + 2.5 * BARS_FONT, PLOT_HEIGHT / 2.5) + notes;
     fprintf(f,
             "set lmargin at screen %.3f\nset rmargin at screen %.3f\nset bmargin at screen "
             "%.3f\n",
-            left / PLOT_WIDTH, 1 - 20.0 / PLOT_WIDTH, below / PLOT_HEIGHT);
+            left / PLOT_WIDTH, 1 - 20.0 / PLOT_WIDTH, below / height);
     fprintf(f, "set grid ytics lc rgb '#dddddd' lt 1\nset ytics nomirror\n");
     fprintf(f, "# tic labels are formats: %%%% prints a %%\n");
     fprintf(f, "set xtics nomirror scale 0 rotate by %d right font ',%g' (", BARS_SLANT, BARS_FONT);
@@ -146,7 +167,7 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
             "set key at screen 0.5, screen %.3f center top horizontal maxcols %d reverse Left "
             "samplen 1.5 width -2\n"
             "set tmargin at screen %.3f\n",
-            1 - 34.0 / PLOT_HEIGHT, key_columns, 1 - (40.0 + 17.0 * key_rows) / PLOT_HEIGHT);
+            1 - 34.0 / height, key_columns, 1 - (40.0 + 17.0 * key_rows) / height);
     fprintf(f, GP_FIGURE);
     fprintf(f, "plot ");
     for (int k = 0, block = 0; k < devices; k++) {
@@ -160,8 +181,7 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
         plot_gp_string(f, d->devices.names[k]);
         fprintf(f,
                 ", \\\n     'bench-bars.dat' index %d using 1:2:(figure($2) . ($7 != %d ? "
-                "sprintf(', timed at N=%%d', $7) : '')) with labels rotate by 90 left offset "
-                "0,0.3 font ',9' notitle",
+                "' †' : '')) with labels rotate by 90 left offset 0,0.3 font ',9' notitle",
                 block, n);
         block++;
     }
@@ -171,6 +191,7 @@ done:
     free(value);
     free(shown);
     free(group);
+    free(group_shown);
     return status;
 }
 
@@ -202,8 +223,9 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
     int cases = d->cases.count, devices = d->devices.count;
     int *sizes = malloc((size_t)(d->row_count + 1) * sizeof *sizes);
     int *used = calloc((size_t)cases * (size_t)devices + 1, sizeof *used); /* series with data */
+    int *case_used = calloc((size_t)cases + 1, sizeof *case_used);         /* a case with data */
     int status = 0;
-    if (!sizes || !used) {
+    if (!sizes || !used || !case_used) {
         status = csv_fail(why, why_size, "out of memory");
         goto done;
     }
@@ -219,8 +241,8 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
     fprintf(f, "# bench-sizes.dat - GFLOP/s (median) against N, from bench.csv.\n"
                "# One block per case and device (gnuplot's index 0, 1, ...): N  GFLOP/s  N timed\n"
                "# (N, or the smaller N it was timed at: its label says so)\n");
-    int block = 0;
-    size_t longest = 0; /* of the names in the key */
+    int block = 0, scaled = 0;
+    size_t longest = strlen(SCALED_KEY); /* of the names in the key */
     double low = INFINITY, high = 0;
     for (int c = 0; c < cases; c++)
         for (int k = 0; k < devices; k++) {
@@ -235,7 +257,7 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
             }
             if (!points)
                 continue;
-            used[c * devices + k] = 1;
+            used[c * devices + k] = case_used[c] = 1;
             size_t case_length = strlen(d->cases.names[c]);
             size_t device_length = strlen(d->devices.names[k]);
             longest = case_length > longest ? case_length : longest;
@@ -245,6 +267,7 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
             block++;
             for (int s = 0; s < size_count; s++) {
                 const struct plot_row *r = plot_row_at(d, c, k, sizes[s]);
+                scaled |= r && r->timed_n > 0;
                 if (r)
                     fprintf(f, "%d %.6g %d\n", sizes[s], r->value,
                             r->timed_n ? r->timed_n : sizes[s]);
@@ -257,7 +280,14 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
         status = -1;
         goto done;
     }
-    plot_gp_begin(f, "bench-sizes", "GFLOP/s against N, one line per case and device, log-log");
+    /* the tuning values under the figure, which grows by their lines */
+    int note_lines = plot_tuning_lines(d, case_used);
+    double notes = note_lines ? note_lines * NOTE_LINE + 8 : 0;
+    int height = PLOT_HEIGHT + (int)notes;
+    plot_gp_begin(f, "bench-sizes", "GFLOP/s against N, one line per case and device, log-log",
+                  height);
+    plot_tuning_notes(f, d, case_used, notes - 4, height);
+    fprintf(f, "set bmargin at screen %.4f\n", (notes + 0.1 * PLOT_HEIGHT) / height);
     fprintf(f, "set title 'Matrix multiplication: GFLOP/s (median) against N' font ',14'\n");
     fprintf(f, "set xlabel 'N (matrix order, log scale)'\n"
                "set ylabel 'GFLOP/s (median of the timed runs, log scale)'\n");
@@ -299,11 +329,12 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
                     "dt %d pt %d ps 0.8 notitle",
                     block ? ", \\\n     " : "", block, case_colours[c % COUNT_OF(case_colours)],
                     k % 5 + 1, device_points[k % COUNT_OF(device_points)]);
-            fprintf(
-                f,
-                ", \\\n     'bench-sizes.dat' index %d using 1:($3 != $1 ? $2 : 1/0):(sprintf("
-                "'timed at N=%%d', $3)) with labels offset 0,-0.8 font ',8' tc rgb '%s' notitle",
-                block, case_colours[c % COUNT_OF(case_colours)]);
+            /* a figure timed at a smaller N and scaled: a ring round its point (a label each
+             * covered the next where several were) */
+            fprintf(f,
+                    ", \\\n     'bench-sizes.dat' index %d using 1:($3 != $1 ? $2 : 1/0) with "
+                    "points pt 6 ps 1.9 lw 1 lc rgb '%s' notitle",
+                    block, case_colours[c % COUNT_OF(case_colours)]);
             block++;
         }
     for (int k = 0; k < devices; k++) {
@@ -328,11 +359,15 @@ int plot_sizes(const struct plot_data *d, const char *out_dir, char *why, size_t
                 case_colours[c % COUNT_OF(case_colours)]);
         plot_gp_string(f, d->cases.names[c]);
     }
+    if (scaled)
+        fprintf(f, ", \\\n     keyentry with points pt 6 ps 1.9 lc rgb 'black' title '%s'",
+                SCALED_KEY);
     fprintf(f, "\n");
     if ((status = plot_close(f, out_dir, "bench-sizes.gp", why, why_size)) == 0)
         status = 1;
 done:
     free(sizes);
     free(used);
+    free(case_used);
     return status;
 }

@@ -16,7 +16,7 @@
 #include "jail/jail.h"
 #include "clu_vendor.h"
 
-/* ---------------------------------------------------------------- repeats (bench.c) */
+/* ---------------------------------------------------------------- repeats (bench_command.c) */
 
 #define BENCH_MIN_REPEATS 3    /* never fewer timed runs */
 #define BENCH_MAX_REPEATS 50   /* stop here once BENCH_MIN_TIMED is reached, spread or not */

@@ -1,5 +1,5 @@
-/* csv.h - bench.csv, written and read in one place: bench.c writes it, plot.c reads it (and the
- * slides read it by its header's names, slides/table.awk).
+/* csv.h - bench.csv, written and read in one place: bench_command.c writes it, plot.c reads it (and
+ * the slides read it by its header's names, slides/table.awk).
  *
  * One row per case x device x N, plus a peak and a bandwidth row per device (n 0). Columns:
  *   kind            baseline | kernel | vendor | peak | bandwidth

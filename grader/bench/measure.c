@@ -576,6 +576,14 @@ void bench_count_traffic(struct bench *b) {
         }
         if (f)
             fclose(f);
+        if (r->ex->needs_extension) { /* oclgrind has no extension: its run could only fail */
+            snprintf(t->why, sizeof t->why, "oclgrind has no %s%s, which the kernel needs",
+                     r->ex->needs_extension,
+                     strcmp(r->ex->needs_extension, "cl_khr_subgroups") == 0 ? " (sub-groups)"
+                                                                             : "");
+            printf("  memory traffic of %s not counted: %s\n", r->name, t->why);
+            continue;
+        }
         printf("  counting memory traffic of %s under oclgrind (N = %d) ...\n", r->name, n);
         fflush(stdout);
         r->traffic_done =

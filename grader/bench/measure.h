@@ -1,5 +1,5 @@
-/* measure.h - what `grader --bench` measures, shared by bench.c (the command line, the rows, the
- * table) and measure.c (the measuring). Private to bench/.
+/* measure.h - what `grader --bench` measures, shared by bench_command.c (the command line, the
+ * rows, the table) and measure.c (the measuring). Private to bench/.
  */
 #ifndef BENCH_MEASURE_H
 #define BENCH_MEASURE_H

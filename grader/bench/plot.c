@@ -68,6 +68,69 @@ static void names_free(struct plot_names *l) {
     free(l->keys);
 }
 
+/* A device's name for a slide: "cpu-skylake-avx512-Intel(R) Xeon(R) Processor (Portable Computing
+ * Language)" is "Intel Xeon Processor (POCL)"; the full name stays the device's key and is in
+ * bench.md. POCL's "cpu-" or "pthread-" prefix names its build target, (R) and (TM) say nothing
+ * on a slide, and the platforms have short names of their own. */
+void plot_short_device(const char *name, char *out, size_t size) {
+    static const char *const dropped[] = {"(R)", "(r)", "(TM)", "(tm)"};
+    static const char *const platforms[][2] = {{"(Portable Computing Language)", "(POCL)"},
+                                               {"(NVIDIA CUDA)", "(CUDA)"},
+                                               {"(AMD Accelerated Parallel Processing)", "(AMD)"},
+                                               {"(Intel(R) OpenCL)", "(Intel)"}};
+    if (size == 0)
+        return;
+    if (strncmp(name, "cpu-", 4) == 0 || strncmp(name, "pthread-", 8) == 0) {
+        size_t word = strcspn(name, " ");
+        const char *dash = name;
+        for (const char *p = name; p < name + word; p++)
+            if (*p == '-')
+                dash = p;
+        name = dash + 1;
+    }
+    size_t used = 0;
+    for (const char *p = name; *p && used + 1 < size;) {
+        int skipped = 0;
+        for (int i = 0; i < COUNT_OF(platforms) && !skipped; i++)
+            if (strncmp(p, platforms[i][0], strlen(platforms[i][0])) == 0) {
+                used += (size_t)snprintf(out + used, size - used, "%s", platforms[i][1]);
+                used = used < size ? used : size - 1;
+                p += strlen(platforms[i][0]);
+                skipped = 1;
+            }
+        for (int i = 0; i < COUNT_OF(dropped) && !skipped; i++)
+            if (strncmp(p, dropped[i], strlen(dropped[i])) == 0) {
+                p += strlen(dropped[i]);
+                skipped = 1;
+            }
+        if (skipped)
+            continue;
+        if (*p == ' ' && (used == 0 || out[used - 1] == ' ')) { /* one space, none leading */
+            p++;
+            continue;
+        }
+        out[used++] = *p++;
+    }
+    while (used > 0 && out[used - 1] == ' ')
+        used--;
+    out[used] = '\0';
+}
+
+void plot_case_split(const char *name, char *label, size_t label_size, char *tuning,
+                     size_t tuning_size) {
+    const char *open = strrchr(name, '(');
+    size_t length = strlen(name);
+    int has_values = open && open > name && open[-1] == ' ' && length > 0 &&
+                     name[length - 1] == ')' && memchr(open, '=', length - (size_t)(open - name));
+    if (!has_values) {
+        snprintf(label, label_size, "%s", name);
+        snprintf(tuning, tuning_size, "%s", "");
+        return;
+    }
+    snprintf(label, label_size, "%.*s", (int)(open - 1 - name), name);
+    snprintf(tuning, tuning_size, "%.*s", (int)(name + length - 1 - (open + 1)), open + 1);
+}
+
 /* A number field: 1 when read (NAN for an empty field), 0 when it is not a number. */
 static int parse_number(const char *s, double *out) {
     if (!*s) {
@@ -131,10 +194,21 @@ static int parse_row(struct plot_data *d, const struct bench_csv *t, int i, cons
                         line_no, intensity);
     if (!*device)
         device = "(unnamed device)";
-    r.device_index = names_index(&d->devices, device, device);
+    char short_name[200];
+    plot_short_device(device, short_name, sizeof short_name);
+    r.device_index = names_index(&d->devices, device, short_name);
     /* cases are told apart by their key; the case text is only their label */
     if (plot_is_case(r.kind))
         r.case_index = names_index(&d->cases, key, *name ? name : key);
+    if (r.case_index >= 0 && r.case_index >= d->tunings.count) {
+        char label[200], tuning[200];
+        plot_case_split(*name ? name : key, label, sizeof label, tuning, sizeof tuning);
+        if (names_index(&d->tunings, key, tuning) < 0)
+            return csv_fail(why, why_size, "out of memory reading %s", path);
+        free(d->cases.names[r.case_index]);
+        if (!(d->cases.names[r.case_index] = strdup(label)))
+            return csv_fail(why, why_size, "out of memory reading %s", path);
+    }
     if (r.device_index < 0 || (plot_is_case(r.kind) && r.case_index < 0))
         return csv_fail(why, why_size, "out of memory reading %s", path);
     /* a file from before the step column: its steps were 01-04 by key and 05 at BLOCK 16 */
@@ -237,6 +311,7 @@ static int order_cases(struct plot_data *d) {
 void plot_free(struct plot_data *d) {
     free(d->rows);
     names_free(&d->cases);
+    names_free(&d->tunings);
     names_free(&d->devices);
     names_free(&d->steps);
     memset(d, 0, sizeof *d);
@@ -305,15 +380,56 @@ int plot_close(FILE *f, const char *out_dir, const char *name, char *why, size_t
     return 0;
 }
 
-void plot_gp_begin(FILE *f, const char *base, const char *what) {
+void plot_gp_begin(FILE *f, const char *base, const char *what, int height) {
     fprintf(f,
             "# %s.gp - %s.\n"
             "# Written by `grader --bench` from bench.csv with its data in %s.dat; to plot again\n"
             "# after an edit, run `gnuplot %s.gp` in this folder.\n",
             base, what, base, base);
-    fprintf(f, PLOT_TERMINAL, PLOT_WIDTH, PLOT_HEIGHT);
+    fprintf(f, PLOT_TERMINAL, PLOT_WIDTH, height);
     fprintf(f, "set output '%s.svg'\n", base);
     fprintf(f, "set encoding utf8\n");
+}
+
+/* Whether case c has tuning values to name in a note. */
+static int has_note(const struct plot_data *d, const int *shown_case, int c) {
+    return *plot_case_tuning(d, c) && (!shown_case || shown_case[c]);
+}
+
+/* The notes' columns: two where every note fits in half the width. */
+static int note_columns(const struct plot_data *d, const int *shown_case) {
+    for (int c = 0; c < d->cases.count; c++)
+        if (has_note(d, shown_case, c) &&
+            0.62 * NOTE_FONT *
+                    (double)(strlen(d->cases.names[c]) + strlen(plot_case_tuning(d, c)) + 2) >
+                PLOT_WIDTH / 2.0 - 20)
+            return 1;
+    return 2;
+}
+
+int plot_tuning_lines(const struct plot_data *d, const int *shown_case) {
+    int count = 0;
+    for (int c = 0; c < d->cases.count; c++)
+        count += has_note(d, shown_case, c);
+    int columns = note_columns(d, shown_case);
+    return (count + columns - 1) / columns;
+}
+
+void plot_tuning_notes(FILE *f, const struct plot_data *d, const int *shown_case, double top,
+                       int height) {
+    int lines = plot_tuning_lines(d, shown_case);
+    for (int c = 0, at = 0; c < d->cases.count; c++) {
+        if (!has_note(d, shown_case, c))
+            continue;
+        char text[400];
+        snprintf(text, sizeof text, "%s: %s", d->cases.names[c], plot_case_tuning(d, c));
+        fprintf(f, "set label %d ", 100 + at);
+        plot_gp_string(f, text);
+        fprintf(f, " at screen %.4f, screen %.4f left front font ',%g' tc rgb '#444444'\n",
+                at / lines ? 0.5 + 10.0 / PLOT_WIDTH : 10.0 / PLOT_WIDTH,
+                (top - NOTE_FONT - (at % lines) * NOTE_LINE) / height, NOTE_FONT);
+        at++;
+    }
 }
 
 /* The first few non-blank lines of gnuplot's output on one line, spaces squeezed. */
@@ -408,6 +524,13 @@ static void remove_stale(const char *out_dir) {
     closedir(dir);
 }
 
+const char *plot_case_tuning(const struct plot_data *d, int c) {
+    for (int i = 0; i < d->tunings.count; i++)
+        if (strcmp(d->tunings.keys[i], d->cases.keys[c]) == 0)
+            return d->tunings.names[i];
+    return "";
+}
+
 const struct plot_row *plot_row_at(const struct plot_data *d, int c, int k, int n) {
     const struct plot_row *found = NULL;
     for (int i = 0; i < d->row_count; i++) {
@@ -446,7 +569,7 @@ static int plot_all(const struct plot_data *d, const char *out_dir, const char *
     for (int k = 0; k < d->devices.count; k++) {
         int roof = plot_roofline(d, k, out_dir, why, why_size);
         char base[64];
-        snprintf(base, sizeof base, "bench-roofline-%d", k);
+        snprintf(base, sizeof base, "bench-roofline-%d", k + 1);
         if (roof < 0 || (roof > 0 && run_gnuplot(gnuplot, out_dir, base, why, why_size) < 0))
             return -1;
         written += roof;

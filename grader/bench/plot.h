@@ -45,15 +45,31 @@ struct plot_names {
 struct plot_data {
     struct plot_row *rows;
     int row_count;
-    struct plot_names cases;   /* baseline, kernel and vendor cases: the lecture's table order */
-    struct plot_names devices; /* device k is numbered k in bench-roofline-<k>.svg */
+    struct plot_names cases;   /* baseline, kernel and vendor cases: the lecture's table order;
+                                * names without their tuning values (plot_case_split) */
+    struct plot_names devices; /* names shortened (plot_short_device); device k is bench.md's
+                                * Device k + 1 and bench-roofline-<k + 1>.svg */
     struct plot_names steps;   /* the exercises' ids of the step rows, as first seen */
+    struct plot_names tunings; /* by a case's key: its tuning values, out of its name ("") */
     int max_n;                 /* largest N with a GFLOP/s figure (0: none) */
 };
 
 /* bench.csv read into d (zeroed first): 0, or -1 with why (d then freed). */
 int plot_read(const char *csv_path, struct plot_data *d, char *why, size_t why_size);
 void plot_free(struct plot_data *d);
+
+/* A device's name short enough for a slide, into out. */
+void plot_short_device(const char *name, char *out, size_t size);
+
+/* A case's name without its tuning values: "Wide vector loads (TS=32 WPT=8 WIDTH=4)" gives the
+ * label "Wide vector loads" and the tuning "TS=32 WPT=8 WIDTH=4"; a name without "(X=...)" at its
+ * end is all label ("OpenBLAS sgemm (CPU)"), its tuning "". A figure names the values once, in a
+ * footnote, not in every label. */
+void plot_case_split(const char *name, char *label, size_t label_size, char *tuning,
+                     size_t tuning_size);
+
+/* The tuning values of case c ("" when none). */
+const char *plot_case_tuning(const struct plot_data *d, int c);
 
 /* Whether rows of this kind are cases of the table (baseline, kernel, vendor). */
 int plot_is_case(enum plot_kind kind);
@@ -86,8 +102,21 @@ FILE *plot_open(const char *out_dir, const char *name, char *why, size_t why_siz
 /* Closes f: 0, or -1 with why when a write failed. */
 int plot_close(FILE *f, const char *out_dir, const char *name, char *why, size_t why_size);
 
-/* The opening of every script: what it is, how to plot it again, the terminal and output. */
-void plot_gp_begin(FILE *f, const char *base, const char *what);
+/* The opening of every script: what it is, how to plot it again, the terminal and output; the
+ * canvas is PLOT_WIDTH x height. */
+void plot_gp_begin(FILE *f, const char *base, const char *what, int height);
+
+/* The tuning values of the cases shown (shown_case[c] non-zero; NULL: all) that have some, as
+ * labels "name: values" under a figure of the given height, their first line's top at top pixels
+ * from the canvas's bottom, in two columns where they fit. */
+void plot_tuning_notes(FILE *f, const struct plot_data *d, const int *shown_case, double top,
+                       int height);
+
+/* The lines plot_tuning_notes takes. */
+int plot_tuning_lines(const struct plot_data *d, const int *shown_case);
+
+#define NOTE_FONT 9.0  /* footnotes, pixels */
+#define NOTE_LINE 13.0 /* their line height, pixels */
 
 /* ---------------------------------------------------------------- the figures */
 

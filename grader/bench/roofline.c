@@ -44,7 +44,14 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
         free(taken);
         return csv_fail(why, why_size, "out of memory");
     }
-    int count = 0, status = 0;
+    int count = 0, status = 0, scaled = 0;
+    int *shown_case = calloc((size_t)d->cases.count + 1, sizeof *shown_case);
+    if (!shown_case) {
+        free(points);
+        free(taken);
+        free(labels);
+        return csv_fail(why, why_size, "out of memory");
+    }
     for (int c = 0; c < d->cases.count; c++) {
         double v = NAN, x = NAN;
         int timed_n = 0;
@@ -62,10 +69,12 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
             status = csv_fail(why, why_size, "out of memory");
             goto done;
         }
-        snprintf(labels[c], size, timed_n ? "%s (timed at N=%d)" : "%s", d->cases.names[c],
-                 timed_n);
-        if (v > 0)
+        snprintf(labels[c], size, timed_n ? "%s †" : "%s", d->cases.names[c]);
+        scaled |= v > 0 && timed_n > 0;
+        if (v > 0) {
+            shown_case[c] = 1;
             points[count++] = (struct roof_point){.case_index = c, .x = x, .y = v};
+        }
     }
 
     /* axes: every point, the ridge, the peak with room for its label, two decades of slope */
@@ -131,15 +140,15 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
     labels_place(&fr, peak, bandwidth, points, count, labels, taken, taken_count);
 
     char base[64], name[80];
-    snprintf(base, sizeof base, "bench-roofline-%d", k);
+    snprintf(base, sizeof base, "bench-roofline-%d", k + 1); /* bench.md's Device k + 1 */
     snprintf(name, sizeof name, "%s.dat", base);
     FILE *f = plot_open(out_dir, name, why, why_size);
     if (!f) {
         status = -1;
         goto done;
     }
-    fprintf(f, "# %s.dat - the cases of device %d (%s) at N = %d, from bench.csv.\n", base, k,
-            d->devices.names[k], n);
+    fprintf(f, "# %s.dat - the cases of device %d (%s) at N = %d, from bench.csv.\n", base, k + 1,
+            d->devices.keys[k], n);
     fprintf(f, "# measured peak %.6g GFLOP/s, measured bandwidth %.6g GB/s\n", peak, bandwidth);
     fprintf(f, "# flops_per_byte  GFLOP/s  case\n");
     for (int i = 0; i < count; i++)
@@ -155,14 +164,30 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
         status = -1;
         goto done;
     }
-    plot_gp_begin(f, base, "the roofline of one device with its kernels placed on it");
-    fprintf(f, "set title ");
-    plot_gp_string(f, d->devices.names[k]);
+    /* under the figure, which grows by them: the tuning values, what a dagger says */
+    int note_lines = plot_tuning_lines(d, shown_case) + scaled;
+    double notes = note_lines ? note_lines * NOTE_LINE + 8 : 0;
+    int height = PLOT_HEIGHT + (int)notes;
+    plot_gp_begin(f, base, "the roofline of one device with its kernels placed on it", height);
+    plot_tuning_notes(f, d, shown_case, notes - 4, height);
+    if (scaled)
+        fprintf(f,
+                "set label 9 '† timed at a smaller N and scaled to N = %d (bench.md says which "
+                "N)' at screen %.4f, screen %.4f left font ',%g' tc rgb '#444444'\n",
+                n, 10.0 / PLOT_WIDTH,
+                (notes - 4 - NOTE_FONT - (note_lines - 1) * NOTE_LINE) / height, NOTE_FONT);
+    /* the title in one line across the canvas: a smaller font where a long name needs it */
+    char title[400];
     if (count > 0)
-        fprintf(f, ".': roofline, kernels at N = %d'", n);
+        snprintf(title, sizeof title, "Device %d, %s: roofline, kernels at N = %d", k + 1,
+                 d->devices.names[k], n);
     else
-        fprintf(f, ".': roofline (no kernel has a counted intensity)'");
-    fprintf(f, " font ',14'\n");
+        snprintf(title, sizeof title, "Device %d, %s: roofline (no kernel has a counted intensity)",
+                 k + 1, d->devices.names[k]);
+    double title_font = fmax(8, fmin(14, (PLOT_WIDTH - 40) / (0.6 * (double)strlen(title))));
+    fprintf(f, "set label 8 ");
+    plot_gp_string(f, title);
+    fprintf(f, " at screen 0.5, screen %.4f center font ',%.1f'\n", 1 - 20.0 / height, title_font);
     fprintf(f, "set xlabel 'arithmetic intensity (flops per byte of global memory traffic, log "
                "scale)'\n"
                "set ylabel 'GFLOP/s (median of the timed runs, log scale)'\n");
@@ -172,8 +197,9 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
     fprintf(f,
             "# fixed margins: the labels were placed for this plot area\n"
             "set lmargin at screen %g\nset rmargin at screen %g\n"
-            "set bmargin at screen %g\nset tmargin at screen %g\n",
-            FRAME_LEFT, FRAME_RIGHT, FRAME_BOTTOM, FRAME_TOP);
+            "set bmargin at screen %.4f\nset tmargin at screen %.4f\n",
+            FRAME_LEFT, FRAME_RIGHT, (FRAME_BOTTOM * PLOT_HEIGHT + notes) / height,
+            (FRAME_TOP * PLOT_HEIGHT + notes) / height);
     fprintf(f, "set grid xtics ytics lc rgb '#e4e4e4' lt 1\nset tics nomirror\nunset key\nset "
                "samples 2000\n");
     fprintf(f, "peak = %.6g       # GFLOP/s\nbandwidth = %.6g  # GB/s\n", peak, bandwidth);
@@ -223,6 +249,7 @@ done:
     for (int c = 0; c < d->cases.count; c++)
         free(labels[c]);
     free(labels);
+    free(shown_case);
     free(points);
     free(taken);
     return status;

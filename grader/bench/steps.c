@@ -108,7 +108,7 @@ int plot_steps(const struct plot_data *d, const char *out_dir, char *why, size_t
                "the smaller N\n# it was timed at); a blank line where the device has no figure "
                "for a step. Then one block\n# per vendor SGEMM and device, a line across the "
                "plot: x  GFLOP/s.\n");
-    int block = 0;
+    int block = 0, scaled = 0;
     for (int k = 0; k < devices; k++) {
         if (!shown[k])
             continue;
@@ -124,6 +124,7 @@ int plot_steps(const struct plot_data *d, const char *out_dir, char *why, size_t
                 continue;
             }
             fprintf(f, "%s%d %.6g %d\n", gap ? "\n" : "", x, r->value, r->timed_n ? r->timed_n : n);
+            scaled |= r->timed_n > 0;
             points++;
             gap = 0;
         }
@@ -145,7 +146,8 @@ int plot_steps(const struct plot_data *d, const char *out_dir, char *why, size_t
     }
     plot_gp_begin(f, "bench-steps",
                   "GFLOP/s of each step of the workbook at the largest N, one line per device, "
-                  "the vendor SGEMMs across");
+                  "the vendor SGEMMs across",
+                  PLOT_HEIGHT);
     fprintf(f,
             "set label 1 'Matrix multiplication, N = %d: GFLOP/s per step' at screen 0.5, "
             "screen %.3f center font ',14'\n",
@@ -185,7 +187,7 @@ int plot_steps(const struct plot_data *d, const char *out_dir, char *why, size_t
                     plot_device_colours[k % COUNT_OF(plot_device_colours)]);
         }
     /* the key under the title: the devices, and what the two kinds of line are */
-    int entries = 2;
+    int entries = 2 + scaled;
     size_t longest_device = 0;
     for (int k = 0; k < devices; k++)
         if (shown[k]) {
@@ -212,10 +214,11 @@ int plot_steps(const struct plot_data *d, const char *out_dir, char *why, size_t
                 "ps 1.1 title ",
                 block ? ", \\\n     " : "", block, colour, step_points[k % COUNT_OF(step_points)]);
         plot_gp_string(f, d->devices.names[k]);
-        /* a figure timed at a smaller N says so next to its point */
+        /* a figure timed at a smaller N and scaled: a ring round its point (a label each
+         * covered the next where several were) */
         fprintf(f,
-                ", \\\n     'bench-steps.dat' index %d using 1:($3 != %d ? $2 : 1/0):(sprintf("
-                "'timed at N=%%d', $3)) with labels offset 0,-1 font ',8' tc rgb '%s' notitle",
+                ", \\\n     'bench-steps.dat' index %d using 1:($3 != %d ? $2 : 1/0) with points "
+                "pt 6 ps 2 lw 1 lc rgb '%s' notitle",
                 block, n, colour);
         block++;
     }
@@ -232,7 +235,11 @@ int plot_steps(const struct plot_data *d, const char *out_dir, char *why, size_t
         }
     fprintf(f, ", \\\n     keyentry with lines lw 1.5 dt 2 lc rgb '#555555' title 'CLBlast SGEMM'"
                ", \\\n     keyentry with lines lw 1.5 dt 3 lc rgb '#555555' title 'vendor BLAS "
-               "(OpenBLAS on a CPU, cuBLAS on NVIDIA)'\n");
+               "(OpenBLAS on a CPU, cuBLAS on NVIDIA)'");
+    if (scaled)
+        fprintf(f, ", \\\n     keyentry with points pt 6 ps 2 lc rgb '#555555' title 'ringed: "
+                   "timed at a smaller N, scaled'");
+    fprintf(f, "\n");
     if ((status = plot_close(f, out_dir, "bench-steps.gp", why, why_size)) == 0)
         status = 1;
 done:

@@ -131,10 +131,11 @@ struct grader_exercise {
     int rectangular;                             /* M x N x K sizes: shapes, host_shape */
     struct grader_size shapes[GRADER_MAX_SIZES]; /* hidden sizes of a rectangular row */
     struct grader_size host_shape;               /* its host program's run */
-    struct grader_size memcheck_shape; /* the drawn size of the oclgrind runs (grade.c), or 0 */
-    int sizes[GRADER_MAX_SIZES];       /* hidden correctness sizes, 0-terminated */
-    int host_n;                        /* size of the host program's run */
-    int memcheck_n;                    /* size of the oclgrind run (it interprets: keep small) */
+    struct grader_size
+        memcheck_shape;          /* the drawn size of the oclgrind runs (grade_exercise.c), or 0 */
+    int sizes[GRADER_MAX_SIZES]; /* hidden correctness sizes, 0-terminated */
+    int host_n;                  /* size of the host program's run */
+    int memcheck_n;              /* size of the oclgrind run (it interprets: keep small) */
     int perf_n; /* size of the timed comparison (doubled while the reference's launch is short) */
     int perf_fixed; /* perf_n set by the instructor's config: timed at exactly that size */
     int max_n;      /* largest valid size (0: no limit) */
@@ -199,6 +200,14 @@ struct grader_size grader_memcheck_at(const struct grader_exercise *ex);
 
 /* The row of exercise id, or NULL. */
 const struct grader_exercise *grader_find_exercise(const char *id);
+
+/* The work-group of a SHAPE_ROWS_GROUPED launch at N: the largest divisor of N up to
+ * GRADER_GROUP_LIMIT, max_group and N / 2 (two groups at least). */
+size_t grader_rows_group(int n, size_t max_group);
+
+/* The exercises a wrong id may have meant ("04_local": 04_local_B), "A or B" into out; their
+ * count (0: none near). */
+int grader_suggest_exercise(const char *id, char *out, size_t size);
 
 /* Elements of the output at size s (s.n for vectors, m*n for matrices), and of A and of B. */
 size_t grader_output_count(const struct grader_exercise *ex, struct grader_size s);

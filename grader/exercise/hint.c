@@ -166,6 +166,32 @@ static int block_hint(int n, int block, const float *got, const double *expected
     return 1;
 }
 
+/* A kernel of rows in work-groups (04) right only in work-group 0's rows: every work-item of
+ * the others reads wrong values from what their group shares. The classic cause: the copy into
+ * local memory indexed by get_global_id, where get_local_id belongs, so that group g copies
+ * only from its own rows' offset on. */
+static int group_hint(const struct grader_exercise *ex, int n, const float *got,
+                      const double *expected, const double *tol, const struct wrong_places *w,
+                      char *hint, size_t size) {
+    if (ex->shape != SHAPE_ROWS_GROUPED)
+        return 0;
+    int group = (int)grader_rows_group(n, (size_t)-1);
+    if (group < 2 || group >= n || w->lowest_row != group)
+        return 0;
+    size_t wrong_after = 0, after = (size_t)(n - group) * (size_t)n;
+    for (size_t k = (size_t)group * n; k < (size_t)n * n; k++)
+        wrong_after += !close_to(got[k], expected[k], tol[k]);
+    if (wrong_after * 2 < after)
+        return 0;
+    snprintf(hint, size,
+             "only work-group 0's rows are right (rows 0 to %d, at a local size of %d and N = "
+             "%d); the other groups read wrong values from local memory: is the copy "
+             "of B's column indexed by get_global_id where get_local_id belongs (work-item iloc "
+             "copies k = iloc, iloc + L, ...)?",
+             group - 1, group, n);
+    return 1;
+}
+
 /* Hints from the edges: only the last rows or columns are wrong. Below N = 16 the last N % 16
  * rows are all of them, which is no pattern. */
 static int bound_hint(int n, const struct wrong_places *w, char *hint, size_t size) {
@@ -244,7 +270,8 @@ static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, 
         snprintf(d->hint, sizeof d->hint,
                  "C is transposed: C(i,j) holds the value of C(j,i). Row i is get_global_id(0) "
                  "and C(i,j) is C[i*N + j]");
-    else if (!block_hint(n, block, got, expected, tol, &w, d->hint, sizeof d->hint) &&
+    else if (!group_hint(ex, n, got, expected, tol, &w, d->hint, sizeof d->hint) &&
+             !block_hint(n, block, got, expected, tol, &w, d->hint, sizeof d->hint) &&
              !bound_hint(n, &w, d->hint, sizeof d->hint) && n > 1)
         product_hint(n, seed, got, expected, tol, d->hint, sizeof d->hint);
 }

@@ -31,6 +31,15 @@ static int c_tiles(const struct grader_exercise *ex, struct grader_size s,
     return 0;
 }
 
+size_t grader_rows_group(int n, size_t max_group) {
+    /* at most half of N: two work-groups at least, so that a kernel right only in work-group 0
+     * (a get_global_id where get_local_id belongs) is wrong at every size, the memory check's
+     * too */
+    size_t limit = max_group < GRADER_GROUP_LIMIT ? max_group : GRADER_GROUP_LIMIT;
+    size_t half = n > 1 ? (size_t)n / 2 : 1;
+    return clu_divisor_at_most(n > 0 ? (size_t)n : 1, limit < half ? limit : half);
+}
+
 int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *env,
                        struct grader_size s, const struct grader_variant *v,
                        struct grader_launch *l) {
@@ -49,8 +58,7 @@ int grader_plan_launch(const struct grader_exercise *ex, const struct clu_env *e
         break;
     case SHAPE_ROWS_GROUPED:
         l->has_local = 1;
-        l->local[0] = clu_divisor_at_most(un, max_group < GRADER_GROUP_LIMIT ? max_group
-                                                                             : GRADER_GROUP_LIMIT);
+        l->local[0] = grader_rows_group(s.n, max_group);
         break;
     case SHAPE_TILES:
         l->dims = 2;

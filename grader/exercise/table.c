@@ -19,7 +19,9 @@
 #include "exercise/exercise.h"
 
 #include <stdio.h>
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #define MM_ARGS ARG_N, ARG_A, ARG_B, ARG_C
 /* The tuning values of 2-D register blocking (09 to 11): tiles TSM x TSK of A and TSK x TSN of
@@ -417,6 +419,53 @@ const struct grader_exercise *grader_find_exercise(const char *id) {
             return &grader_exercises[i];
     }
     return NULL;
+}
+
+/* Edits (insert, delete, replace a character) from a to b, case blind; capped at 9. */
+static int edit_distance(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40)
+        return 9;
+    int row[41];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diagonal = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            int best = diagonal + !same;
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diagonal = up;
+        }
+    }
+    return row[lb] < 9 ? row[lb] : 9;
+}
+
+int grader_suggest_exercise(const char *id, char *out, size_t size) {
+    int found = 0;
+    size_t used = 0, len = strlen(id);
+    if (size > 0)
+        out[0] = '\0';
+    for (int i = 0; i < grader_exercise_count; i++) {
+        const char *name = grader_exercises[i].id;
+        /* a start of the id ("04_local"), its number's digits, or a typo or two */
+        int near = (len >= 2 && strncasecmp(name, id, len) == 0) ||
+                   (len >= 2 && isdigit((unsigned char)id[0]) && isdigit((unsigned char)id[1]) &&
+                    strncmp(name, id, 2) == 0) ||
+                   edit_distance(id, name) <= 3;
+        int listed = 0; /* rows of one exercise (its blocks) share the id: named once */
+        for (int j = 0; j < i && near; j++)
+            listed |= strcmp(grader_exercises[j].id, name) == 0;
+        if (!near || listed || used + strlen(name) + 6 >= size)
+            continue;
+        used += (size_t)snprintf(out + used, size - used, "%s%s", found ? " or " : "", name);
+        found++;
+    }
+    return found;
 }
 
 size_t grader_output_count(const struct grader_exercise *ex, struct grader_size s) {

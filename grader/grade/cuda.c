@@ -7,6 +7,7 @@
  * CUDA part is one test worth 0 of 0 saying why (skipped, no points lost).
  */
 #define _GNU_SOURCE
+#include "grade/cuda_build.h"
 #include "grade/grade.h"
 #include "exercise/protocol.h"
 #include "exercise/tuning.h"
@@ -20,21 +21,12 @@
 #include <unistd.h>
 
 #define LOG_CAP       6000 /* bytes of a child's output shown in a report */
-#define BUILD_TIMEOUT 120  /* seconds for nvcc */
 #define PROBE_TIMEOUT 60   /* seconds for the probe (the first cuInit can be slow) */
 /* the largest N at which one timed launch's C is checked element by element (the grader's
  * reference in doubles: N^3 multiply-adds on the CPU); above it Freivalds' check serves alone */
 #define FULL_CHECK_MAX 1024
 
 /* ---------------------------------------------------------------- the grader's side */
-
-/* Where nvcc is: on $PATH, else where the CUDA toolkit installs it. 0, or -1 if nowhere. */
-static int find_nvcc(char *path, size_t size) {
-    if (grader_find_program("nvcc", path, size) == 0)
-        return 0;
-    snprintf(path, size, "/usr/local/cuda/bin/nvcc");
-    return access(path, X_OK) == 0 ? 0 : -1;
-}
 
 /* How the twin is built and launched: BLOCK, or the row's tuning values and its geometry. */
 struct cuda_twin {
@@ -149,75 +141,6 @@ static void cuda_run_done(struct cuda_run *h) {
 
 static int exited_with(const struct grader_run_result *run, int code) {
     return run->how == RUN_EXITED && run->code == code;
-}
-
-/* nvcc kernel.cu -> kernel.fatbin in dir, sandboxed like a student's build: for the GPU's own
- * architecture (machine code and PTX), or nvcc's default where nvcc does not know that GPU; with
- * -DBLOCK, or -D for each tuning value. Returns 0, or -1 with the compiler's output in *log
- * (malloc'd). */
-static int build_module(const struct grader_config *cfg, const char *nvcc, const char *dir,
-                        int capability, const struct cuda_twin *t, char **log) {
-    char source[PATH_MAX + 32], module[PATH_MAX + 32], out[PATH_MAX + 32],
-        defines[CLU_MAX_DEFINES + 1][64], arch[32] = "", jail[PATH_MAX], why[100];
-    /* built in a folder the student's uid can reach (the work folder may be under /root) */
-    snprintf(out, sizeof out, "%s/build.txt", dir);
-    snprintf(source, sizeof source, "%s/kernel.cu", dir);
-    if (grader_jail_dir_make(jail, sizeof jail) != 0) {
-        *log = strdup("the grader cannot prepare its build folder in /tmp");
-        return -1;
-    }
-    snprintf(module, sizeof module, "%s/kernel.cu", jail);
-    if (grader_copy_source(source, module, why, sizeof why) != 0) {
-        *log = strdup(why);
-        grader_jail_dir_remove(jail);
-        return -1;
-    }
-    snprintf(source, sizeof source, "%s/kernel.cu", jail);
-    snprintf(module, sizeof module, "%s/kernel.fatbin", jail);
-    int define_count = 0;
-    if (!t->variant.tuning)
-        snprintf(defines[define_count++], sizeof defines[0], "-DBLOCK=%d", t->block);
-    for (int d = 0; t->variant.tuning && d < CLU_MAX_DEFINES && t->variant.tuning[d].name; d++)
-        snprintf(defines[define_count++], sizeof defines[0], "-D%s=%d", t->variant.tuning[d].name,
-                 t->variant.tuning[d].value);
-    if (capability > 0)
-        snprintf(arch, sizeof arch, "-arch=sm_%d", capability);
-    struct grader_run_result run;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        struct grader_argv argv = GRADER_ARGV_INIT;
-        grader_sandbox_push(&cfg->jail, &cfg->sandbox, jail, &argv);
-        grader_argv_push_all(&argv, (const char *const[]){nvcc, "-fatbin", NULL});
-        for (int d = 0; d < define_count; d++)
-            grader_argv_push(&argv, defines[d]);
-        grader_argv_push_all(&argv, (const char *const[]){"-o", module, source, NULL});
-        if (arch[0])
-            grader_argv_push(&argv, arch);
-        remove(module);
-        grader_run_jailed(&cfg->jail, argv.argv, jail, out, BUILD_TIMEOUT, &run);
-        grader_argv_clear(&argv);
-        *log = grader_read_capped(out, LOG_CAP);
-        char kept[PATH_MAX + 32];
-        snprintf(kept, sizeof kept, "%s/kernel.fatbin", dir);
-        if (exited_with(&run, 0) && grader_copy_source(module, kept, why, sizeof why) == 0) {
-            grader_jail_dir_remove(jail);
-            return 0;
-        }
-        if (!arch[0] || !strstr(*log, "nsupported gpu architecture"))
-            break;
-        free(*log); /* a GPU newer than this nvcc: its default code, compiled by the driver */
-        arch[0] = '\0';
-    }
-    if (run.how != RUN_EXITED) {
-        char what[300], *more = malloc(strlen(*log) + 400);
-        grader_describe_run(&run, what, sizeof what);
-        if (more) {
-            sprintf(more, "nvcc %s\n%s", what, *log);
-            free(*log);
-            *log = more;
-        }
-    }
-    grader_jail_dir_remove(jail);
-    return -1;
 }
 
 /* Check what a harness run at size n saved. Returns 1 if right; *untouched when nothing was
@@ -506,7 +429,7 @@ int grader_cuda_tests(const struct grader_config *cfg, const struct grader_exerc
     twin_of(ex, &twin);
     char nvcc[PATH_MAX], work[PATH_MAX], source[PATH_MAX + 64], copy[PATH_MAX + 32];
     char module[PATH_MAX + 32], why[300], bad[100], dead[300] = "";
-    if (find_nvcc(nvcc, sizeof nvcc) != 0) {
+    if (grader_find_nvcc(nvcc, sizeof nvcc) != 0) {
         skip_all(r, first,
                  "nvcc not found on $PATH or in /usr/local/cuda/bin: kernel.cu is "
                  "graded where the CUDA toolkit and an NVIDIA GPU are");
@@ -546,7 +469,8 @@ int grader_cuda_tests(const struct grader_config *cfg, const struct grader_exerc
         snprintf(dead, sizeof dead, "%s/kernel.cu is missing from the submission", ex->id);
     else if (grader_copy_source(source, copy, bad, sizeof bad) != 0)
         snprintf(dead, sizeof dead, "%s/kernel.cu: %s", ex->id, bad);
-    else if ((build_failed = build_module(cfg, nvcc, work, gpu.capability, &twin, &build_log) != 0))
+    else if ((build_failed = grader_cuda_build(cfg, nvcc, work, gpu.capability, &twin.variant,
+                                               twin.block, &build_log) != 0))
         snprintf(dead, sizeof dead, "kernel.cu does not compile (see the first test)");
 
     int sizes = grader_size_count(ex), passed = 0, untouched_all = 1;

@@ -1,6 +1,6 @@
-/* grade.h - grading one exercise, test by test; grade.c holds their order, each test has a file of
- * its own: the harness child runs and the loading of what they saved (harness_run.c), the kernel
- * at the hidden sizes (kernel_tests.c), the host program (host_test.c), the memory check
+/* grade.h - grading one exercise, test by test; grade_exercise.c holds their order, each test has a
+ * file of its own: the harness child runs and the loading of what they saved (harness_run.c), the
+ * kernel at the hidden sizes (kernel_tests.c), the host program (host_test.c), the memory check
  * (memcheck.c), the technique and the traffic rows (technique.c), the timing against the reference
  * (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), the report, the logs' head and
  * results.json (report.c), and what that head says of the run (provenance.c). The instructor's
@@ -103,6 +103,7 @@ struct grader_run_info {
     int seed_secret;              /* it came from --seed-file (a batch's secret): never written */
     unsigned long fingerprint; /* all a log says of a secret seed (the same seed, the same one) */
     const char *repeat;        /* the command line of this run less --ex and --seed (NULL: none) */
+    char containment[1200];    /* what contains each run (cgroups, uid, rlimits), for the log */
 };
 
 /* The head of an exercise's log: date, device, grader version, the seed and the command that

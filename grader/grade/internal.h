@@ -1,6 +1,6 @@
 /* internal.h - what the files of grade/ share among themselves and nobody else includes: the
- * harness child on a student's kernel (harness_run.c) and the tests grade.c puts in order, one
- * file each. The wing's public header is grade.h.
+ * harness child on a student's kernel (harness_run.c) and the tests grade_exercise.c puts in order,
+ * one file each. The wing's public header is grade.h.
  */
 #ifndef GRADER_GRADE_INTERNAL_H
 #define GRADER_GRADE_INTERNAL_H

@@ -211,6 +211,8 @@ void grader_print_log_header(FILE *out, const struct grader_run_info *run,
     fprintf(out, "  date:    %s (UTC, the run's start)\n", run->date);
     fprintf(out, "  device:  %s\n", device);
     fprintf(out, "  grader:  %s\n", run->version);
+    if (run->containment[0])
+        fprintf(out, "  contained: %s\n", run->containment);
     if (run->seed_secret) {
         /* a batch's seed comes from the instructor's secret and the student id, the same at every
          * regrade: whoever knew it could compute the hidden inputs beforehand. Logs go back to

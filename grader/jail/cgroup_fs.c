@@ -1,4 +1,4 @@
-/* cgroup_fs.c - the cgroup file system as the groups of cgroup.c and cgroup_run.c use it: a
+/* cgroup_fs.c - the cgroup file system as the groups of cgroup_student.c and cgroup_run.c use it: a
  * group's files read and written (open, write, close: no stdio buffering between the grader and
  * the kernel), the mounts from /proc/self/mountinfo and the grader's own group from
  * /proc/self/cgroup. */

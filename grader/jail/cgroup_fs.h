@@ -1,6 +1,6 @@
-/* cgroup_fs.h - the jail wing's own: the cgroup file system as the student groups (cgroup.c) and
- * the run groups (cgroup_run.c) use it: its files read and written, its mounts, the grader's own
- * group. Nothing outside jail/ includes it: cgroup.h is the interface.
+/* cgroup_fs.h - the jail wing's own: the cgroup file system as the student groups
+ * (cgroup_student.c) and the run groups (cgroup_run.c) use it: its files read and written, its
+ * mounts, the grader's own group. Nothing outside jail/ includes it: cgroup.h is the interface.
  */
 #ifndef GRADER_JAIL_CGROUP_FS_H
 #define GRADER_JAIL_CGROUP_FS_H

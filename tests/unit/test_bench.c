@@ -633,8 +633,40 @@ static void test_case_order_merges_the_devices(void **state) {
     }
 }
 
+/* A slide's names: the device's without POCL's target prefix, (R) and the platform's long name;
+ * a case's without its tuning values, which go to a note. */
+static void test_short_names_for_slides(void **state) {
+    (void)state;
+    static const char *const devices[][2] = {
+        {"cpu-skylake-avx512-Intel(R) Xeon(R) Processor (Portable Computing Language)",
+         "Intel Xeon Processor (POCL)"},
+        {"pthread-haswell-AMD EPYC (Portable Computing Language)", "AMD EPYC (POCL)"},
+        {"NVIDIA H100 80GB HBM3 (NVIDIA CUDA)", "NVIDIA H100 80GB HBM3 (CUDA)"},
+        {"Device \"A\", model 1 (Platform 2)", "Device \"A\", model 1 (Platform 2)"}};
+    char out[200], label[200], tuning[200];
+    for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
+        plot_short_device(devices[i][0], out, sizeof out);
+        assert_string_equal(out, devices[i][1]);
+    }
+    plot_short_device("cpu-x-Intel(R) Xeon(R) Processor (Portable Computing Language)", out, 6);
+    assert_int_equal(strlen(out), 5); /* cut, never past the buffer */
+    static const char *const cases[][3] = {
+        {"Wide vector loads (TS=32 WPT=8 WIDTH=4)", "Wide vector loads", "TS=32 WPT=8 WIDTH=4"},
+        {"2-D register blocking (TSM=32 TSN=32 TSK=16 WPTM=8 WPTN=4, make tune's)",
+         "2-D register blocking", "TSM=32 TSN=32 TSK=16 WPTM=8 WPTN=4, make tune's"},
+        {"OpenBLAS sgemm (CPU)", "OpenBLAS sgemm (CPU)", ""},
+        {"cuBLAS SGEMM (FP32, no TF32)", "cuBLAS SGEMM (FP32, no TF32)", ""},
+        {"(A=1)", "(A=1)", ""}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        plot_case_split(cases[i][0], label, sizeof label, tuning, sizeof tuning);
+        assert_string_equal(label, cases[i][1]);
+        assert_string_equal(tuning, cases[i][2]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_short_names_for_slides),
         cmocka_unit_test(test_repeat_cost_bounds_bench_repeat),
         cmocka_unit_test(test_plan_size_is_the_largest_that_fits),
         cmocka_unit_test(test_scaled_row_fits_and_keeps_its_gflops),

@@ -1,4 +1,5 @@
-/* test_cgroup.c - unit tests (cmocka) of cgroup.c, the control groups of a student and its runs.
+/* test_cgroup.c - unit tests (cmocka) of cgroup_student.c and cgroup_run.c, the control groups of a
+ * student and its runs.
  *
  * The group setup opens a student's group for this test process. Where that cannot be done (not
  * root, /sys/fs/cgroup read-only, controllers missing) every test prints nothing more, the setup

@@ -587,6 +587,20 @@ static void test_find_exercise(void **state) {
         CHECK(ex == NULL, "grader_find_exercise(\"%s\") gives %s, expected NULL", none[i],
               ex ? ex->id : "");
     }
+    /* what a wrong id may have meant: named, once; nothing for what is near nothing */
+    static const char *const meant[][2] = {{"04_local", "04_local_B"},
+                                           {"04_local_Bx", "04_local_B"},
+                                           {"04local_B", "04_local_B"},
+                                           {"09_register", "09_register_blocking"},
+                                           {"12_subgroup", "12_subgroups"}};
+    char near[400];
+    for (size_t i = 0; i < sizeof meant / sizeof meant[0]; i++) {
+        int count = grader_suggest_exercise(meant[i][0], near, sizeof near);
+        CHECK(count == 1 && strcmp(near, meant[i][1]) == 0, "\"%s\" suggests %d: '%s', not %s",
+              meant[i][0], count, near, meant[i][1]);
+    }
+    CHECK(grader_suggest_exercise("xyz", near, sizeof near) == 0 && near[0] == '\0',
+          "\"xyz\" suggests '%s'", near);
     for (int e = 0; e < grader_exercise_count; e++) {
         const struct grader_exercise *ex = &grader_exercises[e];
         char buf[128];

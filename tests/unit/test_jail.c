@@ -195,7 +195,7 @@ static void kill_everything_of(uid_t uid) {
         waitpid(killer, NULL, 0);
 }
 
-/* A fresh folder for the test, as grade.c makes it: g_top is 0711, the folder 0755. */
+/* A fresh folder for the test, as grade_exercise.c makes it: g_top is 0711, the folder 0755. */
 static int test_setup(void **state) {
     (void)state;
     g_test_no++;

@@ -1,4 +1,4 @@
-/* cgroup.c - a control group per student (see cgroup.h); a run's group is cgroup_run.c, the
+/* cgroup_student.c - a control group per student (see cgroup.h); a run's group is cgroup_run.c, the
  * files and mounts of the cgroup file system cgroup_fs.c.
  *
  * Why: a student's memory held in memfds (written, never mapped) escapes RLIMIT_DATA and the

@@ -1,5 +1,5 @@
-/* grade.c - grading one exercise of a submission: the order of its tests (the kernel at each
- * hidden size, the host program, the memory check, the technique, the timing against the
+/* grade_exercise.c - grading one exercise of a submission: the order of its tests (the kernel at
+ * each hidden size, the host program, the memory check, the technique, the timing against the
  * reference; or the quiz and the CUDA twin), each a test with points, each in a file of its own.
  */
 #include "grade/internal.h"

@@ -1,4 +1,4 @@
-/* bench.c - `grader --bench` (`make bench`): the lecture's table, measured here.
+/* bench_command.c - `grader --bench` (`make bench`): the lecture's table, measured here.
  *
  * For each N and each OpenCL device (or the one $DEVICE / --device names) it times the reference
  * solution of every exercise of the table (grader/exercise/table.c) at its tuning values, the
@@ -308,6 +308,9 @@ static void write_table(const struct bench *b, FILE *f) {
             "\nTraffic: accesses of 4-byte floats per multiply-add, counted by "
             "`oclgrind --inst-counts` at N = %d (deterministic; private memory not counted).\n",
             TRAFFIC_N);
+    for (int ri = 0; ri < b->row_count; ri++) /* why a kernel's traffic cells are empty */
+        if (b->rows[ri].ex && !b->rows[ri].traffic_done && b->rows[ri].traffic.why[0])
+            fprintf(f, "- %s: not counted: %s\n", b->rows[ri].name, b->rows[ri].traffic.why);
 }
 
 /* ---------------------------------------------------------------- command line */

@@ -1,0 +1,49 @@
+/* command.h - the grade wing's two commands, each in a file of its own: grading a submission
+ * (grade_command.c, the grader's default) and `make tune`'s search of the tuning values
+ * (tune_command.c), with what their command lines share (command_args.c). main.c's table of
+ * commands runs them.
+ */
+#ifndef GRADER_GRADE_COMMAND_H
+#define GRADER_GRADE_COMMAND_H
+
+#include "grade/grade.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define EXIT_FULL  0 /* every point */
+#define EXIT_LOST  1 /* some point lost */
+#define EXIT_USAGE 2 /* the grader could not grade (bad flags, unwritable results) */
+#define EXIT_BUSY  3 /* not graded: the machine was too busy to grade fairly */
+
+/* Prints the grader's other commands, one line each, for the grade command's usage. */
+typedef void (*grader_commands_fn)(FILE *out);
+
+/* The default command: grade a submission (its usage lists the commands through commands). */
+int grader_grade_main(int argc, char **argv, const char *self, grader_commands_fn commands);
+
+/* --tune: search an exercise's tuning values on a device (make tune). */
+int grader_tune_main(int argc, char **argv, const char *self);
+
+/* ---------------------------------------------------------------- shared (command_args.c) */
+
+/* A seed nobody can guess, from /dev/urandom (the time and pid where it cannot be read). */
+uint64_t grader_hidden_seed(void);
+
+/* --timeout: seconds, the whole text a finite number >= 0 (0: the default). 0, or -1. */
+int grader_parse_seconds(const char *text, double *out);
+
+/* --seed: decimal digits only (strtoull would take a sign, spaces and a wrap-around). 0, or -1. */
+int grader_parse_seed(const char *text, uint64_t *out);
+
+/* A value that is no number of the kind the flag wants: one line, the usage exit status. */
+int grader_bad_number(const char *flag, const char *value, const char *want);
+
+/* Absolute form of a path that must exist, or exit with a message. */
+const char *grader_absolute(const char *path, const char *what);
+
+/* Whether bubblewrap is installed and can make a sandbox here (it cannot inside some
+ * containers); says so in one line when it cannot. */
+int grader_sandbox_works(const struct grader_config *cfg);
+
+#endif
