@@ -27,6 +27,7 @@ batch_settings() {
     only=${EX:-}
     force=${FORCE:-0}
     config=${CONFIG:-}
+    ONLY=$(printf '%s' "${ONLY:-}" | tr -d ' ')
     [ -n "$subs" ] || die "usage: make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1]"
     [ -d "$subs" ] || die "SUBMISSIONS=$subs is not a folder"
     [ -x "$grader" ] || die "no grader at $grader: run make grader"
@@ -42,7 +43,7 @@ batch_settings() {
     out=$(cd "$out" && pwd)
     case $out/ in "$subs"/*) die "OUT must not be inside SUBMISSIONS" ;; esac
     SUBMISSIONS=$subs OUT=$out EX=$only FORCE=$force CONFIG=$config
-    export SUBMISSIONS OUT EX FORCE CONFIG
+    export SUBMISSIONS OUT EX FORCE CONFIG ONLY
 }
 
 # one batch at a time on an OUT folder (fd 9 holds the lock until the front end exits)
@@ -66,7 +67,7 @@ batch_tuning() {
 # $out/work/.queue: one line `ID<tab>ENTRY` per student, in the order of SUBMISSIONS; total its
 # length. Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz)
 batch_queue() {
-    queue=$out/work/.queue
+    queue=${queue:-$out/work/.queue}
     # built aside, then renamed: a Slurm job writing the class files may be reading the old one
     next=$queue.$$
     : >"$next"
@@ -95,9 +96,98 @@ batch_queue() {
     [ "$total" -gt 0 ] || die "no submissions in $subs"
 }
 
-# whether a student needs grading: no published result yet, or FORCE=1
+# ---------------------------------------------------------------- stamps: what a result graded
+# A published result's `stamp` file (grade_one.sh) says what it was graded from: `settings HASH`
+# (the grader's build and references, the config, EX) and `upload HASH` (stage.sh's stage_stamp:
+# the staged files, or why there were none). The front end stages every upload again (cheap: the
+# editable files only) and compares: a result whose stamp differs is stale and graded again.
+
+# the settings line's hash: the grader, its plugin and layer, the references and the library it
+# grades with, the config's text and EX (a result graded under others is stale)
+batch_settings_stamp() {
+    {
+        sha256sum "$grader" "$root"/build/grader/*.so 2>/dev/null | cut -c1-64
+        (cd "$root" && find solutions common -type f \( -name '*.[ch]' -o -name '*.cl' -o -name '*.cu' \) |
+            LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done)
+        if [ -n "$config" ]; then sha256sum <"$config"; else echo "no config"; fi
+        printf 'exercises %s\n' "$only"
+    } | sha256sum | cut -c1-64
+}
+
+# $queue.stamps: one line `ID<tab>STAMP` per student of the queue, the stamp its result must have
+# to be current (an upload staged as grade_one.sh stages it, in a sandbox where bubblewrap runs)
+batch_stamps() {
+    settings_stamp=$(batch_settings_stamp)
+    BATCH_SETTINGS_STAMP=$settings_stamp
+    export BATCH_SETTINGS_STAMP
+    max_file=1048576 max_unpacked=${MAX_UNPACKED:-20971520}
+    sandbox=""
+    command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev true 2>/dev/null && sandbox=bwrap
+    stamps=$queue.stamps
+    next=$stamps.$$
+    : >"$next"
+    while IFS="$(printf '\t')" read -r id entry; do
+        s=$out/work/.stage-$$
+        rm -rf "$s"
+        stage_entry "$entry" "$s" || die "cannot stage $entry into $s"
+        printf '%s\t%s\n' "$id" "$(stage_stamp "$entry" "$s" "")" >>"$next"
+    done <"$queue"
+    rm -rf "$out/work/.stage-$$"
+    mv "$next" "$stamps" || die "cannot write $stamps"
+}
+
+# the stamp a current result of ID has (empty when the front end computed none)
+batch_stamp_of() { # batch_stamp_of ID
+    [ -f "${queue:-$out/work/.queue}.stamps" ] || return 0
+    printf 'settings %s\nupload %s\n' "${BATCH_SETTINGS_STAMP:-}" \
+        "$(awk -F '\t' -v id="$1" '$1 == id { print $2; exit }' "${queue:-$out/work/.queue}.stamps")"
+}
+
+# why the result of ID is stale (nothing when it is current or there is none)
+batch_stale() { # batch_stale ID
+    d=$out/students/$1
+    [ -f "$d/status" ] || return 0
+    if [ ! -f "$d/stamp" ]; then
+        if [ -f "$d/forced" ]; then echo "forced (FORCE=1 or ONLY=)"
+        else echo "no stamp (graded before stamps, or by hand)"; fi
+    elif [ "$(sed -n 1p "$d/stamp")" != "settings ${BATCH_SETTINGS_STAMP:-}" ]; then
+        echo "the grader, the config or EX changed"
+    elif [ "$(cat "$d/stamp")" != "$(batch_stamp_of "$1")" ]; then
+        echo "the upload changed"
+    fi
+}
+
+# whether a student needs grading: no result, a stale one, or none a run again could change
+# (graded, refused, empty: those stand; an error or "not graded" is tried again); ONLY=ids: those
+# only
 batch_wanted() { # batch_wanted ID
-    [ ! -f "$out/students/$1/results.json" ] || [ "$force" = 1 ]
+    if [ -n "${ONLY:-}" ]; then
+        case ,$ONLY, in *,"$1",*) ;; *) return 1 ;; esac
+    fi
+    [ -f "$out/students/$1/status" ] || return 0
+    [ -z "$(batch_stale "$1")" ] || return 0
+    case $(head -n 1 "$out/students/$1/status") in
+    graded) [ ! -f "$out/students/$1/results.json" ] ;;
+    refused:* | empty:*) return 1 ;;
+    *) return 0 ;;
+    esac
+}
+
+# FORCE=1 (everyone) or ONLY=ids (those): their results marked stale before anything is graded,
+# so that a run stopped half-way leaves the rest stale, and a run again without FORCE grades them
+batch_force() {
+    [ -n "${ONLY:-}" ] || [ "$force" = 1 ] || return 0
+    if [ -n "${ONLY:-}" ]; then
+        for id in $(printf '%s' "$ONLY" | tr ',' ' '); do
+            cut -f1 "$queue" | grep -qxF -- "$id" || die "ONLY=$ONLY: no student $id in $subs"
+        done
+    fi
+    while IFS="$(printf '\t')" read -r id entry; do
+        d=$out/students/$id
+        [ -d "$d" ] || continue
+        if [ -n "${ONLY:-}" ]; then case ,$ONLY, in *,"$id",*) ;; *) continue ;; esac; fi
+        touch "$d/forced" && rm -f "$d/stamp" || die "cannot mark $d stale"
+    done <"$queue"
 }
 
 # ---------------------------------------------------------------- the secret behind the seeds
