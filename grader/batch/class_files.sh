@@ -19,55 +19,48 @@ if [ "${1:-}" = --lock ]; then
     exec 9>"$out/.lock"
     flock -w 3600 9 || die "the lock $out/.lock was held for an hour: class files not written"
 fi
-total=$(wc -l <"$queue")
+total=$(($(wc -l <"$queue") + $(cat "$queue.missing" 2>/dev/null | wc -l)))
 exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
 
-# ---------------------------------------------------------------- gradebook
-csv=$out/gradebook.csv
-# every column but the status comes from the student's results.json (the grader's data: each
-# test's exercise and verdict, the device), never from the wording of its log. `left out`: the
-# points of each exercise the grader could not run on its machine with its flags (a tool, a
-# device feature or a switch), out of `max`: the same for every student graded alike
-# One gradebook cell, safe to open in a spreadsheet: text that would start a formula (= + - @, a
-# tab or a carriage return; a student id may begin with -) gets a leading ', and a cell with a
-# comma, a quote or a line break is quoted (RFC 4180).
-cr=$(printf '\r')
-nl=$(printf '\nx') nl=${nl%x}
-cell() { # cell TEXT
-    text=$1
-    case $text in [-=+@]* | "	"* | "$cr"*) text="'$text" ;; esac
-    case $text in
-    *[,\"]* | *"$cr"* | *"$nl"*) printf '"%s"' "$(printf '%s' "$text" | sed 's/"/""/g')" ;;
-    *) printf '%s' "$text" ;;
-    esac
-}
+# ---------------------------------------------------------------- the class, one line each
+# $out/work/.class.jsonl: every student of the queue and every roster id without an entry, as
+# {id, name, status, stale, late, upload, r}: r its results.json (null without one), stale why
+# its result is stale ("" when current), late the Canvas flag ("canvas" or "")
+class_json=$out/work/.class.jsonl
+BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
 {
-    printf 'student'
-    for ex in $exercises; do printf ',%s' "$ex"; done
-    printf ',total,max,left out,status,device'
-    for ex in $exercises; do printf ',%s GFLOP/s' "$ex"; done
-    printf '\n'
     while IFS="$(printf '\t')" read -r id entry; do
         dir=$out/students/$id
-        status=$(cat "$dir/status" 2>/dev/null || echo "not graded")
-        device=$(jq -r '.extra_data.device // empty' "$dir/results.json" 2>/dev/null)
-        cell "$id"
-        for ex in $exercises; do
-            printf ',%s' "$(jq -r --arg e "$ex" '[.tests[] | select(.extra_data.exercise == $e) | .score] |
-                if length == 0 then "" else add end' "$dir/results.json" 2>/dev/null)"
-        done
-        printf ',%s,%s,%s,%s,%s' "$(jq -r .score "$dir/results.json" 2>/dev/null || echo 0)" \
-            "$(jq -r .extra_data.max_score "$dir/results.json" 2>/dev/null)" \
-            "$(cell "$(jq -r '[.extra_data.exercises // {} | to_entries[] | select(.value.left_out > 0)
-                | "\(.key) \(.value.left_out)"] | join("; ")' "$dir/results.json" 2>/dev/null)")" \
-            "$(cell "$status")" "$(cell "$device")"
-        for ex in $exercises; do
-            printf ',%s' "$(jq -r --arg e "$ex GFLOP/s" '.leaderboard[] | select(.name == $e) | .value' \
-                "$dir/results.json" 2>/dev/null)"
-        done
-        printf '\n'
+        info=$(awk -F '\t' -v id="$id" '$1 == id { print; exit }' "$queue.info" 2>/dev/null)
+        r=null
+        jq -e 'type == "object" and (.tests | type == "array")' "$dir/results.json" >/dev/null 2>&1 &&
+            r=$(jq -c . "$dir/results.json")
+        stale=""
+        [ -f "$queue.stamps" ] && stale=$(batch_stale "$id")
+        jq -nc --arg id "$id" --arg name "$(printf '%s' "$info" | cut -f2)" \
+            --arg late "$(printf '%s' "$info" | cut -f4)" --arg upload "$(printf '%s' "$info" | cut -f5)" \
+            --arg status "$(head -c 2000 "$dir/status" 2>/dev/null || echo "not graded")" \
+            --arg stale "$stale" --argjson r "$r" \
+            '{id: $id, name: $name, status: (if $status == "" then "not graded" else $status end),
+              stale: $stale, late: $late, upload: $upload, r: $r}'
     done <"$queue"
-} >"$csv.tmp" && mv "$csv.tmp" "$csv"
+    [ -f "$queue.missing" ] && while IFS="$(printf '\t')" read -r id name lms why; do
+        jq -nc --arg id "$id" --arg name "$name" --arg status "$why" \
+            '{id: $id, name: $name, status: $status, stale: "", late: "", upload: "", r: null}'
+    done <"$queue.missing"
+} >"$class_json.tmp" && mv "$class_json.tmp" "$class_json"
+
+# ---------------------------------------------------------------- gradebook
+# Every column but status, stale and name comes from the student's results.json (the grader's
+# data: each test's exercise and verdict, the device), never from the wording of its log. Columns
+# for the exercises someone was graded on only; the device once, in summary.md and report.html
+# (a column only when students were graded on different devices). `left out`: the points of each
+# exercise the grader could not run on its machine with its flags (a tool, a device feature or a
+# switch), out of `max`: the same for every student graded alike. Every cell is safe to open in
+# a spreadsheet (gradebook.jq).
+jq -rs -f "$root/grader/batch/gradebook.jq" "$class_json" >"$out/gradebook.csv.tmp" &&
+    mv "$out/gradebook.csv.tmp" "$out/gradebook.csv" || die "cannot write $out/gradebook.csv"
+csv=$out/gradebook.csv
 
 # ---------------------------------------------------------------- summary and JUnit
 all_json=$(while IFS="$(printf '\t')" read -r id entry; do

@@ -42,8 +42,12 @@ batch_settings() {
     mkdir -p "$out/students" "$out/work" "$out/cache" || die "cannot create $out"
     out=$(cd "$out" && pwd)
     case $out/ in "$subs"/*) die "OUT must not be inside SUBMISSIONS" ;; esac
+    if [ -n "${ROSTER:-}" ]; then
+        [ -f "$ROSTER" ] || die "ROSTER=$ROSTER is not a file"
+        ROSTER=$(cd "$(dirname "$ROSTER")" && pwd)/$(basename "$ROSTER")
+    fi
     SUBMISSIONS=$subs OUT=$out EX=$only FORCE=$force CONFIG=$config
-    export SUBMISSIONS OUT EX FORCE CONFIG ONLY
+    export SUBMISSIONS OUT EX FORCE CONFIG ONLY ROSTER
 }
 
 # one batch at a time on an OUT folder (fd 9 holds the lock until the front end exits)
@@ -65,22 +69,92 @@ batch_tuning() {
 
 # ---------------------------------------------------------------- the queue
 # $out/work/.queue: one line `ID<tab>ENTRY` per student, in the order of SUBMISSIONS; total its
-# length. Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz)
+# length. Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz), named
+# by the student's id, or as a learning platform's download names it:
+#   Moodle  `Full Name_1234_assignsubmission_file_...` (a folder, or the file itself), 1234 the
+#           assignment's participant number (its grading worksheet's "Participant 1234")
+#   Canvas  `name_12345_67890_file.zip`, `name_LATE_12345_67890_file.zip`: 12345 the user's
+#           Canvas ID, LATE its flag that the upload came after the due date
+# Such a number maps to the ROSTER id whose `lms` field is that number (or which is that number),
+# else it is the id. A Moodle folder holding one archive and no exercise is that archive.
+# $queue.info: `ID<tab>NAME<tab>LMS<tab>LATE<tab>UPLOAD` per student (LATE: canvas or empty).
+# ROSTER=file: lines `id[,name[,lms number]]` (# comments, a header line `id,...`): every id gets
+# a row in the gradebook ($queue.missing: `ID<tab>NAME<tab>LMS<tab>WHY` for those with no entry).
+batch_roster() {
+    roster=$out/work/.roster
+    : >"$roster.$$"
+    if [ -n "${ROSTER:-}" ]; then
+        [ -f "$ROSTER" ] || die "ROSTER=$ROSTER is not a file"
+        # fields trimmed; a quoted name "Last, First" keeps its comma
+        sed 's/\r$//' "$ROSTER" | awk '
+            /^[[:space:]]*(#|$)/ { next }
+            # CSV fields: a quoted one ("Last, First") keeps its commas
+            { n = 0; f = ""; q = 0
+              for (i = 1; i <= length($0); i++) {
+                  c = substr($0, i, 1)
+                  if (c == "\"") q = !q
+                  else if (c == "," && !q) { v[++n] = f; f = "" }
+                  else f = f c
+              }
+              v[++n] = f
+              for (i = 1; i <= 3; i++) { if (i > n) v[i] = ""; gsub(/^[[:space:]]+|[[:space:]]+$/, "", v[i]); gsub(/\t/, " ", v[i]) } }
+            NR == 1 && tolower(v[1]) == "id" { next }
+            { print v[1] "\t" v[2] "\t" v[3] }' >"$roster.$$" || die "cannot read ROSTER=$ROSTER"
+        bad=$(cut -f1 "$roster.$$" | grep -v -x '[A-Za-z0-9_][A-Za-z0-9._-]*' | head -n 1)
+        [ -z "$bad" ] || die "ROSTER=$ROSTER: id \"$bad\": letters, digits, . _ - only"
+        dup=$(cut -f1 "$roster.$$" | sort | uniq -d | head -n 1)
+        [ -z "$dup" ] || die "ROSTER=$ROSTER: id $dup is there twice"
+    fi
+    mv "$roster.$$" "$roster"
+}
+
+# the roster's id of an LMS number (the number when none), and its name
+batch_roster_id() { # batch_roster_id NUMBER -> ID<tab>NAME
+    awk -F '\t' -v n="$1" '$3 == n || $1 == n { print $1 "\t" $2; found = 1; exit }
+        END { if (!found) print n "\t" }' "$out/work/.roster"
+}
+
 batch_queue() {
     queue=${queue:-$out/work/.queue}
+    batch_roster
     # built aside, then renamed: a Slurm job writing the class files may be reading the old one
     next=$queue.$$
     : >"$next"
+    : >"$next.info"
     for entry in "$subs"/*; do
         [ -e "$entry" ] || continue
         name=$(basename "$entry")
-        case $name in
-        *.tar.gz) id=${name%.tar.gz} ;;
-        *.tgz) id=${name%.tgz} ;;
-        *.zip) id=${name%.zip} ;;
-        *) [ -d "$entry" ] || { echo "$who: skipped $name: not a folder, .zip or .tar.gz" >&2; continue; }
-            id=$name ;;
-        esac
+        full="" lms="" late=""
+        # a learning platform's name: the number after the student's name
+        lms_name=$(printf '%s' "$name" | sed -n -E \
+            -e 's/^(.*)_([0-9]+)_assignsubmission_[a-z]+_(.*)$/moodle\t\2\t\1\t/p' \
+            -e 't' -e 's/^([^_]+)_(LATE_)?([0-9]+)_([0-9]+)_(.+)$/canvas\t\3\t\1\t\2/p')
+        if [ -n "$lms_name" ]; then
+            lms=$(printf '%s' "$lms_name" | cut -f2)
+            full=$(printf '%s' "$lms_name" | cut -f3 | tr -d '\000-\037\177')
+            [ -n "$(printf '%s' "$lms_name" | cut -f4)" ] && late=canvas
+            mapped=$(batch_roster_id "$lms")
+            id=${mapped%%	*}
+            [ -n "${mapped#*	}" ] && full=${mapped#*	}
+            # a Moodle folder that holds one archive (the upload itself) and no exercise
+            if [ -d "$entry" ] && [ -z "$(find "$entry" -maxdepth 3 -type d -name '[0-9][0-9]_*' | head -n 1)" ]; then
+                inner=$(find "$entry" -maxdepth 1 -type f \( -name '*.zip' -o -name '*.tar.gz' -o -name '*.tgz' \))
+                [ -n "$inner" ] && [ "$(printf '%s\n' "$inner" | wc -l)" -eq 1 ] && entry=$inner
+            fi
+            case $entry in *.zip | *.tar.gz | *.tgz) ;; *)
+                [ -d "$entry" ] || { echo "$who: skipped $name: not a folder, .zip or .tar.gz" >&2
+                    continue; } ;;
+            esac
+        else
+            case $name in
+            *.tar.gz) id=${name%.tar.gz} ;;
+            *.tgz) id=${name%.tgz} ;;
+            *.zip) id=${name%.zip} ;;
+            *) [ -d "$entry" ] || { echo "$who: skipped $name: not a folder, .zip or .tar.gz" >&2; continue; }
+                id=$name ;;
+            esac
+            full=$(awk -F '\t' -v id="$id" '$1 == id { print $2; exit }' "$out/work/.roster")
+        fi
         case $id in
         '' | *[!A-Za-z0-9._-]* | .*) echo "$who: skipped $name: the id must be letters, digits, . _ -" >&2
             continue ;;
@@ -89,9 +163,17 @@ batch_queue() {
             echo "$who: skipped $name: student id $id is taken by another entry" >&2
             continue
         fi
+        if [ -s "$out/work/.roster" ] && ! cut -f1 "$out/work/.roster" | grep -qxF -- "$id"; then
+            echo "$who: $name: $id is not on the roster (graded all the same)" >&2
+        fi
         printf '%s\t%s\n' "$id" "$entry" >>"$next"
+        printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$full" "$lms" "$late" "$name" | tr -d '\r' >>"$next.info"
     done
-    mv "$next" "$queue" || die "cannot write $queue"
+    # the roster's students with no entry
+    awk -F '\t' 'NR == FNR { have[$1] = 1; next } !($1 in have) { print $1 "\t" $2 "\t" $3 "\tmissing: nothing submitted" }' \
+        "$next" "$out/work/.roster" >"$next.missing"
+    mv "$next.info" "$queue.info" && mv "$next.missing" "$queue.missing" && mv "$next" "$queue" ||
+        die "cannot write $queue"
     total=$(wc -l <"$queue")
     [ "$total" -gt 0 ] || die "no submissions in $subs"
 }
