@@ -158,7 +158,7 @@ tune: deps-grade $(GRADER)
 batch: deps-batch $(GRADER) $(TILES) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
 	    TUNING="$(TUNING)" PARTITION="$(PARTITION)" GRES="$(GRES)" STATUS="$(STATUS)" ONE_NODE="$(ONE_NODE)" \
-	    SANDBOX="$(SANDBOX)" ONLY="$(ONLY)" ROSTER="$(ROSTER)" sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
+	    SANDBOX="$(SANDBOX)" ONLY="$(ONLY)" ROSTER="$(ROSTER)" ASSIGNMENT="$(ASSIGNMENT)" sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
 
 # the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret
 gradescope: deps-gradescope $(GRADER) $(TILES)

@@ -12,11 +12,11 @@ def gflops($e): [.r.leaderboard[]? | select(.name == "\($e) GFLOP/s") | .value][
 | ([.[] | .r.tests[]?.extra_data.exercise | strings] | unique) as $exs
 | ([$exs[] as $e | select(any($all[]; .r.leaderboard[]? | .name == "\($e) GFLOP/s")) | $e]) as $timed
 | ([.[] | .r.extra_data.device? | strings] | unique) as $devices
-| (["student", "name"] + $exs + ["raw", "late", "penalty %", "total", "max", "left out", "status", "stale", "submitted"]
+| (["student", "name"] + $exs + ["raw", "days late", "penalty", "total", "max", "left out", "status", "stale", "submitted"]
    + (if ($devices | length) > 1 then ["device"] else [] end) + [$timed[] | "\(.) GFLOP/s"] | map(cell) | join(",")),
   (.[] | . as $s
    | ([.id, .name] + [$exs[] as $e | $s | ex_score($e)]
-      + [(.r.score // 0), (.late_days // ""), (.penalty // ""), (.final // .r.score // 0), (.r.extra_data.max_score // ""),
+      + [(.r.score // 0), (.late_days // ""), (.penalty // ""), (.final // 0), (.r.extra_data.max_score // ""),
          ([.r.extra_data.exercises // {} | to_entries[] | select(.value.left_out > 0) | "\(.key) \(.value.left_out)"] | join("; ")),
          .status, .stale, (.submitted // "")]
       + (if ($devices | length) > 1 then [.r.extra_data.device // ""] else [] end)

@@ -191,7 +191,9 @@ batch_settings_stamp() {
         sha256sum "$grader" "$root"/build/grader/*.so 2>/dev/null | cut -c1-64
         (cd "$root" && find solutions common -type f \( -name '*.[ch]' -o -name '*.cl' -o -name '*.cu' \) |
             LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done)
-        if [ -n "$config" ]; then sha256sum <"$config"; else echo "no config"; fi
+        # (deadlines and the late penalty change no grade: class_files.sh applies them)
+        if [ -n "$config" ]; then grep -Ev '^[[:space:]]*(late\.|([0-9][0-9]_[A-Za-z0-9_]*\.)?deadline[[:space:]]*=)' "$config" | sha256sum
+        else echo "no config"; fi
         printf 'exercises %s\n' "$only"
     } | sha256sum | cut -c1-64
 }
@@ -208,14 +210,36 @@ batch_stamps() {
     stamps=$queue.stamps
     next=$stamps.$$
     : >"$next"
+    : >"$next.times"
     while IFS="$(printf '\t')" read -r id entry; do
         s=$out/work/.stage-$$
         rm -rf "$s"
         stage_entry "$entry" "$s" || die "cannot stage $entry into $s"
         printf '%s\t%s\n' "$id" "$(stage_stamp "$entry" "$s" "")" >>"$next"
+        printf '%s\t%s\n' "$id" "$(batch_submitted "$id" "$entry" "$s")" >>"$next.times"
     done <"$queue"
     rm -rf "$out/work/.stage-$$"
-    mv "$next" "$stamps" || die "cannot write $stamps"
+    mv "$next.times" "$queue.times" && mv "$next" "$stamps" || die "cannot write $stamps"
+}
+
+# When an upload came, and what says so: EPOCH<tab>SOURCE. The platform's own record first (the
+# time its download gave the file: the upload's on Moodle and Canvas), else the newest time of the
+# editable files (an archive's member times, which the student's clock wrote; a folder's file
+# times). Canvas's LATE flag is kept beside it ($queue.info) and counts even when the time does not
+# tell
+batch_submitted() { # batch_submitted ID ENTRY STAGED
+    lms=$(awk -F '\t' -v id="$1" '$1 == id { print $3; exit }' "$queue.info")
+    if [ -n "$lms" ]; then
+        printf '%s\tthe platform download'"'"'s file time\n' "$(stat -c %Y "$2")"
+        return
+    fi
+    newest=$(find "$3/sub" -type f -printf '%T@\n' 2>/dev/null | sort -n | tail -n 1)
+    [ -n "$newest" ] || return 0
+    case $2 in
+    *.zip | *.tar.gz | *.tgz) how="archive member times: the student's clock" ;;
+    *) how="the files' times" ;;
+    esac
+    printf '%s\t%s\n' "${newest%.*}" "$how"
 }
 
 # the stamp a current result of ID has (empty when the front end computed none)
