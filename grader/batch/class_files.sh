@@ -135,6 +135,9 @@ printf '%s\n' "$all_json" | jq -rs '
   "</testsuites>"
 ' >"$out/junit.xml.tmp" 2>/dev/null && mv "$out/junit.xml.tmp" "$out/junit.xml"
 
+# pairs of alike kernels and host programs, for the instructor to read (never a score)
+sh "$root/grader/batch/similarity.sh" "$out" || echo "batch: no similarity report" >&2
+
 # the class at a glance, one page (report.sh); without it the other files stand (a node without
 # gnuplot, say), and the reason is said
 if sh "$root/grader/batch/report.sh" "$out" >/dev/null 2>"$out/work/report.err"; then

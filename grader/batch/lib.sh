@@ -211,12 +211,16 @@ batch_stamps() {
     next=$stamps.$$
     : >"$next"
     : >"$next.times"
+    rm -rf "$out/work/staged"
     while IFS="$(printf '\t')" read -r id entry; do
         s=$out/work/.stage-$$
         rm -rf "$s"
         stage_entry "$entry" "$s" || die "cannot stage $entry into $s"
         printf '%s\t%s\n' "$id" "$(stage_stamp "$entry" "$s" "")" >>"$next"
         printf '%s\t%s\n' "$id" "$(batch_submitted "$id" "$entry" "$s")" >>"$next.times"
+        # the staged files kept for the similarity report (similarity.sh)
+        rm -rf "$out/work/staged/$id" && mkdir -p "$out/work/staged" && mv "$s/sub" "$out/work/staged/$id" ||
+            die "cannot keep the staged files of $id in $out/work/staged"
     done <"$queue"
     rm -rf "$out/work/.stage-$$"
     mv "$next.times" "$queue.times" && mv "$next" "$stamps" || die "cannot write $stamps"
