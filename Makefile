@@ -13,6 +13,7 @@
 #   make batch ENGINE=slurm SUBMISSIONS=dir OUT=dir [PARTITION=p] [GRES=gpu:1] [STATUS=1] ...
 #                                                 the same on a Slurm cluster, a job array (README)
 #   make test-slurm                               make batch ENGINE=slurm on a Slurm started here
+#   make test-course                              make batch with a roster, LMS names, deadlines, regrades
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
 #   make asan                                     the grader and unit tests with ASan+UBSan, in build/asan/
@@ -47,7 +48,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test test-slurm deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test test-course test-slurm deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(UNPACK) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
@@ -170,6 +171,11 @@ slides: deps-slides
 
 test: deps-test all
 	@STRICT="$(STRICT)" sh tests/run.sh
+
+# make batch as a course uses it: roster, Moodle and Canvas names, late work, imports, similarity,
+# stale results, ONLY=, a killed FORCE=1 (tests/course.sh, about a minute and a half)
+test-course: deps-test all
+	@sh tests/course.sh
 
 # make batch ENGINE=slurm on a one-node Slurm this test starts and stops (slurm-wlm, munge)
 test-slurm: deps-batch deps-slurm all
