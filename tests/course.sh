@@ -92,7 +92,7 @@ full=$(cell ada max)
 check "graded: ada full marks ($(cell ada total) of $full)" [ "$(cell ada total)" = "$full" ]
 check "late by 3 days, 30 % off: grace $(cell grace raw) -> $(cell grace total)" \
     awk -v d="$(cell grace 'days late')" -v r="$(cell grace raw)" -v t="$(cell grace total)" \
-    'BEGIN { exit !(d == 3 && r > 0 && t == r * 0.7) }'
+    'BEGIN { exit !(d == 3 && r > 0 && t == int(r * 70 + 0.5) / 100) }'
 check "within the grace: alan not late" [ -z "$(cell alan 'days late')" ]
 check "the submission time says where it came from" \
     sh -c "grep '^grace,' '$out/gradebook.csv' | grep -q 'platform download' &&
