@@ -20,7 +20,6 @@ if [ "${1:-}" = --lock ]; then
     flock -w 3600 9 || die "the lock $out/.lock was held for an hour: class files not written"
 fi
 total=$(($(wc -l <"$queue") + $(cat "$queue.missing" 2>/dev/null | wc -l)))
-exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
 
 # ---------------------------------------------------------------- deadlines and late work
 # The config's `deadline` (every exercise's), `ID.deadline`, `late.per_day` (percent of an
