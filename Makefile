@@ -14,6 +14,7 @@
 #                                                 the same on a Slurm cluster, a job array (grader/batch/README.md)
 #   make test-slurm                               make batch ENGINE=slurm on a Slurm started here
 #   make test-speed                               the timed comparison beside two busy loops
+#   make test-course                              make batch with a roster, LMS names, deadlines, regrades
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
 #   make asan                                     the grader and unit tests with ASan+UBSan, in build/asan/
@@ -48,7 +49,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test test-slurm test-speed deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test test-course test-slurm test-speed deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(UNPACK) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
@@ -164,7 +165,7 @@ tune: deps-grade
 batch: deps-batch $(GRADER) $(TILES) $(UNPACK) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
 	    TUNING="$(TUNING)" PARTITION="$(PARTITION)" GRES="$(GRES)" STATUS="$(STATUS)" ONE_NODE="$(ONE_NODE)" \
-	    SANDBOX="$(SANDBOX)" sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
+	    SANDBOX="$(SANDBOX)" ONLY="$(ONLY)" ROSTER="$(ROSTER)" ASSIGNMENT="$(ASSIGNMENT)" sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
 
 # the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret
 gradescope: deps-gradescope $(GRADER) $(TILES)
@@ -181,6 +182,10 @@ test: deps-test all
 # busy loops, every ratio within [0.8, 1.25] (about a minute and a half; CI runs it)
 test-speed: deps-test all
 	@sh tests/speed_load.sh
+# make batch as a course uses it: roster, Moodle and Canvas names, late work, imports, similarity,
+# stale results, ONLY=, a killed FORCE=1 (tests/course.sh, about a minute and a half)
+test-course: deps-test all
+	@sh tests/course.sh
 
 # make batch ENGINE=slurm on a one-node Slurm this test starts and stops (slurm-wlm, munge)
 test-slurm: deps-batch deps-slurm all

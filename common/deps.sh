@@ -12,13 +12,14 @@ build="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
 grade="$build oclgrind bubblewrap liboclgrind-dev g++"
 # the vendor libraries are loaded at run time (dlopen): only their runtime packages are needed
 bench="$grade libopenblas0 libclblast1 gnuplot-nox"
-# gnuplot draws the plots of the batch's report.html
-batch="$grade jq libarchive-dev gnuplot-nox"
+# gnuplot draws the plots of the batch's report.html; similarity-tester (sim_c) finds alike
+# kernels and host programs in a class (grader/batch/similarity.sh)
+batch="$grade jq libarchive-dev gnuplot-nox similarity-tester"
 gradescope="$grade zip"
 slides="pandoc"
 slurm="slurmctld slurmd slurm-client munge"
 # chromium opens the batch's report.html headless (tests/report.sh)
-test="$bench libcmocka-dev libarchive-dev jq clang-format unzip zip pandoc chromium"
+test="$bench libcmocka-dev libarchive-dev jq clang-format unzip zip pandoc chromium similarity-tester"
 case "${1:-build}" in
 build) want=$build ;;
 grade) want=$grade ;;
@@ -58,7 +59,7 @@ works() {
         ;;
     esac
     case $1 in batch | test)
-        for tool in jq gnuplot; do command -v $tool >/dev/null 2>&1 || ok=1; done
+        for tool in jq gnuplot sim_c; do command -v $tool >/dev/null 2>&1 || ok=1; done
         # build/grader/unpack is built against libarchive
         ${CC:-cc} -o "$probe/ar" "$probe/ar.c" -larchive >/dev/null 2>&1 || ok=1
         ;;

@@ -283,7 +283,7 @@ check "no student process left running" sh -c "! { ps -eo uid=,stat= |
 left_running && ps -eo uid=,pid=,ppid=,stat=,etime=,args= |
     awk '$1 >= 1056964608 && $1 < 1073741824 && $4 !~ /^Z/' | cut -c1-200
 check "the id -A1 is a text cell in the gradebook, not a formula" \
-    grep -q "^'-A1,[0-9]*," "$out/gradebook.csv"
+    grep -q "^'-A1,[^,]*,[0-9]*," "$out/gradebook.csv"
 check "no gradebook cell starts a formula (= + - @)" \
     sh -c "! sed 's/\"[^\"]*\"/text/g' '$out/gradebook.csv' | grep -Eq '(^|,)[-=+@]'"
 check "gradebook, summary, JUnit and report written" \

@@ -149,8 +149,12 @@ batch() { # batch ARGS...: make batch with the class's settings and the secret, 
     GRADER_SECRET=$secret make -s batch SUBMISSIONS="$class" CONFIG="$work/class.conf" \
         ONE_NODE=$one_node "$@"
 }
-# a student's rows, timing columns aside (the last 14: GFLOP/s)
-rows() { sed -E 's/(,[^,]*){14}$//' "$1/gradebook.csv"; }
+# a student's rows, timing columns aside (those the header names "... GFLOP/s")
+rows() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) keep[i] = $i !~ / GFLOP\/s$/ }
+        { line = ""; for (i = 1; i <= NF; i++) if (keep[i]) line = line (line == "" ? "" : ",") $i; print line }' \
+        "$1/gradebook.csv"
+}
 fingerprints() { # fingerprints OUT: ID FINGERPRINT per graded student
     for d in "$1"/students/*/; do
         printf '%s %s\n' "$(basename "$d")" "$(grep -o 'fingerprint [0-9a-f]*' "$d/grade.log" 2>/dev/null | head -n 1)"

@@ -19,55 +19,98 @@ if [ "${1:-}" = --lock ]; then
     exec 9>"$out/.lock"
     flock -w 3600 9 || die "the lock $out/.lock was held for an hour: class files not written"
 fi
-total=$(wc -l <"$queue")
-exercises=$(cd "$root/solutions" && ls -d [0-9][0-9]_*)
+total=$(($(wc -l <"$queue") + $(cat "$queue.missing" 2>/dev/null | wc -l)))
 
-# ---------------------------------------------------------------- gradebook
-csv=$out/gradebook.csv
-# every column but the status comes from the student's results.json (the grader's data: each
-# test's exercise and verdict, the device), never from the wording of its log. `left out`: the
-# points of each exercise the grader could not run on its machine with its flags (a tool, a
-# device feature or a switch), out of `max`: the same for every student graded alike
-# One gradebook cell, safe to open in a spreadsheet: text that would start a formula (= + - @, a
-# tab or a carriage return; a student id may begin with -) gets a leading ', and a cell with a
-# comma, a quote or a line break is quoted (RFC 4180).
-cr=$(printf '\r')
-nl=$(printf '\nx') nl=${nl%x}
-cell() { # cell TEXT
-    text=$1
-    case $text in [-=+@]* | "	"* | "$cr"*) text="'$text" ;; esac
-    case $text in
-    *[,\"]* | *"$cr"* | *"$nl"*) printf '"%s"' "$(printf '%s' "$text" | sed 's/"/""/g')" ;;
-    *) printf '%s' "$text" ;;
-    esac
+# ---------------------------------------------------------------- deadlines and late work
+# The config's `deadline` (every exercise's), `ID.deadline`, `late.per_day` (percent of an
+# exercise's points per day or part of one past its deadline), `late.cap` (percent, default 100)
+# and `late.grace_minutes`; the grader ignores them, so changing them regrades nobody. Each
+# student line gets submitted (when, and what says so), late_days (the most of any exercise),
+# penalty (points) and final. Canvas's LATE flag counts as a day late when the time does not say so.
+conf_value() { # conf_value KEY: its last value in CONFIG, comment and spaces off
+    [ -n "${CONFIG:-}" ] && [ -f "$CONFIG" ] || return 0
+    sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*\([^#]*\).*/\1/p" "$CONFIG" | tail -n 1 |
+        sed 's/[[:space:]]*$//'
 }
+deadlines=$(for key in deadline $(cd "$root/solutions" && ls -d [0-9][0-9]_* | sed 's/$/.deadline/'); do
+    v=$(conf_value "$(printf '%s' "$key" | sed 's/\./\\./g')")
+    [ -n "$v" ] && printf '%s\t%s\n' "${key%.deadline}" "$(date -d "$v" +%s)"
+done | jq -Rs 'split("\n") | map(select(length > 0) | split("\t") | {(.[0]): (.[1] | tonumber)}) | add // {}')
+late_penalty() {
+    jq -c --argjson d "$deadlines" --argjson per_day "$(conf_value 'late\.per_day' | grep . || echo 0)" \
+        --argjson cap "$(conf_value 'late\.cap' | grep . || echo 100)" \
+        --argjson grace "$(conf_value 'late\.grace_minutes' | grep . || echo 0)" '
+      def days($due): if .t == null or $due == null then 0
+        else (.t - $due - $grace * 60) as $over | if $over > 0 then ($over / 86400 | ceil) else 0 end end;
+      . as $s
+      | ([(.r.tests // [])[] | {e: .extra_data.exercise, p: .score}] | group_by(.e)
+         | map(.[0].e as $e | {e: $e, p: (map(.p) | add), days: ($s | days($d[$e] // $d.deadline))}
+               | if .days == 0 and $s.late == "canvas" then .days = 1 else . end
+               | .pen = (.p * ([.days * $per_day, $cap] | min) / 100))) as $ex
+      | $s + {submitted: (if $s.t == null then "" else "\($s.t | strflocaltime("%Y-%m-%d %H:%M")) (\($s.how))" end),
+              late_days: ([$ex[].days, (if $s.late == "canvas" then 1 else 0 end)] | max | if . > 0 then . else "" end),
+              penalty: ([$ex[].pen] | add // 0 | . * 100 | round / 100 | if . > 0 then . else "" end),
+              final: (if $s.r == null then 0 else (($s.r.score // 0) - ([$ex[].pen] | add // 0)) * 100 | round / 100 end)}'
+}
+
+# ---------------------------------------------------------------- the class, one line each
+# $out/work/.class.jsonl: every student of the queue and every roster id without an entry, as
+# {id, name, status, stale, late, upload, r}: r its results.json (null without one), stale why
+# its result is stale ("" when current), late the Canvas flag ("canvas" or "")
+class_json=$out/work/.class.jsonl
+BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
 {
-    printf 'student'
-    for ex in $exercises; do printf ',%s' "$ex"; done
-    printf ',total,max,left out,status,device'
-    for ex in $exercises; do printf ',%s GFLOP/s' "$ex"; done
-    printf '\n'
     while IFS="$(printf '\t')" read -r id entry; do
         dir=$out/students/$id
-        status=$(cat "$dir/status" 2>/dev/null || echo "not graded")
-        device=$(jq -r '.extra_data.device // empty' "$dir/results.json" 2>/dev/null)
-        cell "$id"
-        for ex in $exercises; do
-            printf ',%s' "$(jq -r --arg e "$ex" '[.tests[] | select(.extra_data.exercise == $e) | .score] |
-                if length == 0 then "" else add end' "$dir/results.json" 2>/dev/null)"
-        done
-        printf ',%s,%s,%s,%s,%s' "$(jq -r .score "$dir/results.json" 2>/dev/null || echo 0)" \
-            "$(jq -r .extra_data.max_score "$dir/results.json" 2>/dev/null)" \
-            "$(cell "$(jq -r '[.extra_data.exercises // {} | to_entries[] | select(.value.left_out > 0)
-                | "\(.key) \(.value.left_out)"] | join("; ")' "$dir/results.json" 2>/dev/null)")" \
-            "$(cell "$status")" "$(cell "$device")"
-        for ex in $exercises; do
-            printf ',%s' "$(jq -r --arg e "$ex GFLOP/s" '.leaderboard[] | select(.name == $e) | .value' \
-                "$dir/results.json" 2>/dev/null)"
-        done
-        printf '\n'
+        info=$(awk -F '\t' -v id="$id" '$1 == id { print; exit }' "$queue.info" 2>/dev/null)
+        r=null
+        jq -e 'type == "object" and (.tests | type == "array")' "$dir/results.json" >/dev/null 2>&1 &&
+            r=$(jq -c . "$dir/results.json")
+        stale=""
+        [ -f "$queue.stamps" ] && stale=$(batch_stale "$id")
+        when=$(awk -F '\t' -v id="$id" '$1 == id { print $2 "\t" $3; exit }' "$queue.times" 2>/dev/null)
+        jq -nc --arg id "$id" --arg name "$(printf '%s' "$info" | cut -f2)" \
+            --arg t "$(printf '%s' "$when" | cut -f1)" --arg how "$(printf '%s' "$when" | cut -f2)" \
+            --arg late "$(printf '%s' "$info" | cut -f4)" --arg upload "$(printf '%s' "$info" | cut -f5)" \
+            --arg status "$(head -c 2000 "$dir/status" 2>/dev/null || echo "not graded")" \
+            --arg stale "$stale" --argjson r "$r" --arg lms "$(printf '%s' "$info" | cut -f3)" \
+            '{id: $id, name: $name, status: (if $status == "" then "not graded" else $status end),
+              stale: $stale, late: $late, upload: $upload, r: $r, lms: $lms,
+              t: ($t | tonumber? // null), how: $how}'
     done <"$queue"
-} >"$csv.tmp" && mv "$csv.tmp" "$csv"
+    [ -f "$queue.missing" ] && while IFS="$(printf '\t')" read -r id name lms why; do
+        jq -nc --arg id "$id" --arg name "$name" --arg status "$why" --arg lms "$lms" \
+            '{id: $id, name: $name, status: $status, stale: "", late: "", upload: "", r: null, lms: $lms}'
+    done <"$queue.missing"
+} | late_penalty >"$class_json.tmp" && mv "$class_json.tmp" "$class_json" ||
+    die "cannot write $class_json (the late penalty's settings in CONFIG?)"
+
+# ---------------------------------------------------------------- gradebook
+# Every column but status, stale and name comes from the student's results.json (the grader's
+# data: each test's exercise and verdict, the device), never from the wording of its log. Columns
+# for the exercises someone was graded on only; the device once, in summary.md and report.html
+# (a column only when students were graded on different devices). `left out`: the points of each
+# exercise the grader could not run on its machine with its flags (a tool, a device feature or a
+# switch), out of `max`: the same for every student graded alike. Every cell is safe to open in
+# a spreadsheet (gradebook.jq).
+jq -rs -f "$root/grader/batch/gradebook.jq" "$class_json" >"$out/gradebook.csv.tmp" &&
+    mv "$out/gradebook.csv.tmp" "$out/gradebook.csv" || die "cannot write $out/gradebook.csv"
+csv=$out/gradebook.csv
+
+# ---------------------------------------------------------------- the platforms' grade imports
+# The final scores (late penalty applied) in the import formats of Canvas (the gradebook's CSV:
+# Student, ID (Canvas's user id), SIS User ID, SIS Login ID, Section, then one column per
+# assignment, a Points Possible row first) and Moodle (an assignment's offline grading worksheet:
+# Identifier "Participant N", Grade, Last modified (grade), ...), for the students with a
+# platform number (from the download's name or the roster's third field; a numeric id otherwise).
+# ASSIGNMENT (default "Workbook") names Canvas's column: an existing assignment's "Name (id)"
+# updates it, a new name adds one.
+jq -rs -f "$root/grader/batch/lms_export.jq" --arg to canvas --arg assignment "${ASSIGNMENT:-Workbook}" \
+    "$class_json" >"$out/canvas.csv.tmp" && mv "$out/canvas.csv.tmp" "$out/canvas.csv" ||
+    die "cannot write $out/canvas.csv"
+jq -rs -f "$root/grader/batch/lms_export.jq" --arg to moodle --arg now "$(date '+%Y-%m-%d %H:%M')" \
+    "$class_json" >"$out/moodle.csv.tmp" && mv "$out/moodle.csv.tmp" "$out/moodle.csv" ||
+    die "cannot write $out/moodle.csv"
 
 # ---------------------------------------------------------------- summary and JUnit
 all_json=$(while IFS="$(printf '\t')" read -r id entry; do
@@ -91,6 +134,9 @@ printf '%s\n' "$all_json" | jq -rs '
   "</testsuites>"
 ' >"$out/junit.xml.tmp" 2>/dev/null && mv "$out/junit.xml.tmp" "$out/junit.xml"
 
+# pairs of alike kernels and host programs, for the instructor to read (never a score)
+sh "$root/grader/batch/similarity.sh" "$out" || echo "batch: no similarity report" >&2
+
 # the class at a glance, one page (report.sh); without it the other files stand (a node without
 # gnuplot, say), and the reason is said
 if sh "$root/grader/batch/report.sh" "$out" >/dev/null 2>"$out/work/report.err"; then
@@ -100,4 +146,4 @@ else
     echo "batch: no report.html: $(tail -n 1 "$out/work/report.err")" >&2
 fi
 rm -f "$out/work/report.err"
-echo "batch: gradebook $csv, summary $out/summary.md, JUnit $out/junit.xml$report"
+echo "batch: gradebook $csv (imports: $out/canvas.csv, $out/moodle.csv), summary $out/summary.md, JUnit $out/junit.xml$report"

@@ -93,21 +93,14 @@ grade_one() { # grade_one ID ENTRY
     final=$out/students/$id
     batch_wanted "$id" || return 0
     w=$out/work/$id
-    rm -rf "$w" && mkdir -p "$w/sub" "$w/unpacked" "$w/logs" "$cache" || return 1
-    status="graded"
-    src=$entry
-    case $entry in
-    *.zip | *.tar.gz | *.tgz)
-        if ! why=$(stage_unpack "$entry" "$w/unpacked"); then
-            status="refused: $why"
-        fi
-        src=$w/unpacked ;;
-    esac
-    if [ "$status" = graded ] && stage_has_line_break "$src"; then
-        status="refused: a file or folder name holds a line break"
-    fi
+    rm -rf "$w" && mkdir -p "$w/logs" "$cache" || return 1
+    stage_entry "$entry" "$w" || return 1
+    status=$stage_status
+    # what this result is graded from (lib.sh's stamps): a later run that stages the same gets
+    # the same stamp
+    printf 'settings %s\nupload %s\n' "${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}" \
+        "$(stage_stamp "$entry" "$w" "")" >"$w/stamp" || return 1
     if [ "$status" = graded ]; then
-        stage_exercises "$src" "$w/sub"
         # the seed the front end wrote (never on a command line: /proc/*/cmdline is the whole
         # machine's to read), moved into the folder the grader reads it from and removes it
         mv "$out/private/seeds/$id" "$w/seed" 2>/dev/null ||
@@ -159,7 +152,7 @@ grade_one() { # grade_one ID ENTRY
     fi
     rm -f "$out/private/seeds/$id" # (a refused archive never used its seed)
     # publish: everything in place first, then one rename
-    mkdir -p "$w/publish" && echo "$status" >"$w/publish/status" &&
+    mkdir -p "$w/publish" && echo "$status" >"$w/publish/status" && cp "$w/stamp" "$w/publish/stamp" &&
         cp "$w/grade.log" "$w/publish/" 2>/dev/null
     [ -s "$w/results.json" ] && cp "$w/results.json" "$w/publish/results.json.tmp" &&
         mv "$w/publish/results.json.tmp" "$w/publish/results.json"

@@ -23,6 +23,9 @@ def fmt2: . * 100 | round / 100 | tostring;
 def student:
   (.r | if type == "object" then . else null end) as $r
   | {id: (.id | str), status: (.status | str), log: (.log == true), graded: ($r != null),
+     missing: (.missing == true), name: (.name | str), stale: (.stale | str),
+     late_days: (.late_days | str), penalty: (.penalty | str), final: (.final | num),
+     submitted: (.submitted | str),
      score: (($r.score? | num) // 0), max: (($r.extra_data.max_score? | num) // 0),
      device: ($r.extra_data.device? | str),
      tests: [$r.tests? | arrays | .[] | objects
@@ -61,7 +64,7 @@ def gflops_tsv: speed_exercises as $exs | speeds[] | .ex as $e
   | "\($exs | index($e))\t\(.v)\t\(.ref // 0)";
 
 # ---------------------------------------------------------------- the page
-def link: "<a href=\"students/\(.id | @uri | h)/\(if .log then "grade.log" else "status" end)\">\(.id | h)</a>";
+def link: if .missing then (.id | h) else "<a href=\"students/\(.id | @uri | h)/\(if .log then "grade.log" else "status" end)\">\(.id | h)</a>" end;
 def plot($svg; $none): if ($svg | length) > 0 then "<figure>\($svg)</figure>" else "<p class=\"none\">\($none | h)</p>" end;
 def table($head; rows): "<table><thead><tr>\($head | map("<th>\(h)</th>") | join(""))</tr></thead><tbody>",
   (rows | "<tr>\(map("<td>\(.)</td>") | join(""))</tr>"), "</tbody></table>";
@@ -79,7 +82,33 @@ def page: ($ARGS.named.css // "") as $css | ($ARGS.named.generated // "") as $ge
   "<title>Batch report</title>", "<style>", $css, "</style></head><body>",
   "<h1>Batch report</h1>",
   "<p>\(length) students, \($graded | length) graded\([$all[] | select(.graded | not)] | if length > 0 then ", \(length) without a grade (see their status below)" else "" end); written \($generated | h).</p>",
-  "<nav><a href=\"#scores\">Scores</a> <a href=\"#lost\">Points lost</a> <a href=\"#failures\">Failures</a> <a href=\"#gflops\">GFLOP/s</a> <a href=\"#students\">Students</a></nav>",
+  ([$graded[].device | select(. != "")] | unique | if length > 0 then "<p>Graded on \(join("; ") | h).</p>" else empty end),
+  "<nav><a href=\"#students\">Students</a> <a href=\"#scores\">Scores</a> <a href=\"#lost\">Points lost</a> <a href=\"#failures\">Failures</a> <a href=\"#gflops\">GFLOP/s</a> <a href=\"#similarity\">Similarity</a></nav>",
+
+  # every student, first: the table in each order a header offers, the one targeted shown
+  "<section id=\"students\"><h2>Students</h2>",
+  (if length > 0 then
+    "<p>Click a header to sort. Late: days past the deadline and the points it cost; stale: a result graded from another upload, config or grader than the current ones (run make batch again).</p>",
+    (["id", "name", "status", "score", "late", "stale"] as $keys
+     | [["by-id", sort_by(.id)], ["by-name", sort_by(.name, .id)], ["by-status", sort_by(.status, .id)],
+        ["by-score", sort_by(-(.final // .score), .id)], ["by-late", sort_by(-((.late_days | tonumber?) // 0), .id)],
+        ["by-stale", sort_by(.stale == "", .id)]][] as [$order, $rows]
+     | "<section id=\"\($order)\" class=\"order\">",
+       (table(["student", "name", "status", "score", "raw", "late", "stale", "percent"] + $exs;
+         $rows[] | . as $s
+         | [link, (.name | h), (.status | h),
+            (if .graded then "\(.final // .score)/\(.max)" else "-" end),
+            (if .graded then "\(.score)" else "-" end),
+            (if .late_days != "" then "<span class=\"flag\">\(.late_days | h) d\(if .penalty != "" then ", -\(.penalty | h)" else "" end)</span>" else "" end),
+            (if .stale != "" then "<span class=\"flag\">stale</span>: \(.stale | h)" else "" end),
+            (if .graded then pct | floor | tostring else "-" end)]
+           + [$exs[] as $e | [$s.tests[] | select(.ex == $e)] | if length > 0 then "\(map(.score) | add)/\(map(.max) | add)" else "-" end])
+       | sub("<thead><tr><th>student</th><th>name</th><th>status</th><th>score</th>";
+             "<thead><tr><th><a href=\"#by-id\">student</a></th><th><a href=\"#by-name\">name</a></th><th><a href=\"#by-status\">status</a></th><th><a href=\"#by-score\">score</a></th>")
+       | sub("<th>late</th><th>stale</th>"; "<th><a href=\"#by-late\">late</a></th><th><a href=\"#by-stale\">stale</a></th>")),
+       "</section>")
+  else "<p class=\"none\">No students in this batch.</p>" end),
+  "</section>",
 
   "<section id=\"scores\"><h2>Score distribution</h2>",
   plot($scores_svg; "No student was graded."),
@@ -125,15 +154,11 @@ def page: ($ARGS.named.css // "") as $css | ($ARGS.named.generated // "") as $ge
           + (if any($rows[]; .vendor != null) then [($v.vendor // "-" | tostring | h)] else [] end))),
   "</section>",
 
-  "<section id=\"students\"><h2>Students</h2>",
-  (if length > 0 then
-    table(["student", "status", "score", "percent"] + $exs + ["device"];
-      sort_by(.id)[] | . as $s
-      | [link, (.status | h), (if .graded then "\(.score)/\(.max)" else "-" end),
-         (if .graded then pct | floor | tostring else "-" end)]
-        + [$exs[] as $e | [$s.tests[] | select(.ex == $e)] | if length > 0 then "\(map(.score) | add)/\(map(.max) | add)" else "-" end]
-        + [(.device | h)])
-  else "<p class=\"none\">No students in this batch.</p>" end),
+  "<section id=\"similarity\"><h2>Similarity</h2>",
+  "<p>Pairs of students whose kernel.cl or main.c of an exercise are alike (Debian's sim_c on what each wrote, the skeleton's lines taken out; renamed names do not hide a copy): a reason to read both, never part of a score.</p>",
+  ([($ARGS.named.similarity // "") | split("\n")[] | select(length > 0) | split("\t") | select(length == 5)]
+   | if length > 0 then table(["exercise", "file", "student", "student", "percent"]; .[:200][] | map(h))
+     else "<p class=\"none\">No pair above the threshold (or no similarity report: see make batch's output).</p>" end),
   "</section>",
   "</body></html>";
 

@@ -43,6 +43,21 @@ for dir in "$out"/students/*/; do
     fi
 done >"$tmp/class.jsonl" || die "cannot read the students of $out"
 
+# what make batch's class files know beside the results (class_files.sh's lines): names, late
+# work, stale results, and the roster's students with no upload (no folder of their own)
+if [ -s "$out/work/.class.jsonl" ]; then
+    jq -c --slurpfile extra "$out/work/.class.jsonl" '. as $s | ([$extra[] | select(.id == $s.id)][0] // {}) as $e
+        | . + {name: ($e.name // ""), stale: ($e.stale // ""), late_days: ($e.late_days // ""),
+               penalty: ($e.penalty // ""), final: ($e.final // null), submitted: ($e.submitted // "")}' \
+        "$tmp/class.jsonl" >"$tmp/class.more" || die "cannot read $out/work/.class.jsonl"
+    jq -c 'select((.status | type) == "string" and (.status | startswith("missing")))
+        | {id, status, log: false, r: null, missing: true, name, stale: "", late_days: "", penalty: "",
+           final: null, submitted: ""}' "$out/work/.class.jsonl" >>"$tmp/class.more"
+    mv "$tmp/class.more" "$tmp/class.jsonl"
+fi
+: >"$tmp/similarity.tsv"
+[ -f "$out/similarity.tsv" ] && head -c 200000 "$out/similarity.tsv" >"$tmp/similarity.tsv"
+
 part() { # part NAME [jq options...]: report.jq's part NAME of the class
     name=$1
     shift
@@ -73,6 +88,7 @@ plot gflops "$(part xtics)"
 part html --arg generated "$(date -u '+%Y-%m-%d %H:%M UTC') from $out" \
     --rawfile css "$here/report.css" --rawfile scores_svg "$tmp/scores.svg" \
     --rawfile lost_svg "$tmp/lost.svg" --rawfile gflops_svg "$tmp/gflops.svg" \
+    --rawfile similarity "$tmp/similarity.tsv" \
     >"$out/report.html.tmp" || die "report.jq failed on the class (the page)"
 mv "$out/report.html.tmp" "$out/report.html" || die "cannot write $out/report.html"
 echo "report: $out/report.html ($(wc -l <"$tmp/class.jsonl") students)"

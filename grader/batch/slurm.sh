@@ -137,6 +137,8 @@ fi
 # ---------------------------------------------------------------- submit the students left
 batch_lock
 batch_queue
+batch_force
+batch_stamps
 slurm_active
 # make tune's files, rewritten only while no task may be reading them
 [ -s "$active_file" ] || batch_tuning

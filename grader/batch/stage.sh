@@ -32,7 +32,8 @@ stage_unpack() { # stage_unpack ARCHIVE DIR -> 0, or 1 with the reason on stdout
 stage_take() { # stage_take FROM TO
     [ -f "$1" ] && [ ! -L "$1" ] || return 1
     [ "$(wc -c <"$1")" -le "$max_file" ] || return 1
-    cp "$1" "$2"
+    # its time too: the upload's time where nothing better says when it came (grade_one.sh)
+    cp --preserve=timestamps "$1" "$2"
 }
 
 # 0 when a file or folder name under DIR holds a line break (the finder below reads names by line)
@@ -61,4 +62,41 @@ stage_exercises() { # stage_exercises SRC DEST
 stage_seed() { # stage_seed SECRET ID FILE
     stage_hash=$(printf '%s:%s' "$1" "$2" | sha256sum | cut -c1-15)
     (umask 077 && printf '%s\n' "$((0x$stage_hash))" >"$3")
+}
+
+# An upload (a folder, .zip, .tar.gz) staged into DIR/sub, its editable files only (an archive's
+# members unpacked into DIR/unpacked first). Sets stage_status: graded (to be graded), "refused:
+# WHY", or "empty: no exercise folder" (nothing to grade: no grader runs, and it says why)
+stage_entry() { # stage_entry ENTRY DIR
+    stage_status=graded
+    stage_src=$1
+    mkdir -p "$2/sub" "$2/unpacked" || return 1
+    case $1 in
+    *.zip | *.tar.gz | *.tgz)
+        stage_why=$(stage_unpack "$1" "$2/unpacked") || stage_status="refused: $stage_why"
+        stage_src=$2/unpacked ;;
+    esac
+    if [ "$stage_status" = graded ] && stage_has_line_break "$stage_src"; then
+        stage_status="refused: a file or folder name holds a line break"
+    fi
+    if [ "$stage_status" = graded ]; then
+        stage_exercises "$stage_src" "$2/sub"
+        [ -n "$(ls "$2/sub")" ] || stage_status="empty: no exercise folder"
+    fi
+    return 0
+}
+
+# What a result was graded from, as one hash: SETTINGS (the grader's version, the config, the
+# exercise list), the staged files (names and contents) and stage_status; for a refused upload
+# its bytes too (a new upload refused for the same reason is another one). Two runs that stage
+# the same files with the same settings give the same stamp: a result with another is stale.
+stage_stamp() { # stage_stamp ENTRY DIR SETTINGS -> the stamp on stdout (after stage_entry)
+    {
+        printf '%s\n%s\n' "$3" "$stage_status"
+        case $stage_status in
+        refused:*) if [ -f "$1" ]; then sha256sum <"$1"; else find "$1" | LC_ALL=C sort; fi ;;
+        esac
+        (cd "$2/sub" && find . -type f | LC_ALL=C sort | while IFS= read -r stage_f; do
+            sha256sum "$stage_f"; done)
+    } | sha256sum | cut -c1-64
 }

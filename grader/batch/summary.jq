@@ -5,6 +5,8 @@
 def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score | floor) else 0 end;
 "# Batch summary\n",
 "\(length) of \($total) students graded.\n",
+# the device once, here (the gradebook has a column for it only when students differ)
+([.[] | .extra_data.device? | strings] | unique | if length > 0 then "Graded on: \(join("; ")).\n" else empty end),
 "## Scores (percent of the maximum)\n",
 "| range | students |", "|---|---:|",
 (group_by(pct / 10 | floor) | .[] | (.[0] | pct / 10 | floor * 10) as $low

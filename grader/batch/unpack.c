@@ -4,8 +4,9 @@
  * The archive is hostile: its headers may lie about sizes, types and owners, so nothing it claims
  * is trusted. Each member is checked as it streams past (libarchive): only regular files and
  * folders, no absolute path, no `..`, no control character in a name, nothing encrypted; files
- * are written here, under DIR only, with O_EXCL|O_NOFOLLOW and fixed modes (no owner, mode or
- * time from the archive), and the caps count the bytes actually written and the members seen, so
+ * are written here, under DIR only, with O_EXCL|O_NOFOLLOW and fixed modes (no owner or mode from
+ * the archive; a file's time is its member's, which make batch reports as the upload's claimed
+ * time, never trusts), and the caps count the bytes actually written and the members seen, so
  * the unpacking stops the moment either is passed.
  *
  * Exit 0: unpacked. 1: refused, with one line "archive refused: REASON" on stdout. 2: usage or
@@ -202,7 +203,8 @@ static int unpack_copy(struct unpack *u, int fd, const char *name) {
 }
 
 /* Make one folder or write one regular file under DIR. */
-static int unpack_member(struct unpack *u, const char *original, int is_dir) {
+static int unpack_member(struct unpack *u, const char *original, int is_dir,
+                         const struct timespec *mtime) {
     char *name = strdup(original);
     if (!name)
         return unpack_say(u, UNPACK_ERROR, "out of memory");
@@ -231,6 +233,11 @@ static int unpack_member(struct unpack *u, const char *original, int is_dir) {
             code = unpack_path_error(u, original, "cannot create the file");
         else {
             code = unpack_copy(u, fd, original);
+            /* the member's time, when it has one: what the student's machine claims */
+            if (code == UNPACK_OK && mtime) {
+                const struct timespec times[2] = {*mtime, *mtime};
+                (void)futimens(fd, times);
+            }
             if (close(fd) != 0 && code == UNPACK_OK)
                 code = unpack_path_error(u, original, "cannot write");
         }
@@ -262,7 +269,10 @@ static int unpack_entry(struct unpack *u, struct archive_entry *entry) {
     if (archive_entry_is_encrypted(entry))
         return unpack_say(u, UNPACK_REFUSED, "a member is encrypted (%s)",
                           unpack_shown(name, shown, sizeof shown));
-    return unpack_member(u, name, type == AE_IFDIR);
+    struct timespec mtime = {archive_entry_mtime(entry), archive_entry_mtime_nsec(entry)};
+    int has_time = archive_entry_mtime_is_set(entry) && mtime.tv_sec >= 0 && mtime.tv_nsec >= 0 &&
+                   mtime.tv_nsec < 1000000000L;
+    return unpack_member(u, name, type == AE_IFDIR, has_time ? &mtime : NULL);
 }
 
 /* Open the archive and unpack every member, stopping at the first refusal. */

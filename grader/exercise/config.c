@@ -12,6 +12,10 @@
  *     04_local_B.points.host = 3
  *     slurm.gres = gpu:1      # make batch ENGINE=slurm: each student's task (also partition,
  *                             # time_minutes, memory_mb, cpus)
+ *     deadline = 2026-12-01 23:59              # make batch's late penalty (every exercise's;
+ *     04_local_B.deadline = 2026-11-20 23:59   # one exercise's), late.per_day = 10 (percent of
+ *     late.cap = 50                            # the score per day or part of one), its cap, and
+ *     late.grace_minutes = 15                  # the minutes before lateness counts
  */
 #include "exercise/config.h"
 
@@ -43,6 +47,40 @@ static int parse_double(const char *text, double low, double high, double *out) 
         return -1;
     *out = v;
     return 0;
+}
+
+/* A deadline, `YYYY-MM-DD HH:MM` (the batch machine's local time): 0, or -1. Only checked here:
+ * make batch applies it (grader/batch/late.sh), the grader grades the same either way. */
+static int check_deadline(const char *text) {
+    int y, mo, d, h, mi, used = 0;
+    if (sscanf(text, "%4d-%2d-%2d %2d:%2d%n", &y, &mo, &d, &h, &mi, &used) != 5 || text[used] ||
+        strlen(text) != 16)
+        return -1;
+    return y >= 2000 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 &&
+                   h <= 23 && mi >= 0 && mi <= 59
+               ? 0
+               : -1;
+}
+
+/* A key after "late." (make batch's late penalty, grader/batch/late.sh): 0, or -1 with the
+ * reason in why. */
+static int check_late_key(const char *key, const char *value, char *why, size_t why_size) {
+    static const struct {
+        const char *name;
+        long high;
+    } keys[] = {{"per_day", 100}, {"cap", 100}, {"grace_minutes", 7 * 24 * 60}};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(key, keys[i].name)) {
+            long v;
+            if (parse_long(value, 0, keys[i].high, &v) != 0) {
+                snprintf(why, why_size, "late.%s wants a whole number from 0 to %ld, not \"%s\"",
+                         key, keys[i].high, value);
+                return -1;
+            }
+            return 0;
+        }
+    snprintf(why, why_size, "unknown key \"late.%s\"", key);
+    return -1;
 }
 
 /* Split value at commas into trimmed, non-empty items (modifies value): the item count, or -1
@@ -168,6 +206,14 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
         memcpy(ex->vendor_ratios, ratios, sizeof ratios);
         return 0;
     }
+    if (!strcmp(key, "deadline")) {
+        if (check_deadline(value) != 0) {
+            snprintf(why, why_size, "%s.deadline wants YYYY-MM-DD HH:MM, not \"%s\"", ex->id,
+                     value);
+            return -1;
+        }
+        return 0;
+    }
     if (!strncmp(key, "quiz.", 5)) {
         for (int q = 0; q < GRADER_MAX_QUESTIONS && ex->quiz[q].id; q++)
             if (!strcmp(ex->quiz[q].id, key + 5)) {
@@ -290,6 +336,13 @@ static int set_global_key(const char *key, char *value, struct grader_plan *plan
         *(!strcmp(key, "timeout") ? &plan->timeout : &limits->cpu_seconds) = d;
         return 0;
     }
+    if (!strcmp(key, "deadline")) {
+        if (check_deadline(value) != 0) {
+            snprintf(why, why_size, "deadline wants YYYY-MM-DD HH:MM, not \"%s\"", value);
+            return -1;
+        }
+        return 0;
+    }
     if (!strcmp(key, "perf_ratio")) {
         if (parse_double(value, 0, 100, &d) != 0)
             goto bad_number;
@@ -373,6 +426,13 @@ int grader_load_config(const char *path, struct grader_plan *plan, char *err, si
             *--end = '\0';
         char *dot = strchr(key, '.');
         struct grader_exercise *ex = NULL;
+        if (dot && dot - key == 4 && !strncmp(key, "late", 4)) {
+            if (check_late_key(dot + 1, value, why, sizeof why) != 0) {
+                snprintf(err, err_size, "%s:%d: %s", path, line_no, why);
+                status = -1;
+            }
+            continue;
+        }
         if (dot && dot - key == 5 && !strncmp(key, "slurm", 5)) {
             if (set_slurm_key(&next_plan->slurm, dot + 1, value, why, sizeof why) != 0) {
                 snprintf(err, err_size, "%s:%d: %s", path, line_no, why);

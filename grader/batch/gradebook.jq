@@ -1,0 +1,24 @@
+# gradebook.jq - OUT/gradebook.csv of a batch (class_files.sh): jq -rs -f gradebook.jq over the
+# class, one line a student {id, name, status, stale, late, upload, r} (r: results.json or null).
+# A cell a spreadsheet would take for a formula (= + - @, a tab or a carriage return first; a
+# student id may begin with -) gets a leading ', and one with a comma, a quote or a line break
+# is quoted (RFC 4180).
+def cell: tostring | (if test("^[-=+@\t\r]") then "'" + . else . end)
+  | if test("[,\"\r\n]") then "\"" + gsub("\""; "\"\"") + "\"" else . end;
+def num: if type == "number" then . else null end;
+def ex_score($e): [.r.tests[]? | select(.extra_data.exercise == $e) | .score | num] | if length == 0 then "" else add end;
+def gflops($e): [.r.leaderboard[]? | select(.name == "\($e) GFLOP/s") | .value][0] // "";
+. as $all
+| ([.[] | .r.tests[]?.extra_data.exercise | strings] | unique) as $exs
+| ([$exs[] as $e | select(any($all[]; .r.leaderboard[]? | .name == "\($e) GFLOP/s")) | $e]) as $timed
+| ([.[] | .r.extra_data.device? | strings] | unique) as $devices
+| (["student", "name"] + $exs + ["raw", "days late", "penalty", "total", "max", "left out", "status", "stale", "submitted"]
+   + (if ($devices | length) > 1 then ["device"] else [] end) + [$timed[] | "\(.) GFLOP/s"] | map(cell) | join(",")),
+  (.[] | . as $s
+   | ([.id, .name] + [$exs[] as $e | $s | ex_score($e)]
+      + [(.r.score // 0), (.late_days // ""), (.penalty // ""), (.final // 0), (.r.extra_data.max_score // ""),
+         ([.r.extra_data.exercises // {} | to_entries[] | select(.value.left_out > 0) | "\(.key) \(.value.left_out)"] | join("; ")),
+         .status, .stale, (.submitted // "")]
+      + (if ($devices | length) > 1 then [.r.extra_data.device // ""] else [] end)
+      + [$timed[] as $e | $s | gflops($e)])
+   | map(cell) | join(","))

@@ -1,0 +1,159 @@
+#!/bin/sh
+# tests/course.sh - make batch as a course uses it (issue 25): a roster, uploads named as Moodle
+# and Canvas download them (one Canvas LATE), an empty upload and a missing student; a deadline
+# with a late penalty; Canvas and Moodle grade imports; the similarity report (two copied kernels
+# flagged, an independent one not); then a resubmission and a config change regraded exactly
+# when stale, ONLY=, and a FORCE=1 run killed half-way that a plain run finishes.
+# A small class of 04_local_B with short settings (tests/course.conf style, written here): about a
+# minute on two cores. `make test-course`; .ci/run runs it.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+ex=04_local_B
+tmp=$(mktemp -d)
+leader=""
+trap '[ -n "$leader" ] && kill -9 -"$leader" 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+check() { # check DESCRIPTION COMMAND...
+    what=$1
+    shift
+    if "$@"; then echo "ok   course: $what"; else echo "FAIL course: $what"; fails=$((fails + 1)); fi
+}
+class=$tmp/class
+out=$tmp/out
+conf=$tmp/course.conf
+cat >"$conf" <<EOF
+exercises = $ex
+timeout = 10
+$ex.sizes = 16, 100
+$ex.points.perf = 0
+$ex.points.memcheck = 0
+$ex.deadline = 2026-01-10 12:00
+late.per_day = 10
+late.cap = 30
+late.grace_minutes = 30
+EOF
+# the class: a solution as Moodle (a folder holding the student's zip) and as Canvas (the zip
+# itself, renamed variables: a copy), a Canvas LATE tarball, an independent kernel, an empty upload
+src=$tmp/src
+mkdir -p "$src/$ex" "$class"
+cp "$root/solutions/$ex/main.c" "$root/solutions/$ex/kernel.cl" "$src/$ex/"
+(cd "$src" && zip -qr "$tmp/ada.zip" "$ex")
+mkdir -p "$class/Ada Lovelace_1234_assignsubmission_file_"
+cp "$tmp/ada.zip" "$class/Ada Lovelace_1234_assignsubmission_file_/my work.zip"
+# on time: the platform's file time is the upload's
+touch -d "2026-01-09 10:00" "$class/Ada Lovelace_1234_assignsubmission_file_/my work.zip"
+mkdir -p "$tmp/alan/$ex"
+cp "$src/$ex/main.c" "$tmp/alan/$ex/"
+sed 's/\bacc\b/total_sum/g; s/\btile\b/blk/g' "$src/$ex/kernel.cl" >"$tmp/alan/$ex/kernel.cl"
+(cd "$tmp/alan" && zip -qr "$class/turingalan_12345_67890_work.zip" "$ex")
+touch -d "2026-01-10 12:10" "$class/turingalan_12345_67890_work.zip" # within the grace
+tar -czf "$class/hoppergrace_LATE_555_777_handin.tar.gz" -C "$src" "$ex"
+touch -d "2026-01-12 13:00" "$class/hoppergrace_LATE_555_777_handin.tar.gz" # 3 days late: 30 %
+mkdir -p "$class/carl/$ex" "$class/eve"
+cp "$src/$ex/main.c" "$class/carl/$ex/"
+cat >"$class/carl/$ex/kernel.cl" <<'EOF'
+// carl's own: one work-item per element, a plain loop over k
+__kernel void mm(const int N, __global const float *A, __global const float *B, __global float *C) {
+    int r = get_global_id(1), c = get_global_id(0);
+    if (r >= N || c >= N)
+        return;
+    float s = 0.0f;
+    for (int k = 0; k < N; ++k)
+        s += A[r * N + k] * B[k * N + c];
+    C[r * N + c] = s;
+}
+EOF
+touch -d "2026-01-01 00:00" "$class/carl/$ex/kernel.cl" "$class/carl/$ex/main.c"
+echo "nothing here yet" >"$class/eve/notes.txt"
+printf 'id,name,lms\nada,"Lovelace, Ada",1234\nalan,Alan Turing,12345\ngrace,Grace Hopper,555\ncarl,Carl,\neve,Eve,\ndan,Dan Absent,999\n' \
+    >"$tmp/roster.csv"
+
+batch() { # batch ENV...: one make batch run over the class
+    env SUBMISSIONS="$class" OUT="$out" CONFIG="$conf" ROSTER="$tmp/roster.csv" JOBS=2 \
+        GRADER_SECRET=course-secret SANDBOX=none "$@" sh "$root/grader/batch/batch.sh"
+}
+column_of() { head -n 1 "$out/gradebook.csv" | tr ',' '\n' | grep -n "^$1\$" | cut -d: -f1; }
+# a cell of ID's row by its column's name (names without commas here, but ada's is quoted)
+cell() { # cell ID COLUMN
+    sed 's/"[^"]*"/name/' "$out/gradebook.csv" | awk -F, -v id="$1" -v c="$(column_of "$2")" '$1 == id { print $c }'
+}
+
+# ---------------------------------------------------------------- 1. the class
+batch >"$tmp/run1.txt" 2>&1
+check "the first run grades the class" [ $? -eq 0 ]
+check "6 roster rows in the gradebook" [ "$(tail -n +2 "$out/gradebook.csv" | wc -l)" -eq 6 ]
+check "Moodle's and Canvas's names map to the roster's ids" \
+    sh -c "for id in ada alan grace; do grep -q \"^\$id,\" '$out/gradebook.csv' || exit 1; done"
+check "the missing student's row says so" [ "$(cell dan status)" = "missing: nothing submitted" ]
+check "the empty upload is 'empty: no exercise folder'" [ "$(cell eve status)" = "empty: no exercise folder" ]
+check "the progress line counts this run's students from the first ([1/5])" \
+    grep -q '^batch: \[1/5\] ' "$tmp/run1.txt"
+full=$(cell ada max)
+check "graded: ada full marks ($(cell ada total) of $full)" [ "$(cell ada total)" = "$full" ]
+check "late by 3 days, 30 % off: grace $(cell grace raw) -> $(cell grace total)" \
+    awk -v d="$(cell grace 'days late')" -v r="$(cell grace raw)" -v t="$(cell grace total)" \
+    'BEGIN { exit !(d == 3 && r > 0 && t == int(r * 70 + 0.5) / 100) }'
+check "within the grace: alan not late" [ -z "$(cell alan 'days late')" ]
+check "the submission time says where it came from" \
+    sh -c "grep '^grace,' '$out/gradebook.csv' | grep -q 'platform download' &&
+        grep '^carl,' '$out/gradebook.csv' | grep -q '2026-01-01 00:00 (the files'"
+check "only the graded exercise has columns, the device none (one device)" \
+    sh -c "! head -n 1 '$out/gradebook.csv' | grep -q -e 00_vadd -e ',device'"
+check "Canvas import: its columns, Points Possible, alan by Canvas ID" \
+    sh -c "head -n 1 '$out/canvas.csv' | grep -qx 'Student,ID,SIS User ID,SIS Login ID,Section,Workbook' &&
+        grep -qx 'Points Possible,,,,,$full' '$out/canvas.csv' &&
+        grep -qx 'Alan Turing,12345,alan,,,$(cell alan total)' '$out/canvas.csv'"
+check "Moodle import: Identifier Participant N, Grade, Last modified (grade)" \
+    sh -c "head -n 1 '$out/moodle.csv' | grep -q '^Identifier,Full name,Grade,Maximum Grade,Last modified (grade),' &&
+        grep -q '^Participant 1234,\"Lovelace, Ada\",$full,$full,' '$out/moodle.csv' &&
+        grep -q '^Participant 999,Dan Absent,0,$full,' '$out/moodle.csv'"
+check "similarity: the copied kernels flagged (ada, alan)" \
+    grep -q "^$ex	kernel.cl	ada	alan	" "$out/similarity.tsv"
+check "similarity: the independent kernel not" sh -c "! grep -q 'kernel.cl	.*carl' '$out/similarity.tsv'"
+
+# ---------------------------------------------------------------- 2. a resubmission, ONLY=
+echo "// resubmitted" >>"$class/carl/$ex/kernel.cl"
+batch STATUS=1 >"$tmp/status1.txt" 2>&1
+check "STATUS=1 lists the resubmission as stale, nobody else" \
+    sh -c "grep -q '^batch: stale carl: the upload changed' '$tmp/status1.txt' &&
+        [ \$(grep -c '^batch: stale' '$tmp/status1.txt') -eq 1 ]"
+batch ONLY=carl >"$tmp/run2.txt" 2>&1
+check "ONLY=carl grades carl only" \
+    sh -c "grep -q '1 to grade (1 of them stale)' '$tmp/run2.txt' && [ \$(grep -c '^batch: \[' '$tmp/run2.txt') -eq 1 ]"
+refuses_unknown() { batch ONLY=nobody >"$tmp/only.txt" 2>&1 && return 1; grep -q 'ONLY=nobody: no student nobody' "$tmp/only.txt"; }
+check "ONLY= with an id not in the class is refused" refuses_unknown
+
+# ---------------------------------------------------------------- 3. a config change, FORCE=1 killed
+echo "$ex.points.host = 3" >>"$conf"
+batch STATUS=1 >"$tmp/status2.txt" 2>&1
+check "a config change makes every result stale (5)" \
+    [ "$(grep -c '^batch: stale .*: the grader, the config or EX changed' "$tmp/status2.txt")" -eq 5 ]
+# a forced run killed once one student is published (the whole process group, as kill -9 would)
+setsid sh -c "$(printf '%s ' env SUBMISSIONS="$class" OUT="$out" CONFIG="$conf" ROSTER="$tmp/roster.csv" \
+    JOBS=1 GRADER_SECRET=course-secret SANDBOX=none FORCE=1 sh "$root/grader/batch/batch.sh")" \
+    >"$tmp/forced.txt" 2>&1 &
+leader=$!
+for _ in $(seq 1 600); do
+    grep -q '^batch: \[1/' "$tmp/forced.txt" 2>/dev/null && break
+    sleep 0.1
+done
+kill -9 -"$leader" 2>/dev/null
+wait "$leader" 2>/dev/null
+leader=""
+check "the forced run said what it forces ([1/5] first)" grep -q '^batch: \[1/5\] ' "$tmp/forced.txt"
+batch >"$tmp/run3.txt" 2>&1
+check "a plain run finishes the forced one: 4 to grade" grep -q ', 4 to grade (4 of them stale)' "$tmp/run3.txt"
+batch STATUS=1 >"$tmp/status3.txt" 2>&1
+check "then nothing is stale" grep -q ': 5 current, 0 stale, 0 new' "$tmp/status3.txt"
+check "the new maximum in the gradebook ($(cell ada max), was $full)" [ "$(cell ada max)" -gt "$full" ]
+
+if [ $fails -gt 0 ]; then
+    for f in run1 status1 run2 status2 forced run3 status3; do
+        echo "---- $f"
+        cat "$tmp/$f.txt" 2>/dev/null | tail -n 15
+    done
+    echo "---- gradebook"
+    cat "$out/gradebook.csv"
+fi
+echo "course: $fails failed"
+[ $fails -eq 0 ]
