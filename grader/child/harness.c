@@ -220,8 +220,10 @@ struct served {
     struct grader_size size;
     const struct grader_variant *variant;
     struct grader_launch *launch;
-    cl_mem sets[SERVE_MAX_LAUNCHES][3];
-    int count;              /* sets made (the last inputs command's COUNT) */
+    cl_mem sets[SERVE_MAX_SETS][3];
+    int count;              /* sets made (the last inputs command's SETS) */
+    int used;               /* sets of the last inputs command */
+    size_t c_count;         /* C's floats, its guard zone aside */
     float *a, *b, *c;       /* host copies of one set at a time */
     const size_t *in_count; /* A's and B's floats */
     size_t c_total;         /* C's floats with its guard zone */
@@ -247,6 +249,7 @@ static int serve_inputs(struct served *sv, uint64_t seed, int count) {
             }
         }
     }
+    sv->used = count;
     for (int k = 0; k < count; k++) {
         uint64_t launch_seed = grader_launch_seed(seed, k);
         clu_random_fill(sv->a, sv->in_count[0], launch_seed, 0);
@@ -262,16 +265,24 @@ static int serve_inputs(struct served *sv, uint64_t seed, int count) {
     return 0;
 }
 
-/* `launch R`: one launch on each of the first `count` sets, enqueued back to back and waited for
- * together; *seconds the sum of their event times. */
-static cl_int serve_launches(struct served *sv, int count, double *seconds) {
-    cl_event done[SERVE_MAX_LAUNCHES];
-    cl_int err = CL_SUCCESS;
+/* `launch R LAUNCHES`: LAUNCHES launches, launch k on set k mod sets, enqueued back to back and
+ * waited for together; *seconds the sum of their event times. A set used again first has its C
+ * filled with the unwritten NaN (no launch finds C as the one before left it); `fill R LAUNCHES`
+ * (fills_only) makes those fills alone, for the grader to take their time out. */
+static cl_int serve_launches(struct served *sv, int launches, int fills_only, double *seconds) {
+    cl_event *done = calloc((size_t)launches, sizeof *done);
+    cl_int err = done ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
     int made = 0;
+    const cl_uint unwritten = CLU_UNWRITTEN_BITS;
     *seconds = 0.0;
-    for (; made < count && err == CL_SUCCESS; made++) {
-        err = grader_set_args(sv->ex, sv->launch->kernel, sv->size, sv->variant, sv->sets[made]);
-        done[made] = NULL;
+    for (; made < launches && err == CL_SUCCESS; made++) {
+        cl_mem *abc = sv->sets[made % sv->used];
+        if (made >= sv->used)
+            err = clEnqueueFillBuffer(sv->env->queue, abc[2], &unwritten, sizeof unwritten, 0,
+                                      sv->c_count * sizeof(float), 0, NULL, NULL);
+        if (fills_only || err != CL_SUCCESS)
+            continue;
+        err = grader_set_args(sv->ex, sv->launch->kernel, sv->size, sv->variant, abc);
         if (err == CL_SUCCESS)
             err = grader_enqueue(sv->launch, sv->env->queue, &done[made]);
         if (err == CL_SUCCESS && !done[made])
@@ -279,12 +290,13 @@ static cl_int serve_launches(struct served *sv, int count, double *seconds) {
     }
     if (err == CL_SUCCESS)
         err = clFinish(sv->env->queue);
-    for (int k = 0; k < made; k++)
+    for (int k = 0; k < made && done; k++)
         if (done[k]) {
             if (err == CL_SUCCESS)
                 *seconds += clu_event_seconds(done[k]);
             clReleaseEvent(done[k]);
         }
+    free(done);
     return err;
 }
 
@@ -292,11 +304,12 @@ static cl_int serve_launches(struct served *sv, int count, double *seconds) {
  * Commands on stdin, one reply line each on fd 3 (the grader's own channel: a kernel's printf
  * goes to stdout, the log):
  *   (at start)                -> "ready" after the build and two untimed launches
- *   inputs R SEED COUNT NONCE -> COUNT launch sets (serve_inputs); "inputs R NONCE"
- *   launch R NONCE            -> one launch per set, back to back, waited for; "launched R NONCE
- *                                SECONDS" (the sum of their event times)
+ *   inputs R SEED SETS NONCE  -> SETS launch sets (serve_inputs); "inputs R NONCE"
+ *   launch R COUNT NONCE      -> COUNT launches on the sets in turn, back to back, waited for;
+ *                                "launched R NONCE SECONDS" (the sum of their event times)
+ *   fill R COUNT NONCE        -> the fills of C that launch R COUNT makes, alone; "filled R NONCE"
  *   save R K NONCE            -> set K's C with its guard zone saved as c-R-K.bin; "saved R NONCE"
- *   vendor R KEY NONCE        -> (--vendors) COUNT launches of that vendor's SGEMM, waited for;
+ *   vendor R KEY NONCE        -> (--vendors) the last COUNT of launches of that vendor's SGEMM;
  *                                "vendor R NONCE SECONDS", or "vendor-skipped R NONCE REASON"
  * End of input ends it. Nothing it says is believed: the grader times each launch command
  * with its own clock, chooses the seeds and checks every saved C itself; the nonces only keep
@@ -316,19 +329,24 @@ static int serve(struct served *sv) {
     fprintf(reply, SERVE_READY "\n");
     fflush(reply);
     char line[256], key[32];
-    int count = 1;
+    int count = 1, sets = 1;
     while (fgets(line, sizeof line, stdin)) {
         int round = -1, set = -1;
         unsigned long long seed = 0, nonce = 0;
         double seconds = 0.0;
-        if (sscanf(line, SERVE_INPUTS " %d %llu %d %llu", &round, &seed, &count, &nonce) == 4 &&
-            count >= 1 && count <= SERVE_MAX_LAUNCHES) {
-            if (serve_inputs(sv, seed, count) != 0)
+        if (sscanf(line, SERVE_INPUTS " %d %llu %d %llu", &round, &seed, &sets, &nonce) == 4 &&
+            sets >= 1 && sets <= SERVE_MAX_SETS) {
+            if (serve_inputs(sv, seed, sets) != 0)
                 return HARNESS_OPENCL;
             fprintf(reply, SERVE_INPUTS " %d %llu\n", round, nonce);
-        } else if (sscanf(line, SERVE_LAUNCH " %d %llu", &round, &nonce) == 2) {
-            CLU_CHECK_ERR(serve_launches(sv, count, &seconds), "timed launch");
+        } else if (sscanf(line, SERVE_LAUNCH " %d %d %llu", &round, &count, &nonce) == 3 &&
+                   count >= 1 && count <= SERVE_MAX_LAUNCHES) {
+            CLU_CHECK_ERR(serve_launches(sv, count, 0, &seconds), "timed launch");
             fprintf(reply, SERVE_LAUNCHED " %d %llu %.9g\n", round, nonce, seconds);
+        } else if (sscanf(line, SERVE_FILL " %d %d %llu", &round, &count, &nonce) == 3 &&
+                   count >= 1 && count <= SERVE_MAX_LAUNCHES) {
+            CLU_CHECK_ERR(serve_launches(sv, count, 1, &seconds), "fills of C");
+            fprintf(reply, SERVE_FILLED " %d %llu\n", round, nonce);
         } else if (sv->vendors &&
                    sscanf(line, SERVE_VENDOR " %d %31s %llu", &round, key, &nonce) == 3) {
             vendor_command(sv->vendors, round, key, count, nonce, reply);
@@ -562,6 +580,8 @@ int grader_harness_main(int argc, char **argv) {
                             .variant = &variant,
                             .launch = &student,
                             .count = 1,
+                            .used = 1,
+                            .c_count = out_count,
                             .a = a,
                             .b = b,
                             .c = c,

@@ -107,15 +107,18 @@
 /* ---------------------------------------------------------------- --serve (child/harness.c)
  * Commands on stdin, one reply line each on fd 3 (R the round, NONCE the grader's):
  *   (at start)                -> SERVE_READY
- *   inputs R SEED COUNT NONCE -> inputs R NONCE (COUNT launch sets, from grader_launch_seed)
- *   launch R NONCE            -> launched R NONCE SECONDS (one launch per set, back to back)
+ *   inputs R SEED SETS NONCE  -> inputs R NONCE (SETS launch sets, from grader_launch_seed)
+ *   launch R COUNT NONCE      -> launched R NONCE SECONDS (COUNT launches, back to back, on the
+ *                                sets in turn; a set used again has its C filled first)
+ *   fill R COUNT NONCE        -> filled R NONCE (those fills alone, timed to be taken out)
  *   save R K NONCE            -> saved R NONCE (set K's C in RESULT_LAUNCH)
- *   vendor R KEY NONCE        -> vendor R NONCE SECONDS (COUNT launches), or vendor-skipped R
+ *   vendor R KEY NONCE        -> vendor R NONCE SECONDS (the last COUNT's), or vendor-skipped R
  *                                NONCE REASON (with FLAG_VENDORS: KEY is clu_vendor_key's, on the
  *                                harness's first inputs)
  * A command of COUNT launches lasts long enough for the grader's clock to time it well (its
  * overhead per command, a fraction of a millisecond on a GPU, spread over them), and every launch
- * has inputs and a C of its own, so none can take its answer from the one before. */
+ * has inputs and a C of its own, or where the sets would not fit the device (a vector add's
+ * hundreds of launches), a C filled anew, so none can take its answer from the one before. */
 #define SERVE_READY        "ready"
 #define SERVE_INPUTS       "inputs" /* the command and its reply */
 #define SERVE_LAUNCH       "launch"
@@ -124,7 +127,10 @@
 #define SERVE_SAVED        "saved"
 #define SERVE_VENDOR       "vendor" /* the command and its reply when timed */
 #define SERVE_SKIPPED      "vendor-skipped"
-#define SERVE_MAX_LAUNCHES 64 /* launch sets of one command at most */
+#define SERVE_FILL         "fill"
+#define SERVE_FILLED       "filled"
+#define SERVE_MAX_SETS     64   /* launch sets of one round at most */
+#define SERVE_MAX_LAUNCHES 4096 /* launches of one command at most */
 
 /* ---------------------------------------------------------------- the CUDA twin */
 

@@ -207,6 +207,7 @@ struct side {
     char dir[PATH_MAX];             /* its folder (where it saves c-R-K.bin) */
     char log[PATH_MAX + 32];        /* its stdout and stderr */
     int launches;                   /* launches per timed command (0: one) */
+    int sets;                       /* launch sets (A, B and C each) they take in turn (0: one) */
     double seconds[MAX_ROUNDS];     /* each round's launch on the grader's clock (per launch) */
     double reported[MAX_ROUNDS];    /* each round's launch as the harness reported it */
     double cpus[MAX_ROUNDS];        /* CPUs it had during the command (CPU seconds / seconds) */

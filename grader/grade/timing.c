@@ -188,14 +188,14 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
 static int time_command(const struct grader_config *cfg, struct side *s, int round, uint64_t seed,
                         double got[3], char *why, size_t why_size) {
     char command[160], rest[128];
-    int launches = s->launches > 0 ? s->launches : 1;
+    int launches = s->launches > 0 ? s->launches : 1, sets = s->sets > 0 ? s->sets : 1;
     snprintf(command, sizeof command, SERVE_INPUTS " %d %llu %d", round, (unsigned long long)seed,
-             launches);
+             sets);
     if (exchange(s, command, round, cfg->timeout, SERVE_INPUTS, NULL, 0) != 0) {
         snprintf(why, why_size, "%s: no answer to the inputs of round %d", s->who, round + 1);
         return -1;
     }
-    snprintf(command, sizeof command, SERVE_LAUNCH " %d", round);
+    snprintf(command, sizeof command, SERVE_LAUNCH " %d %d", round, launches);
     double cpu = grader_child_cpu_seconds(s->child);
     double start = now();
     int ok = exchange(s, command, round, cfg->timeout, SERVE_LAUNCHED, rest, sizeof rest) == 0;
@@ -213,6 +213,16 @@ static int time_command(const struct grader_config *cfg, struct side *s, int rou
                  s->who, round + 1, reported * 1e3, launches, launches == 1 ? "" : "es",
                  seen * 1e3);
         return -1;
+    }
+    if (launches > sets) { /* the fills of C between launches on one set, timed alone, out */
+        snprintf(command, sizeof command, SERVE_FILL " %d %d", round, launches);
+        double fill_start = now();
+        if (exchange(s, command, round, cfg->timeout, SERVE_FILLED, NULL, 0) != 0) {
+            snprintf(why, why_size, "%s: no answer to the fills of round %d", s->who, round + 1);
+            return -1;
+        }
+        double fills = now() - fill_start;
+        seen = seen - fills > reported ? seen - fills : reported;
     }
     got[0] = seen / launches;
     got[1] = reported / launches;
@@ -233,7 +243,7 @@ int timed_round(const struct grader_config *cfg, struct side *s, int round, uint
 
 int round_checked(const struct grader_config *cfg, const struct grader_exercise *ex, struct side *s,
                   int round, uint64_t seed, int full, int paused, char *why, size_t why_size) {
-    int launches = s->launches > 0 ? s->launches : 1;
+    int launches = s->sets > 0 ? s->sets : 1; /* (each set's C, as its last launch left it) */
     why[0] = '\0';
     for (int k = 0; k < launches && !why[0]; k++) {
         char command[64], path[PATH_MAX + 64];
@@ -263,7 +273,7 @@ int round_checked(const struct grader_config *cfg, const struct grader_exercise 
 int calibrate_launches(const struct grader_config *cfg, const struct grader_exercise *ex,
                        struct side *s, uint64_t seed, char *why, size_t why_size) {
     double got[3];
-    s->launches = 1;
+    s->launches = s->sets = 1;
     if (time_command(cfg, s, MAX_ROUNDS, grader_derive_seed(seed, "calibration", 0), got, why,
                      why_size) != 0)
         return -1;
@@ -278,11 +288,14 @@ int calibrate_launches(const struct grader_config *cfg, const struct grader_exer
         budget = (unsigned long long)cfg->jail.limits.memory_bytes / 3;
     long most = (long)(budget / set_bytes);
     long want = one > 0.0 ? (long)ceil(PERF_COMMAND_SECONDS / one) : 1;
-    if (want > most)
-        want = most;
     if (want > SERVE_MAX_LAUNCHES)
         want = SERVE_MAX_LAUNCHES;
     s->launches = want < 1 ? 1 : (int)want;
+    /* a set per launch where they fit, else as many as fit, each used in turn */
+    long sets = want < most ? want : most;
+    if (sets > SERVE_MAX_SETS)
+        sets = SERVE_MAX_SETS;
+    s->sets = sets < 1 ? 1 : (int)sets;
     return 0;
 }
 
@@ -512,10 +525,11 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         calibrate_launches(cfg, ex, ref, seed, why, sizeof why);
         grader_child_pause(ref->child, 1);
         mine->launches = ref->launches;
+        mine->sets = ref->sets;
     }
     int checked = (int)(grader_derive_seed(seed, "checked round", 0) % TIMED_ROUNDS);
     int checked_set = (int)(grader_derive_seed(seed, "checked set", 0) %
-                            (unsigned)(ref->launches > 0 ? ref->launches : 1));
+                            (unsigned)(ref->sets > 0 ? ref->sets : 1));
     if (vendors)
         memset(vendors, 0, sizeof *vendors);
     int rounds = 0, kept = 0, want = TIMED_ROUNDS;
@@ -540,10 +554,16 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
                 snprintf(why, sizeof why, "%s", detail);
             }
         }
-        if (vendors && !why[0]) /* the student's processes stopped, as for the reference */
+        if (vendors && !why[0]) { /* the student's processes stopped, as for the reference */
+            grader_child_pause(ref->child, 0);
             vendor_round(cfg, ref, r, vendors);
+            grader_child_pause(ref->child, 1);
+        }
         if (why[0])
             break;
+        if (!cfg->device_is_cpu) /* a GPU's launch needs no CPU but the waiting thread's */
+            for (int w = 0; w < 2; w++)
+                sides[w].cpus[r] = -1.0;
         kept += !round_starved(sides, r, best);
         if (kept == want && want < MAX_ROUNDS && ratios_spread(sides, rounds + 1) > SPREAD_MOST)
             want += 2; /* the rounds disagree: more of them, while there is room */
