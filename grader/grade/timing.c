@@ -195,6 +195,18 @@ static int time_command(const struct grader_config *cfg, struct side *s, int rou
         snprintf(why, why_size, "%s: no answer to the inputs of round %d", s->who, round + 1);
         return -1;
     }
+    /* the fills of C that the command makes between launches on one set, timed alone first (C
+     * is the unwritten NaN either way), to be taken out of its time */
+    double fills = 0.0;
+    if (launches > sets) {
+        snprintf(command, sizeof command, SERVE_FILL " %d %d", round, launches);
+        double fill_start = now();
+        if (exchange(s, command, round, cfg->timeout, SERVE_FILLED, NULL, 0) != 0) {
+            snprintf(why, why_size, "%s: no answer to the fills of round %d", s->who, round + 1);
+            return -1;
+        }
+        fills = now() - fill_start;
+    }
     snprintf(command, sizeof command, SERVE_LAUNCH " %d %d", round, launches);
     double cpu = grader_child_cpu_seconds(s->child);
     double start = now();
@@ -214,16 +226,8 @@ static int time_command(const struct grader_config *cfg, struct side *s, int rou
                  seen * 1e3);
         return -1;
     }
-    if (launches > sets) { /* the fills of C between launches on one set, timed alone, out */
-        snprintf(command, sizeof command, SERVE_FILL " %d %d", round, launches);
-        double fill_start = now();
-        if (exchange(s, command, round, cfg->timeout, SERVE_FILLED, NULL, 0) != 0) {
-            snprintf(why, why_size, "%s: no answer to the fills of round %d", s->who, round + 1);
-            return -1;
-        }
-        double fills = now() - fill_start;
+    if (fills > 0.0)
         seen = seen - fills > reported ? seen - fills : reported;
-    }
     got[0] = seen / launches;
     got[1] = reported / launches;
     got[2] = cpu >= 0.0 && cpu_after >= cpu ? (cpu_after - cpu) / seen : -1.0;
