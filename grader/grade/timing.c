@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE /* getrandom */
 #include "grade/internal.h"
+#include "grade/barrier_loop.h"
 #include "exercise/protocol.h"
 
 #include <errno.h>
@@ -825,7 +826,20 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
     r->too_busy |= too_busy;
     if (earned && !ex->is_vector)
         grade_traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
-    grader_add_test(r, name, earned ? pts : 0, pts, "%s%s%s", note, text, traffic);
+    /* slower than the reference on a CPU device (a lost point among them) in a way POCL's
+     * implicit-loop-barrier pass may explain: its cause and one-line fix named, the score as it
+     * is (a wrong technique loses the point all the same) */
+    const char *pocl = "";
+    if ((!earned || r->gflops < r->ref_gflops) && !too_busy && cfg->device_cpu && r->gflops > 0 &&
+        grade_barrier_loop_unwrapped_file(kernel))
+        pocl = "\nOn a CPU device (POCL) a kernel with barriers can run its loops up to 3 times "
+               "slower when no if encloses them: POCL's implicit-loop-barrier pass makes such a "
+               "loop one over the work-items and keeps each one's variables in memory. The "
+               "reference wraps its work in an if on its global ids that is always true (04's "
+               "README, \"Why the kernel has if (i < N)\"): put your kernel's body inside "
+               "`if (i < N) { ... }` (05: `if (i < N && j < N)`; every work-item still reaches "
+               "every barrier) and POCL builds it as it builds the reference.";
+    grader_add_test(r, name, earned ? pts : 0, pts, "%s%s%s%s", note, text, traffic, pocl);
     if (ex->vendor_ratios[0] > 0)
         grade_test_vendors(cfg, ex, &ref_timed, reference, &vendors, vendors_off, r);
 }
