@@ -104,6 +104,16 @@ else
     echo graded >"$s/broken_4/status"
     echo graded >"$s/.old-good/status"
     echo graded >"$s/bad<id>/status"
+    # two where raw GFLOP/s and the ratio to the reference disagree: the table ranks by the ratio
+    for who in raw.5:9:90 ratio.6:1:0.5; do
+        id=${who%%:*} g=${who#*:} g=${g%%:*} r=${who##*:}
+        mkdir -p "$s/$id"
+        jq -n --argjson g "$g" --argjson r "$r" '{score: 1, extra_data: {max_score: 8,
+            reference_gflops: {"00_vadd": $r}}, tests: [],
+          leaderboard: [{name: "00_vadd GFLOP/s", value: $g}]}' >"$s/$id/results.json"
+        echo graded >"$s/$id/status"
+        echo log >"$s/$id/grade.log"
+    done
 fi
 
 # ---------------------------------------------------------------- the report
@@ -165,7 +175,11 @@ if [ $own -eq 1 ]; then
     check "a student without results.json keeps its status" \
         grep -qF 'error: the grader exited with status 2: &lt;script&gt;' "$tmp/report.dom"
     check "the forged GFLOP/s against its reference (3.5 and 4.25: ratio 0.82)" \
-        grep -qE '>hostile\.1</a></td><td>3\.5</td><td>4\.25</td><td>0\.82</td>' "$tmp/report.dom"
+        grep -qE '>hostile\.1</a></td><td>0\.82</td><td>3\.5</td><td>4\.25</td>' "$tmp/report.dom"
+    check "ranked by the ratio to the reference: ratio.6 (1 GFLOP/s, 2x) first, raw.5 (9, 0.1x) last" \
+        sh -c "grep -qE '<tr><td>1</td><td><a [^>]*>ratio\.6</a></td><td>2</td><td>1</td>' '$tmp/report.dom' &&
+            grep -oE '>(ratio\.6|raw\.5|hostile\.1)</a></td><td>[0-9.]+</td>' '$tmp/report.dom' |
+            sed 's/<.*//; s/>//' | tr '\n' ' ' | grep -qx 'ratio.6 hostile.1 raw.5 '"
     check "the refused archive's category among the failures" grep -qF '<td>status: refused</td>' "$page"
     check "the skeleton's failure among the failures" grep -qF '00_vadd: correct at N=*' "$page"
 else

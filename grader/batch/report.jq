@@ -41,11 +41,15 @@ def kind: .name | sub("^[^:]*: "; "") | gsub("=[0-9x]+"; "=*");
 # what the batch's status says before its reason: graded, refused, error, not graded
 def status_kind: .status | split(":")[0];
 
-# every student's GFLOP/s per exercise, with the reference's beside it and the x CLBlast ratio
+# every student's GFLOP/s per exercise, with the reference's beside it, their ratio (x: null
+# without the reference's figure) and the ratio to the vendor's anchor ("<ex> x CLBlast" or
+# "x OpenBLAS", with its name)
 def speeds: [.[] | . as $s | .board[] | select(.name | endswith(" GFLOP/s"))
   | (.name | sub(" GFLOP/s$"; "")) as $e
+  | ([$s.board[] | select(.name | startswith("\($e) x ")) | select(.name | test(" x [A-Za-z]+$"))][0]) as $vb
   | {id: $s.id, ex: $e, v: .v, ref: ($s.ref[$e] // null),
-     vendor: ([$s.board[] | select(.name == "\($e) x CLBlast") | .v][0])}];
+     x: (($s.ref[$e] // 0) as $r | if $r > 0 then .v / $r else null end),
+     vendor: ($vb.v // null), vendor_name: ($vb.name // "" | sub("^.* x "; ""))}];
 def speed_exercises: [speeds[].ex] | unique;
 
 # ---------------------------------------------------------------- the plots' data
@@ -142,16 +146,17 @@ def page: ($ARGS.named.css // "") as $css | ($ARGS.named.generated // "") as $ge
   "</section>",
 
   "<section id=\"gflops\"><h2>GFLOP/s against the reference</h2>",
-  "<p>Each student's kernel (dots) and the reference solution timed beside it in the same rounds (crosses), per exercise: the leaderboard's values.</p>",
+  "<p>Each student's kernel (dots) and the reference solution timed beside it in the same rounds (crosses), per exercise: the leaderboard's values. The tables rank by the ratio to that reference (raw GFLOP/s on a shared machine follow its load; the ratio of two kernels timed in the same rounds much less), students without the reference's figure last.</p>",
   plot($gflops_svg; "Nobody has GFLOP/s: no kernel was timed."),
-  (speeds | group_by(.ex)[] | sort_by(-.v) as $rows
+  (speeds | group_by(.ex)[] | sort_by([(if .x == null then 1 else 0 end), -(.x // 0), -.v]) as $rows
+    | ([$rows[] | select(.vendor != null) | .vendor_name][0] // null) as $vn
     | "<h3>\($rows[0].ex | h)</h3>",
-      table(["rank", "student", "GFLOP/s", "reference GFLOP/s", "ratio"]
-              + (if any($rows[]; .vendor != null) then ["x CLBlast"] else [] end);
+      table(["rank", "student", "ratio", "GFLOP/s", "reference GFLOP/s"]
+              + (if $vn != null then ["x \($vn)"] else [] end);
         $rows | to_entries[] | .value as $v
-        | [.key + 1, ($v | link), ($v.v | fmt2), ($v.ref // "-" | if type == "number" then fmt2 else . end),
-           (if ($v.ref // 0) > 0 then $v.v / $v.ref | fmt2 else "-" end)]
-          + (if any($rows[]; .vendor != null) then [($v.vendor // "-" | tostring | h)] else [] end))),
+        | [.key + 1, ($v | link), ($v.x // "-" | if type == "number" then fmt2 else . end), ($v.v | fmt2),
+           ($v.ref // "-" | if type == "number" then fmt2 else . end)]
+          + (if $vn != null then [($v.vendor // "-" | tostring | h)] else [] end))),
   "</section>",
 
   "<section id=\"similarity\"><h2>Similarity</h2>",

@@ -1,7 +1,8 @@
 # summary.jq - summary.md of a batch (batch.sh): jq -rs --arg total N -f summary.jq over the
 # students' results.json, each with its "student" id added. Scores, the most common failures,
-# the fastest kernel of each exercise, and for each exercise timed against the vendors (its
-# "<exercise> x CLBlast" leaderboard entries) its ten fastest students.
+# the fastest kernel of each exercise by its ratio to the reference, and for each exercise timed
+# against a vendor (its "<exercise> x CLBlast" or "x OpenBLAS" leaderboard entries) its ten
+# fastest students by that ratio.
 def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score | floor) else 0 end;
 "# Batch summary\n",
 "\(length) of \($total) students graded.\n",
@@ -15,16 +16,25 @@ def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score
 "| test | students |", "|---|---:|",
 ([.[] | [.tests[] | select(.status == "failed") | .name | sub("N=[0-9]+"; "N=*")] | unique[]]
   | group_by(.) | map({t: .[0], n: length}) | sort_by(-.n) | .[:10][] | "| \(.t) | \(.n) |"),
-"\n## Fastest kernels\n",
-"| exercise | student | GFLOP/s |", "|---|---|---:|",
-([.[] | .student as $s | .leaderboard[]? | select(.name | endswith(" GFLOP/s"))
-  | {e: .name, s: $s, v: .value}] | group_by(.e)
-  | map(max_by(.v)) | .[] | "| \(.e | sub(" GFLOP/s"; "")) | \(.s) | \(.v) |"),
-# the rows timed against the vendors (their "<exercise> x CLBlast" entries): the ten fastest
-([.[] | .student as $s | .leaderboard as $l | $l[]? | select(.name | endswith(" x CLBlast"))
-  | (.name | sub(" x CLBlast$"; "")) as $e
-  | {e: $e, s: $s, r: .value, g: ([$l[] | select(.name == "\($e) GFLOP/s") | .value][0])}]
-  | group_by(.e) | .[] | sort_by(-.r) | .[:10] as $top
-  | "\n## Fastest kernels of \($top[0].e) against CLBlast\n",
-    "| rank | student | GFLOP/s | x CLBlast |", "|---:|---|---:|---:|",
-    ($top | to_entries[] | "| \(.key + 1) | \(.value.s) | \(.value.g) | \(.value.r) |"))
+# ranked by the ratio to the reference timed in the same rounds (extra_data.reference_gflops): on a
+# shared machine raw GFLOP/s follow the load, the ratio much less; a kernel without the reference's
+# figure ranks after those with it
+"\n## Fastest kernels (by the ratio to the reference timed beside them)\n",
+"| exercise | student | x reference | GFLOP/s |", "|---|---|---:|---:|",
+([.[] | .student as $s | (.extra_data.reference_gflops? // {}) as $ref | .leaderboard[]?
+  | select(.name | endswith(" GFLOP/s")) | (.name | sub(" GFLOP/s$"; "")) as $e
+  | {e: $e, s: $s, v: .value,
+     x: (($ref[$e]? // 0) as $r | if ($r | type) == "number" and $r > 0 then (.value / $r * 100 | round / 100) else null end)}]
+  | group_by(.e) | map(max_by([.x // -1, .v])) | .[]
+  | "| \(.e) | \(.s) | \(.x // "-") | \(.v) |"),
+# the rows timed against a vendor (their "<exercise> x <vendor>" entries: OpenBLAS on a CPU,
+# CLBlast on a GPU): the ten fastest by that ratio, measured in the same rounds
+([.[] | .student as $s | (.extra_data.reference_gflops? // {}) as $ref | .leaderboard as $l | $l[]?
+  | select(.name | test("^[^ ]+ x [A-Za-z]+$")) | (.name | capture("^(?<e>[^ ]+) x (?<w>[A-Za-z]+)$")) as $m
+  | ([$l[] | select(.name == "\($m.e) GFLOP/s") | .value][0]) as $g
+  | {e: $m.e, w: $m.w, s: $s, r: .value, g: $g,
+     x: (($ref[$m.e]? // 0) as $r | if ($r | type) == "number" and $r > 0 and $g != null then ($g / $r * 100 | round / 100) else "-" end)}]
+  | group_by([.e, .w]) | .[] | sort_by(-.r) | .[:10] as $top
+  | "\n## Fastest kernels of \($top[0].e) against \($top[0].w)\n",
+    "| rank | student | x \($top[0].w) | x reference | GFLOP/s |", "|---:|---|---:|---:|---:|",
+    ($top | to_entries[] | "| \(.key + 1) | \(.value.s) | \(.value.r) | \(.value.x) | \(.value.g) |"))

@@ -176,7 +176,7 @@ static int set_exercise_key(struct grader_exercise *ex, const char *key, char *v
         return 0;
     }
     if (!strcmp(key, "vendor_ratios")) {
-        /* fractions of CLBlast's speed, ascending: "0.5, 1, 1.5" */
+        /* fractions of the vendor's speed, ascending: "0.5, 1, 1.5" */
         char *items[GRADER_MAX_RATIOS + 1];
         int count = split_list(value, items, GRADER_MAX_RATIOS + 1);
         double ratios[GRADER_MAX_RATIOS] = {0};

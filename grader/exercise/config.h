@@ -45,7 +45,7 @@ void grader_plan_init(struct grader_plan *plan, double timeout, const struct gra
  * (comma-separated ids: the ones to grade), timeout, perf_ratio, cpu_seconds, processes,
  * open_files, memory_mb, disk_mb, and per exercise ID.sizes (comma-separated), ID.host_n,
  * ID.memcheck_n, ID.perf_n, ID.points.per_size|host|memcheck|perf|technique|cuda_per_size|vendor,
- * ID.vendor_ratios (a row timed against the vendors: fractions of CLBlast's speed, ascending),
+ * ID.vendor_ratios (a row timed against the vendors: fractions of the vendor's speed, ascending),
  * ID.quiz.QUESTION (points), and slurm.partition, slurm.gres, slurm.time_minutes, slurm.memory_mb,
  * slurm.cpus (make batch ENGINE=slurm). A later file builds on an earlier one. Returns 0, or -1
  * with "FILE:LINE: what" in err and plan unchanged. */

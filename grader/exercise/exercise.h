@@ -63,7 +63,7 @@ struct grader_points {
     int memcheck;  /* oclgrind finds no out-of-bounds access, data race or uninitialised read */
     int perf;      /* median time within the plan's perf_ratio of the reference's (config.h) */
     int technique; /* the step's technique shows in the kernel's measured memory traffic */
-    int vendor;    /* each fraction of CLBlast's speed reached (the row's vendor_ratios) */
+    int vendor;    /* each fraction of the vendor's speed reached (vendor_ratios) */
 };
 
 /* What an exercise's technique does to memory traffic, checked on the accesses oclgrind counts

@@ -57,12 +57,13 @@ struct grader_exercise_result {
     const struct grader_exercise *ex;
     struct grader_test tests[GRADER_MAX_TESTS];
     int test_count;
-    int not_implemented;  /* nothing was written anywhere: the skeleton as given */
-    int too_busy;         /* a run was stopped twice because the machine starved it: no verdict */
-    double gflops;        /* student kernel at perf_n (0: not timed) */
-    double ref_gflops;    /* reference solution at perf_n (0: not timed) */
-    double clblast_ratio; /* the capstone: its speed over CLBlast's (0: not timed) */
-    char summary[200];    /* one line for the summary table */
+    int not_implemented; /* nothing was written anywhere: the skeleton as given */
+    int too_busy;        /* a run was stopped twice because the machine starved it: no verdict */
+    double gflops;       /* student kernel at perf_n (0: not timed) */
+    double ref_gflops;   /* reference solution at perf_n (0: not timed) */
+    double vendor_ratio; /* the capstone: its speed over the anchor's (0: not timed) */
+    int vendor_anchor;   /* that anchor (enum clu_vendor_id, grader_vendor_anchor) */
+    char summary[200];   /* one line for the summary table */
 };
 
 /* Add a test to a result; output is printf-style. Its verdict is GRADER_PASS when score is max,
@@ -161,7 +162,8 @@ struct grader_config {
     const char *device;      /* device spec for every run (NULL: the first device) */
     const char *device_name; /* what the device calls itself (NULL: unknown) */
     const char *device_extensions; /* its CL_DEVICE_EXTENSIONS, space-separated (NULL: none) */
-    int device_is_cpu; /* a CPU device (POCL): a timed launch's speed is the CPUs it had */
+    int device_cpu; /* a CPU device (CL_DEVICE_TYPE_CPU): the capstone's anchor is OpenBLAS, and a
+                     * timed launch's speed is the CPUs it had */
     const char *self;  /* path of the grader executable (for --harness children) */
     uint64_t seed;     /* hidden seed of this grading run */
     double timeout;    /* seconds allowed per run of a student's kernel or program */
@@ -209,6 +211,12 @@ void grader_quiz_tests(const struct grader_config *cfg, const struct grader_exer
  * shows nothing done: skipped, or a kernel.cu that ran and wrote nothing anywhere. */
 int grader_cuda_tests(const struct grader_config *cfg, const struct grader_exercise *ex,
                       struct grader_exercise_result *r);
+
+/* The vendor whose speed the capstone's fractions are of on cfg's device, the same for every
+ * student graded there and known before any student's code runs (timing.c): OpenBLAS on a CPU
+ * device, the library a CPU user would call (CLBlast runs untuned there: POCL at N = 512 here,
+ * 1.6 GFLOP/s against OpenBLAS's 82, so every correct kernel beat it), CLBlast on a GPU. */
+enum clu_vendor_id grader_vendor_anchor(const struct grader_config *cfg);
 
 /* The vendors' SGEMMs timed in the same rounds (the capstone): each launch on the grader's clock,
  * in the reference's harness (never in a process the student's code runs in). */

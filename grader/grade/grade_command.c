@@ -394,9 +394,8 @@ int grader_grade_main(int argc, char **argv, const char *self, grader_commands_f
     cfg.device_name = device_name;
     cfg.device_extensions = extensions;
     cl_device_type type = 0;
-    cfg.device_is_cpu =
-        clGetDeviceInfo(env.device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
-        (type & CL_DEVICE_TYPE_CPU);
+    if (clGetDeviceInfo(env.device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS)
+        cfg.device_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
     /* make tune's values for this device, when it has a file */
     char tuning_file[PATH_MAX + 160];
     snprintf(buf, sizeof buf, "%s/results/tuning", cfg.root);

@@ -53,17 +53,18 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         without_oclgrind.memcheck_off = oclgrind_lacks;
         cfg = &without_oclgrind;
     }
-    /* whether CLBlast can be timed here, decided before any code of the student's runs (the
-     * vendors alone, in the reference's harness): its points are in every student's maximum or
-     * in none */
+    /* whether the capstone's anchor (grader_vendor_anchor: OpenBLAS on a CPU, CLBlast on a GPU)
+     * can be timed here, decided before any code of the student's runs (the vendors alone, in
+     * the reference's harness): its points are in every student's maximum or in none */
     char vendors_off[300], *no_vendor = NULL;
     if (cfg->perf && ex->vendor_ratios[0] > 0) {
         char reference[PATH_MAX + 64];
         struct grader_vendor_times alone;
         snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
         grade_vendors_alone(cfg, ex, reference, 1, &alone);
-        if (!alone.timed[CLU_CLBLAST]) {
-            snprintf(vendors_off, sizeof vendors_off, "%s", alone.why[CLU_CLBLAST]);
+        enum clu_vendor_id anchor = grader_vendor_anchor(cfg);
+        if (!alone.timed[anchor]) {
+            snprintf(vendors_off, sizeof vendors_off, "%s", alone.why[anchor]);
             no_vendor = vendors_off;
         }
     }

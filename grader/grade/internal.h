@@ -241,16 +241,18 @@ void end_side(const struct grader_config *cfg, struct side *s);
 
 /* The kernel timed against the reference (timing.c), with the traffic rows when it earns it:
  * kernel built with ex's tuning values, the reference with ref_ex's; note (may be "") heads the
- * report's text. A row with vendor_ratios gets its test against CLBlast as well, right or not;
- * vendors_off (NULL: it can) says why CLBlast cannot be timed here (grade_vendors_alone). */
+ * report's text. A row with vendor_ratios gets its test against the vendor's anchor as well
+ * (grader_vendor_anchor), right or not; vendors_off (NULL: it can) says why the anchor cannot be
+ * timed here (grade_vendors_alone). */
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                      const struct grader_exercise *ref_ex, const char *kernel, const char *note,
                      int all_right, const struct grader_traffic *mine, const char *vendors_off,
                      struct grader_exercise_result *r);
 
-/* The capstone's test against CLBlast (timing.c), for a row with vendor_ratios: skipped where
- * vendors_off says why CLBlast is not timed here (NULL: it is), not run where the kernel was not
- * timed (v NULL, or no GFLOP/s), else the fractions reached against v's CLBlast (timed alone,
+/* The capstone's test against its anchor (timing.c, grader_vendor_anchor), for a row with
+ * vendor_ratios: skipped where vendors_off says why the anchor is not timed here (NULL: it is),
+ * not run where the kernel was not timed (v NULL, or no GFLOP/s), else the fractions reached
+ * against v's anchor (timed alone,
  * rx's reference harness, where it failed beside the student's kernel). */
 void grade_test_vendors(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const struct grader_exercise *rx, const char *reference,

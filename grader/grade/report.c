@@ -388,11 +388,12 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
         snprintf(name, sizeof name, "%s GFLOP/s", results[i].ex->id);
         json_string(f, name);
         fprintf(f, ", \"value\": %.3f, \"order\": \"desc\"}", results[i].gflops);
-        if (results[i].clblast_ratio > 0) { /* the capstone: its speed over CLBlast's */
-            snprintf(name, sizeof name, "%s x CLBlast", results[i].ex->id);
+        if (results[i].vendor_ratio > 0) { /* the capstone: its speed over its anchor's */
+            snprintf(name, sizeof name, "%s x %s", results[i].ex->id,
+                     clu_vendor_name((enum clu_vendor_id)results[i].vendor_anchor));
             fprintf(f, ",\n    {\"name\": ");
             json_string(f, name);
-            fprintf(f, ", \"value\": %.3f, \"order\": \"desc\"}", results[i].clblast_ratio);
+            fprintf(f, ", \"value\": %.3f, \"order\": \"desc\"}", results[i].vendor_ratio);
         }
         sep = ",";
     }

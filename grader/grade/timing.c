@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE /* getrandom */
 #include "grade/internal.h"
+#include "grade/barrier_loop.h"
 #include "exercise/protocol.h"
 
 #include <errno.h>
@@ -558,14 +559,14 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
                 snprintf(why, sizeof why, "%s", detail);
             }
         }
-        if (vendors && !why[0]) { /* the student's processes stopped, as for the reference */
+        if (vendors && !why[0]) { /* the student's processes stopped; the reference's thawed */
             grader_child_pause(ref->child, 0);
             vendor_round(cfg, ref, r, vendors);
             grader_child_pause(ref->child, 1);
         }
         if (why[0])
             break;
-        if (!cfg->device_is_cpu) /* a GPU's launch needs no CPU but the waiting thread's */
+        if (!cfg->device_cpu) /* a GPU's launch needs no CPU but the waiting thread's */
             for (int w = 0; w < 2; w++)
                 sides[w].cpus[r] = -1.0;
         kept += !round_starved(sides, r, best);
@@ -705,17 +706,24 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
 
 /* ---------------------------------------------------------------- the test */
 
+enum clu_vendor_id grader_vendor_anchor(const struct grader_config *cfg) {
+    return cfg->device_cpu ? CLU_OPENBLAS : CLU_CLBLAST;
+}
+
 /* The capstone against the vendors timed in the same rounds: points.vendor for each of the row's
- * fractions of CLBlast's speed reached, on the medians; the others (cuBLAS, OpenBLAS) reported.
- * Whether CLBlast can be timed here was decided before the student's code ran (grade.c's check of
- * the vendors alone, vendors_off): where it cannot (not installed, a device it fails on) the points
- * leave the maximum of every student. Where it could but then failed beside the student's kernel,
- * it is timed alone once the student's processes are gone; only when it fails alone too is the
- * grader's trouble left out for this student. v NULL: the kernel was not timed. */
+ * fractions of the anchor's speed reached (grader_vendor_anchor: OpenBLAS on a CPU, CLBlast on a
+ * GPU), on the medians; the others reported. Whether the anchor can be timed here was decided
+ * before the student's code ran (grade.c's check of the vendors alone, vendors_off): where it
+ * cannot (not installed, a device it fails on) the points leave the maximum of every student.
+ * Where it could but then failed beside the student's kernel, it is timed alone once the
+ * student's processes are gone; only when it fails alone too is the grader's trouble left out
+ * for this student. v NULL: the kernel was not timed. */
 void grade_test_vendors(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const struct grader_exercise *rx, const char *reference,
                         const struct grader_vendor_times *v, const char *vendors_off,
                         struct grader_exercise_result *r) {
+    enum clu_vendor_id anchor = grader_vendor_anchor(cfg);
+    const char *who = clu_vendor_name(anchor);
     char name[160], thresholds[64] = "";
     int count = 0;
     for (; count < GRADER_MAX_RATIOS && ex->vendor_ratios[count] > 0; count++) {
@@ -723,13 +731,13 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
         snprintf(thresholds + used, sizeof thresholds - used, "%s%gx", count ? ", " : "",
                  ex->vendor_ratios[count]);
     }
-    snprintf(name, sizeof name, "speed against CLBlast (points at %s)", thresholds);
+    snprintf(name, sizeof name, "speed against %s (points at %s)", who, thresholds);
     int pts = count * ex->points.vendor;
     if (vendors_off) {
         grader_add_verdict(r, GRADER_SKIPPED, name, 0, pts,
-                           "skipped: CLBlast is not timed here (%s), so its %d points are left out "
+                           "skipped: %s is not timed here (%s), so its %d points are left out "
                            "of the maximum, for every student graded here",
-                           vendors_off, pts);
+                           who, vendors_off, pts);
         return;
     }
     if (!v || r->gflops <= 0) {
@@ -740,28 +748,28 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
     }
     struct grader_vendor_times alone;
     char beside[200] = "";
-    if (!v->timed[CLU_CLBLAST]) { /* it ran in the check before: time it with nobody else */
-        snprintf(beside, sizeof beside, "%s", v->why[CLU_CLBLAST]);
+    if (!v->timed[anchor]) { /* it ran in the check before: time it with nobody else */
+        snprintf(beside, sizeof beside, "%s", v->why[anchor]);
         grade_vendors_alone(cfg, rx, reference, TIMED_ROUNDS, &alone);
         v = &alone;
-        if (!v->timed[CLU_CLBLAST]) {
+        if (!v->timed[anchor]) {
             grader_add_verdict(r, GRADER_SKIPPED, name, 0, pts,
-                               "skipped: CLBlast ran in the grader's check before your kernel, "
+                               "skipped: %s ran in the grader's check before your kernel, "
                                "but failed beside it (%s) and alone after it (%s): the machine's "
                                "trouble, so its %d points are left out of your maximum (an "
                                "instructor may grade again)",
-                               beside, v->why[CLU_CLBLAST], pts);
+                               who, beside, v->why[anchor], pts);
             return;
         }
     }
-    double flops = grader_flops(ex, grader_square(ex->perf_n)), clblast = 0.0;
+    double flops = grader_flops(ex, grader_square(ex->perf_n)), anchor_gflops = 0.0;
     char lines[1200];
     int used = beside[0]
                    ? snprintf(lines, sizeof lines,
-                              "N = %d, on the grader's clock: CLBlast failed in the rounds "
+                              "N = %d, on the grader's clock: %s failed in the rounds "
                               "beside your kernel (%.150s), so the vendors were timed alone "
                               "after it:",
-                              ex->perf_n, beside)
+                              ex->perf_n, who, beside)
                    : snprintf(lines, sizeof lines,
                               "N = %d, in the same rounds, on the grader's clock:", ex->perf_n);
     for (int id = 0; id < CLU_VENDOR_COUNT && used > 0 && (size_t)used < sizeof lines; id++) {
@@ -774,20 +782,25 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
         memcpy(seconds, v->seconds[id], sizeof seconds);
         struct clu_stats t = clu_stats_of(seconds, v->rounds);
         double gflops = flops / t.median * 1e-9;
-        if (id == CLU_CLBLAST)
-            clblast = gflops;
+        if (id == (int)anchor)
+            anchor_gflops = gflops;
         used += snprintf(lines + used, sizeof lines - (size_t)used,
-                         "\n%-10s %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s: yours at %.2fx",
+                         "\n%-10s %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s: yours at %.2fx%s",
                          clu_vendor_name(id), t.median * 1e3, t.min * 1e3, t.max * 1e3, gflops,
-                         r->gflops / gflops);
+                         r->gflops / gflops, id == (int)anchor ? " (the points' anchor)" : "");
     }
-    r->clblast_ratio = r->gflops / clblast;
+    r->vendor_anchor = (int)anchor;
+    r->vendor_ratio = r->gflops / anchor_gflops;
     int reached = 0;
-    while (reached < count && r->clblast_ratio >= ex->vendor_ratios[reached])
+    while (reached < count && r->vendor_ratio >= ex->vendor_ratios[reached])
         reached++;
     grader_add_test(r, name, reached * ex->points.vendor, pts,
-                    "%s\nyours at %.2fx CLBlast's speed: %d of the %d fractions reached", lines,
-                    r->clblast_ratio, reached, count);
+                    "%s\nyours at %.2fx %s's speed: %d of the %d fractions reached%s", lines,
+                    r->vendor_ratio, who, reached, count,
+                    anchor == CLU_OPENBLAS
+                        ? " (on a CPU the fractions are of OpenBLAS, the library a CPU user "
+                          "would call: CLBlast runs untuned there)"
+                        : "");
 }
 
 /* The timed size: from the row's perf_n, doubled while one launch of the reference lasts less
@@ -834,7 +847,20 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
     r->too_busy |= too_busy;
     if (earned && !ex->is_vector)
         grade_traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
-    grader_add_test(r, name, earned ? pts : 0, pts, "%s%s%s", note, text, traffic);
+    /* slower than the reference on a CPU device (a lost point among them) in a way POCL's
+     * implicit-loop-barrier pass may explain: its cause and one-line fix named, the score as it
+     * is (a wrong technique loses the point all the same) */
+    const char *pocl = "";
+    if ((!earned || r->gflops < r->ref_gflops) && !too_busy && cfg->device_cpu && r->gflops > 0 &&
+        grade_barrier_loop_unwrapped_file(kernel))
+        pocl = "\nOn a CPU device (POCL) a kernel with barriers can run its loops up to 3 times "
+               "slower when no if encloses them: POCL's implicit-loop-barrier pass makes such a "
+               "loop one over the work-items and keeps each one's variables in memory. The "
+               "reference wraps its work in an if on its global ids that is always true (04's "
+               "README, \"Why the kernel has if (i < N)\"): put your kernel's body inside "
+               "`if (i < N) { ... }` (05: `if (i < N && j < N)`; every work-item still reaches "
+               "every barrier) and POCL builds it as it builds the reference.";
+    grader_add_test(r, name, earned ? pts : 0, pts, "%s%s%s%s", note, text, traffic, pocl);
     if (ex->vendor_ratios[0] > 0)
         grade_test_vendors(cfg, ex, &ref_timed, reference, &vendors, vendors_off, r);
 }

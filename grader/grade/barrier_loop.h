@@ -1,0 +1,20 @@
+/* barrier_loop.h - does a kernel's text call a barrier and have a loop that no `if` encloses? On
+ * POCL (a CPU device) the innermost loops of a kernel with barriers that every work-item provably
+ * runs alike are what its implicit-loop-barrier pass turns into loops over the work-items, each
+ * one's variables kept in memory: 2 to 3 times slower than the same loop inside an always-true
+ * `if (i < N)`, which the references of 04 and 05 have for that reason (04's README). The timed
+ * comparison names the cause and the fix when a kernel like that loses the performance point on
+ * a CPU device (timing.c); it changes no score. */
+#ifndef GRADER_GRADE_BARRIER_LOOP_H
+#define GRADER_GRADE_BARRIER_LOOP_H
+
+#include <stddef.h>
+
+/* 1 when text (len bytes, OpenCL C, comments and strings ignored) calls barrier() or
+ * work_group_barrier() and has a for, while or do loop that no if or else encloses, else 0. */
+int grade_barrier_loop_unwrapped(const char *text, size_t len);
+
+/* The same for the file at path (its first megabyte); 0 where it cannot be read. */
+int grade_barrier_loop_unwrapped_file(const char *path);
+
+#endif

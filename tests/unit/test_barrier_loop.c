@@ -1,0 +1,54 @@
+/* test_barrier_loop.c - unit tests (cmocka) of grade_barrier_loop_unwrapped (barrier_loop.c): the
+ * lecture's 05 kernel (a barrier in the kernel's own loop) and its reference (the loop inside an
+ * always-true if), a loop beside a barrier, single statements without braces, else, do, and
+ * barriers that only comments, strings or a longer name mention. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "grade/barrier_loop.h"
+
+static int found(const char *text) {
+    return grade_barrier_loop_unwrapped(text, strlen(text));
+}
+
+#define LOOP_BODY                                                                                  \
+    "for (int kb = 0; kb < n; kb++) { a[l] = A[kb]; barrier(CLK_LOCAL_MEM_FENCE);\n"               \
+    "  for (int k = 0; k < 16; k++) t += a[k]; barrier(CLK_LOCAL_MEM_FENCE); }\n"
+
+static void lecture_kernel_found(void **state) {
+    (void)state;
+    assert_int_equal(found("__kernel void f(int n) { float t = 0; " LOOP_BODY " C[i] = t; }"), 1);
+    /* an if inside the loop wraps nothing */
+    assert_int_equal(found("__kernel void f() { for (;;) { if (l == 0) x = 1; barrier(1); } }"), 1);
+    assert_int_equal(found("__kernel void f() { if (a) x = 1; for (;;) { barrier(1); } }"), 1);
+    assert_int_equal(found("__kernel void f() { if (a) { x = 1; } while (b) barrier(1); }"), 1);
+    assert_int_equal(found("__kernel void f() { do { work_group_barrier(1); } while (b); }"), 1);
+    /* 04's shape: a barrier, then the dot product's loop at the top level */
+    assert_int_equal(found("__kernel void f() { a[l] = 1; barrier(1); for (;;) x += a[0]; }"), 1);
+}
+
+static void wrapped_or_loopless_not_found(void **state) {
+    (void)state;
+    assert_int_equal(found("__kernel void f(int n) { if (i < N && j < N) { " LOOP_BODY " } }"), 0);
+    assert_int_equal(found("__kernel void f() { if (i < N) for (;;) { barrier(1); } }"), 0);
+    assert_int_equal(found("__kernel void f() { if (a) x = 1; else { for (;;) barrier(1); } }"), 0);
+    assert_int_equal(found("__kernel void f() { a[l] = 1; barrier(1); x = a[0]; }"), 0);
+    assert_int_equal(found("__kernel void f() { for (;;) x += a[0]; }"), 0); /* no barrier */
+    assert_int_equal(found("__kernel void f() { for (;;) { /* barrier(1) */ my_barrier(); } }"), 0);
+    assert_int_equal(
+        found("#define S barrier(1)\n__kernel void f() { for (;;) { x = \"barrier\"; } }"), 0);
+    assert_int_equal(found(""), 0);
+    assert_int_equal(found("for (;;) { { { ( ( ("), 0); /* unbalanced: ends, finds nothing */
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lecture_kernel_found),
+        cmocka_unit_test(wrapped_or_loopless_not_found),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
