@@ -1,6 +1,8 @@
 # The workbook's top-level Makefile. Quick start: `make grade` (grade exercises/), `make test`.
 #   make grade [EX=04_local_B] [SUBMISSION=dir] [CONFIG=file] [RESULTS=dir] [SEED=n]  grade one or every
 #                                                 exercise of a submission folder (exit: 0 graded, 2 not)
+#   make submit [ID=name] [SUBMISSION=dir]        RESULTS/ID.tar.gz (default submission.tar.gz): the
+#                                                 exercises you changed, to upload or hand in
 #   make test                                     the whole test suite (what CI runs)
 #   make bench [N=1024] [SWEEP=1] [DEVICE=...] [BUDGET=s]  the lecture's GFLOP/s table, measured here
 #   make tune EX=09 [DEVICE=...] [BUDGET=s] [SUBMISSION=dir]  search an exercise's tuning values
@@ -49,7 +51,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test test-course test-slurm test-speed deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope slides test test-course test-slurm test-speed deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(UNPACK) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
@@ -148,6 +150,10 @@ grade: deps-grade
 	$(GRADER) --root $(ROOT) --submission $(SUBMISSION) $(if $(EX),--ex $(EX)) $(if $(CONFIG),--config $(CONFIG)) \
 	    $(if $(SEED),--seed $(SEED)) $(if $(TUNING),--tuning $(TUNING)) --results $(RESULTS) --json $(RESULTS)/grade.json; \
 	status=$$?; [ $$status -le 1 ] || { echo "make grade: no grade given (the grader exited $$status)" >&2; exit 2; }
+
+# the student's hand-in: the exercise folders changed from the skeleton (git's, or PRISTINE=dir)
+submit:
+	@SUBMISSION="$(SUBMISSION)" RESULTS="$(RESULTS)" ID="$(ID)" PRISTINE="$(PRISTINE)" sh grader/batch/submit.sh
 
 bench: deps-bench
 	@$(call QUIET_BUILD,$(GRADER)); $(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
