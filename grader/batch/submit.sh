@@ -19,7 +19,7 @@ src=${SUBMISSION:-$root/exercises}
 results=${RESULTS:-$root/results}
 id=${ID:-submission}
 pristine=${PRISTINE:-}
-# shellcheck source=grader/batch/stage.sh
+# shellcheck source=grader/batch/stage.sh disable=SC1091,SC2154 # (stage_editable is stage.sh's)
 . "$root/grader/batch/stage.sh"
 die() {
     echo "make submit: $*" >&2
@@ -75,7 +75,10 @@ else
 fi
 mkdir -p "$results" || die "cannot create $results"
 archive=$(cd "$results" && pwd)/$id.tar.gz
-tar -czf "$archive.part" -C "$src" --owner=0 --group=0 --numeric-owner -T "$list" &&
-    mv "$archive.part" "$archive" || die "cannot write $archive"
+if ! tar -czf "$archive.part" -C "$src" --owner=0 --group=0 --numeric-owner -T "$list" ||
+    ! mv "$archive.part" "$archive"; then
+    rm -f "$archive.part"
+    die "cannot write $archive"
+fi
 echo "make submit: upload this file (Gradescope, your course's page) or hand it to your instructor:"
 echo "$archive"
