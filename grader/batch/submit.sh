@@ -13,13 +13,14 @@
 # nothing else: a Makefile or notes are never read by the grader. The members keep their times
 # (make batch takes a late upload's time from them where the LMS gives none).
 # Exit 0: RESULTS/ID.tar.gz written (its path is the last line); 2: nothing to hand in.
+# shellcheck disable=SC2154 # (stage_editable is stage.sh's)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 src=${SUBMISSION:-$root/exercises}
 results=${RESULTS:-$root/results}
 id=${ID:-submission}
 pristine=${PRISTINE:-}
-# shellcheck source=grader/batch/stage.sh disable=SC1091,SC2154 # (stage_editable is stage.sh's)
+# shellcheck source=grader/batch/stage.sh disable=SC1091
 . "$root/grader/batch/stage.sh"
 die() {
     echo "make submit: $*" >&2
