@@ -12,6 +12,8 @@
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [SANDBOX=none]  grade a class
 #   make gradescope [EX="00_vadd 04"] [CONFIG=file] [RESULTS=dir]  RESULTS/gradescope/autograder.zip,
 #                                                 the autograder to upload to Gradescope
+#   make gradescope-test SUBMISSION=dir|archive [RESULTS=dir]  that zip run on a sample upload as
+#                                                 Gradescope would; prints the student's results.json
 #   make batch ENGINE=slurm SUBMISSIONS=dir OUT=dir [PARTITION=p] [GRES=gpu:1] [STATUS=1] ...
 #                                                 the same on a Slurm cluster, a job array (grader/batch/README.md)
 #   make test-slurm                               make batch ENGINE=slurm on a Slurm started here
@@ -51,7 +53,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope slides test test-course test-slurm test-speed deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-slurm test-speed deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(UNPACK) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
@@ -176,6 +178,12 @@ batch: deps-batch $(GRADER) $(TILES) $(UNPACK) $(LIBCLU)
 # the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret
 gradescope: deps-gradescope $(GRADER) $(TILES)
 	@EX="$(EX)" CONFIG="$(CONFIG)" RESULTS="$(RESULTS)" sh grader/batch/gradescope-bundle.sh
+
+# the instructor's zip (RESULTS/gradescope/autograder.zip, or ZIP=) on a sample upload, as Gradescope
+# runs it; only a SUBMISSION from the command line or the environment (not make grade's default)
+gradescope-test: deps-gradescope
+	@SUBMISSION="$(if $(filter file,$(origin SUBMISSION)),,$(SUBMISSION))" RESULTS="$(RESULTS)" ZIP="$(ZIP)" \
+	    sh grader/batch/gradescope-test.sh
 
 # tables from this machine's latest `make bench` (results/) and the committed reference results
 slides: deps-slides
