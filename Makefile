@@ -1,6 +1,8 @@
 # The workbook's top-level Makefile. Quick start: `make grade` (grade exercises/), `make test`.
 #   make grade [EX=04_local_B] [SUBMISSION=dir] [CONFIG=file] [RESULTS=dir] [SEED=n]  grade one or every
 #                                                 exercise of a submission folder (exit: 0 graded, 2 not)
+#   make submit [ID=name] [SUBMISSION=dir]        RESULTS/ID.tar.gz (default submission.tar.gz): the
+#                                                 exercises you changed, to upload or hand in
 #   make test                                     the whole test suite (what CI runs)
 #   make bench [N=1024] [SWEEP=1] [DEVICE=...] [BUDGET=s]  the lecture's GFLOP/s table, measured here
 #   make tune EX=09 [DEVICE=...] [BUDGET=s] [SUBMISSION=dir]  search an exercise's tuning values
@@ -10,6 +12,8 @@
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [SANDBOX=none]  grade a class
 #   make gradescope [EX="00_vadd 04"] [CONFIG=file] [RESULTS=dir]  RESULTS/gradescope/autograder.zip,
 #                                                 the autograder to upload to Gradescope
+#   make gradescope-test SUBMISSION=dir|archive [RESULTS=dir]  that zip run on a sample upload as
+#                                                 Gradescope would; prints the student's results.json
 #   make batch ENGINE=slurm SUBMISSIONS=dir OUT=dir [PARTITION=p] [GRES=gpu:1] [STATUS=1] ...
 #                                                 the same on a Slurm cluster, a job array (grader/batch/README.md)
 #   make test-slurm                               make batch ENGINE=slurm on a Slurm started here
@@ -49,7 +53,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade bench tune batch gradescope slides test test-course test-slurm test-speed deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-slurm test-speed deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(UNPACK) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
@@ -149,6 +153,10 @@ grade: deps-grade
 	    $(if $(SEED),--seed $(SEED)) $(if $(TUNING),--tuning $(TUNING)) --results $(RESULTS) --json $(RESULTS)/grade.json; \
 	status=$$?; [ $$status -le 1 ] || { echo "make grade: no grade given (the grader exited $$status)" >&2; exit 2; }
 
+# the student's hand-in: the exercise folders changed from the skeleton (git's, or PRISTINE=dir)
+submit:
+	@SUBMISSION="$(SUBMISSION)" RESULTS="$(RESULTS)" ID="$(ID)" PRISTINE="$(PRISTINE)" sh grader/batch/submit.sh
+
 bench: deps-bench
 	@$(call QUIET_BUILD,$(GRADER)); $(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
 	    $(if $(BUDGET),--budget $(BUDGET)) $(if $(TUNING),--tuning $(TUNING)) \
@@ -170,6 +178,12 @@ batch: deps-batch $(GRADER) $(TILES) $(UNPACK) $(LIBCLU)
 # the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret
 gradescope: deps-gradescope $(GRADER) $(TILES)
 	@EX="$(EX)" CONFIG="$(CONFIG)" RESULTS="$(RESULTS)" sh grader/batch/gradescope-bundle.sh
+
+# the instructor's zip (RESULTS/gradescope/autograder.zip, or ZIP=) on a sample upload, as Gradescope
+# runs it; only a SUBMISSION from the command line or the environment (not make grade's default)
+gradescope-test: deps-gradescope
+	@SUBMISSION="$(if $(filter file,$(origin SUBMISSION)),,$(SUBMISSION))" RESULTS="$(RESULTS)" ZIP="$(ZIP)" \
+	    sh grader/batch/gradescope-test.sh
 
 # tables from this machine's latest `make bench` (results/) and the committed reference results
 slides: deps-slides

@@ -11,7 +11,7 @@ CFLAGS   ?= -std=c11 -O2 -g -Wall -Wextra
 LDLIBS   := -lOpenCL -lm
 ARGS     ?=
 
-.PHONY: all run grade clean
+.PHONY: all run grade submit clean
 all: $(EXERCISE)
 
 $(EXERCISE): main.c $(LIBCLU) $(CLU_DIR)/clu.h | deps
@@ -27,6 +27,10 @@ run: $(EXERCISE)
 # grade this folder's main.c and kernel.cl (exercises/ or solutions/) with the pristine grader
 grade:
 	$(MAKE) --no-print-directory -C $(ROOT) grade EX=$(EXERCISE) SUBMISSION=$(abspath ..)
+
+# the archive of every exercise you changed (not only this one), written by the top Makefile
+submit:
+	@$(MAKE) --no-print-directory -C $(ROOT) submit SUBMISSION=$(abspath ..)
 
 deps:
 	@$(CLU_DIR)/deps.sh build

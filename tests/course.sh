@@ -3,7 +3,8 @@
 # and Canvas download them (one Canvas LATE), an empty upload and a missing student; a deadline
 # with a late penalty; Canvas and Moodle grade imports; the similarity report (two copied kernels
 # flagged, an independent one not); then a resubmission and a config change regraded exactly
-# when stale, ONLY=, and a FORCE=1 run killed half-way that a plain run finishes.
+# when stale, ONLY=, and a FORCE=1 run killed half-way that a plain run finishes; last the
+# student's `make submit`, its archive graded by make batch (tests/submit.sh).
 # A small class of 04_local_B with short settings (tests/course.conf style, written here): about a
 # minute on two cores. `make test-course`; .ci/run runs it.
 set -u
@@ -146,6 +147,9 @@ check "a plain run finishes the forced one: 4 to grade" grep -q ', 4 to grade (4
 batch STATUS=1 >"$tmp/status3.txt" 2>&1
 check "then nothing is stale" grep -q ': 5 current, 0 stale, 0 new' "$tmp/status3.txt"
 check "the new maximum in the gradebook ($(cell ada max), was $full)" [ "$(cell ada max)" -gt "$full" ]
+
+# ---------------------------------------------------------------- 4. the student's make submit
+sh "$root/tests/submit.sh" || fails=$((fails + 1))
 
 if [ $fails -gt 0 ]; then
     for f in run1 status1 run2 status2 forced run3 status3; do

@@ -116,9 +116,14 @@ set -- "$grader" --root "$source" --submission "$work/sub" --work "$work/grade" 
 for ex in $baked_ex; do set -- "$@" --ex "$ex"; done
 which=${baked_ex:-"the config's exercises, or every one"}
 echo "gradescope: submission $id: found${found:- nothing}; grading $which"
-# its output (this script's stdout) is for the instructor only: results.json hides it
-"$@" </dev/null
+# its output (this script's stdout) is for the instructor only: results.json hides it. It names
+# the work folder, gone once the run ends: the staged upload is shown as the upload, and the
+# lines that point at the work folder's logs and JSON are left out (results.json is the record)
+"$@" </dev/null >"$work/grader.txt" 2>&1
 code=$?
+sed -e '/^Reports of each exercise: /d' -e '/^Gradescope results: /d' \
+    -e "s|$work/sub|/autograder/submission|g" -e "s|$work|(the autograder's work folder)|g" \
+    "$work/grader.txt"
 case $code in
 0 | 1) ;;
 3) die "the machine was too busy to grade fairly (the grader exited 3): regrade the submission" ;;

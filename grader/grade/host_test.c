@@ -113,9 +113,11 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     r->too_busy |= run.how == RUN_TOO_BUSY;
     if (run.how != RUN_EXITED || run.code != 0) {
         char *text = grader_read_capped(log, LOG_CAP), what[300];
+        char *shown = grade_host_paths_rewrite(text ? text : "", dir, ex->id);
         grader_describe_run(&run, what, sizeof what);
-        grader_add_test(r, name, 0, pts, "main.c does not compile (the compiler %s):\n%s", what,
-                        text);
+        grader_add_test(r, name, 0, pts, "%s/main.c does not compile (the compiler %s):\n%s",
+                        ex->id, what, shown ? shown : "(grader out of memory)");
+        free(shown);
         free(text);
         return;
     }

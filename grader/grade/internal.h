@@ -124,6 +124,11 @@ void grade_test_host(const struct grader_config *cfg, const struct grader_exerci
 void grade_appendf(char *out, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The compiler's output on a main.c built in the jail folder dir, every path in that folder
+ * named as the workbook names it (id/main.c, common/clu.h, ...; host_paths.c); malloc'd, or NULL
+ * when out of memory. */
+char *grade_host_paths_rewrite(const char *text, const char *dir, const char *id);
+
 /* The host program once more under oclgrind's API and memory checks (host_oclgrind.c): its own
  * folder, readied before the program's first run; `skip` says why not where it cannot run. */
 struct host_oclgrind {
