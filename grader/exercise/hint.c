@@ -158,7 +158,9 @@ static int block_hint(int n, int block, const float *got, const double *expected
     } else if (w->in_first_block == 0 && w->past_first_block > nn / 2) {
         snprintf(hint, size,
                  "only the first %dx%d block is right: the tiles of A or B are taken from the "
-                 "wrong block (which group id picks A's block row, which B's block column?)",
+                 "wrong block (which group id picks A's block row, which B's block column?), or "
+                 "a private sum carries over from one work-group to the next (is every "
+                 "accumulator set to 0.0f?)",
                  block, block);
     } else {
         return 0;
@@ -336,6 +338,12 @@ static int product_hint(int n, uint64_t seed, const float *got, const double *ex
 static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
                         const double *expected, const double *tol, struct grader_diagnosis *d) {
     int block = ex->block > 0 ? ex->block : 16;
+    if (ex->shape == SHAPE_C_TILES) { /* a group's square tile of C, at the default values */
+        struct grader_variant v = grader_variant_of(ex, 0, 0);
+        int cols = grader_variant_value(&v, ex->c_tile[0]);
+        if (cols > 1 && cols == grader_variant_value(&v, ex->c_tile[1]))
+            block = cols;
+    }
     struct wrong_places w = find_wrong(n, block, got, expected, tol);
     if (w.zero == (size_t)n * n)
         snprintf(d->hint, sizeof d->hint, "C is all zero: is the sum ever stored in C?");
