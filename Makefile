@@ -18,6 +18,7 @@
 #                                                 the same on a Slurm cluster, a job array (grader/batch/README.md)
 #   make test-slurm                               make batch ENGINE=slurm on a Slurm started here
 #   make test-speed                               the timed comparison beside two busy loops
+#   make test-hints                               each README's "Common mistakes" gets its hint
 #   make test-course                              make batch with a roster, LMS names, deadlines, regrades
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
@@ -53,7 +54,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-slurm test-speed deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-slurm test-speed test-hints deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(UNPACK) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
@@ -196,6 +197,10 @@ test: deps-test all
 # busy loops, every ratio within [0.8, 1.25] (about a minute and a half; CI runs it)
 test-speed: deps-test all
 	@sh tests/speed_load.sh
+# every "Common mistakes" bullet of the exercises' READMEs as a planted submission with the hint
+# it must get (tests/hints/, graded with --no-perf and --no-memcheck unless an entry needs them)
+test-hints: deps-test all
+	@PLANTED_DIR=tests/hints sh tests/planted.sh
 # make batch as a course uses it: roster, Moodle and Canvas names, late work, imports, similarity,
 # stale results, ONLY=, a killed FORCE=1 (tests/course.sh, about a minute and a half)
 test-course: deps-test all

@@ -24,8 +24,8 @@ extern "C" { /* a C library: C++ callers (nvcc's host code in 06) link its names
 /* Name of an OpenCL status code, e.g. "CL_INVALID_WORK_GROUP_SIZE"; "unknown" if not listed. */
 const char *clu_error_name(cl_int err);
 
-/* One line to stderr: "OpenCL error CL_X (-n) in OPERATION at FILE:LINE", plus a hint for the
- * codes students meet most. Returns err so callers may test it. */
+/* One line to stderr: "OpenCL error CL_X (-n) in OPERATION at FILE:LINE" (no FILE: no "at"), plus a
+ * hint for the codes students meet most. Returns err so callers may test it. */
 cl_int clu_report_error(cl_int err, const char *operation, const char *file, int line);
 
 /* The host-code error idiom: on failure print the error name, the operation, file and line, and
@@ -34,6 +34,9 @@ cl_int clu_report_error(cl_int err, const char *operation, const char *file, int
 #define CLU_EXIT_OPENCL               3
 #define CLU_CHECK(call)               clu_check_((call), #call, __FILE__, __LINE__)
 #define CLU_CHECK_ERR(err, operation) clu_check_((err), (operation), __FILE__, __LINE__)
+/* an error that main.c's callback returned to the driver: named as main.c's, with no line of
+ * common/ (which the student neither wrote nor can fix) */
+#define CLU_CHECK_MAIN(err, operation) clu_check_((err), (operation), NULL, 0)
 void clu_check_(cl_int err, const char *operation, const char *file, int line);
 
 /* ---------------------------------------------------------------- devices (clu_device.c) */

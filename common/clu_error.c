@@ -105,8 +105,11 @@ static const char *hint_for(cl_int err) {
 }
 
 cl_int clu_report_error(cl_int err, const char *operation, const char *file, int line) {
-    fprintf(stderr, "OpenCL error %s (%d) in %s at %s:%d\n", clu_error_name(err), (int)err,
-            operation, file, line);
+    if (file) /* NULL: the operation names the student's code itself, not a line of ours */
+        fprintf(stderr, "OpenCL error %s (%d) in %s at %s:%d\n", clu_error_name(err), (int)err,
+                operation, file, line);
+    else
+        fprintf(stderr, "OpenCL error %s (%d) in %s\n", clu_error_name(err), (int)err, operation);
     const char *hint = hint_for(err);
     if (hint)
         fprintf(stderr, "  hint: %s\n", hint);

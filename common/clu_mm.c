@@ -138,7 +138,7 @@ int clu_mm_main(int argc, char **argv, const struct clu_mm_exercise *ex) {
     mm.b = make_buffer(&mm.env, CL_MEM_READ_ONLY, b_count * sizeof(float), b);
     mm.c = make_buffer(&mm.env, CL_MEM_READ_WRITE, c_bytes, c);
 
-    CLU_CHECK(ex->set_args(&mm));
+    CLU_CHECK_MAIN(ex->set_args(&mm), "main.c's set_args() (the error it returned)");
     struct launch_ctx lc = {&mm, ex};
     struct clu_stats stats;
     cl_int err = clu_time_launches(mm.env.queue, launch_trampoline, &lc, 1, mm.opt.repeats, &stats);
@@ -147,8 +147,10 @@ int clu_mm_main(int argc, char **argv, const struct clu_mm_exercise *ex) {
                ex->title);
         return 1;
     }
-    CLU_CHECK_ERR(err, "launching the kernel");
-    CLU_CHECK(clEnqueueReadBuffer(mm.env.queue, mm.c, CL_TRUE, 0, c_bytes, c, 0, NULL, NULL));
+    CLU_CHECK_MAIN(err, "main.c's launch() (the error it returned: its clEnqueueNDRangeKernel?)");
+    /* an error here is most often the kernel's run that main.c's launch() enqueued */
+    CLU_CHECK_MAIN(clEnqueueReadBuffer(mm.env.queue, mm.c, CL_TRUE, 0, c_bytes, c, 0, NULL, NULL),
+                   "reading C back after main.c's launch() (the kernel it enqueued failed?)");
 
     printf("%s\n", ex->title);
     double flops = 2.0 * (double)m * n * k;

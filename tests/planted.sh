@@ -1,6 +1,8 @@
 #!/bin/sh
 # tests/planted.sh [NAME...] - grade every planted-bug submission in tests/planted/ and check that
 # it loses exactly the tests its `expect` file names, with a message that points at the bug.
+# PLANTED_DIR=dir: the entries' folder, relative to the root (default tests/planted;
+# tests/hints holds one entry per README "Common mistakes" bullet).
 # PLANTED_JOBS=n: entries graded at a time when no NAME is given (default 2; see below).
 # GRADER=path picks the grader binary (default build/grader/grader; tests/run.sh passes the ASan
 # build's), GRADER_CONFIG=file a config file for it.
@@ -39,10 +41,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # comparison, a run stopped at its limit) run first, one at a time, with the machine to
 # themselves.
 jobs=${PLANTED_JOBS:-2}
+planted=$root/${PLANTED_DIR:-tests/planted}
 if [ $# -eq 0 ] && [ "$jobs" -gt 1 ]; then
     timed=""
     others=""
-    for d in "$root"/tests/planted/*/; do
+    for d in "$planted"/*/; do
         entry=$(basename "$d")
         if grep -qE 'performance|^max_ratio|timed out|timeout|too slow' "$d/expect"; then
             timed="$timed $entry"
@@ -75,9 +78,9 @@ reference_leaks() {
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
-names=${*:-$(ls "$root/tests/planted")}
+names=${*:-$(ls "$planted")}
 for name in $names; do
-    dir=$root/tests/planted/$name
+    dir=$planted/$name
     ex=$(sed -n 's/^ex //p' "$dir/expect")
     if grep -q '^needs_sandbox' "$dir/expect" &&
         ! bwrap --ro-bind / / --dev /dev --proc /proc true 2>/dev/null; then

@@ -158,7 +158,9 @@ static int block_hint(int n, int block, const float *got, const double *expected
     } else if (w->in_first_block == 0 && w->past_first_block > nn / 2) {
         snprintf(hint, size,
                  "only the first %dx%d block is right: the tiles of A or B are taken from the "
-                 "wrong block (which group id picks A's block row, which B's block column?)",
+                 "wrong block (which group id picks A's block row, which B's block column?), or "
+                 "a private sum carries over from one work-group to the next (is every "
+                 "accumulator set to 0.0f?)",
                  block, block);
     } else {
         return 0;
@@ -190,6 +192,79 @@ static int group_hint(const struct grader_exercise *ex, int n, const float *got,
              "copies k = iloc, iloc + L, ...)?",
              group - 1, group, n);
     return 1;
+}
+
+/* Where a work-item's element w of its block lies along one side of its group's tile of C: side
+ * by side (item*per + w) or strided by the group's size (w*items + item). A kernel whose loads,
+ * register loads and stores disagree on this computes the right values into the wrong places. */
+enum owner_layout { OWNER_SAME, OWNER_SIDE_BY_SIDE, OWNER_STRIDED };
+
+/* The position along a tile side of `tile` elements, `per` per work-item, where the value that
+ * belongs at p lands when the stores follow `stored` and the computation the other layout. */
+static int owner_place(int p, int tile, int per, enum owner_layout stored) {
+    int items = tile / per, base = p - p % tile, q = p % tile;
+    if (stored == OWNER_SIDE_BY_SIDE) /* computed at w*items + item, stored at item*per + w */
+        return base + (q % items) * per + q / items;
+    if (stored == OWNER_STRIDED) /* computed at item*per + w, stored at w*items + item */
+        return base + (q % per) * items + q / per;
+    return p;
+}
+
+/* Fraction of elements where got(place(i), place(j)) holds the reference at (i,j). */
+static double owner_share(int n, const int tile[2], const int per[2], enum owner_layout rows,
+                          enum owner_layout cols, const float *got, const double *expected,
+                          const double *tol) {
+    size_t hits = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            size_t at = (size_t)owner_place(i, tile[1], per[1], rows) * n +
+                        owner_place(j, tile[0], per[0], cols);
+            size_t from = (size_t)i * n + j;
+            hits += close_to(got[at], expected[from], tol[from]);
+        }
+    return (double)hits / ((double)n * n);
+}
+
+/* A kernel of C tiles (07 on) whose work-items compute their elements strided and store them
+ * side by side, or the other way round: every value is right, in the wrong place within its
+ * group's tile. The tuning values are the row's defaults, those of the hidden sizes. */
+static int owner_hint(const struct grader_exercise *ex, int n, const float *got,
+                      const double *expected, const double *tol, char *hint, size_t size) {
+    if (ex->shape != SHAPE_C_TILES)
+        return 0;
+    struct grader_variant v = grader_variant_of(ex, 0, 0);
+    int tile[2], per[2];
+    for (int d = 0; d < 2; d++) {
+        tile[d] = ex->c_tile[d] ? grader_variant_value(&v, ex->c_tile[d]) : 0;
+        per[d] = ex->per_item[d] ? grader_variant_value(&v, ex->per_item[d]) : 1;
+        if (tile[d] < 1 || per[d] < 1 || tile[d] % per[d] != 0 || n % tile[d] != 0)
+            return 0;
+    }
+    static const char *const names[] = {"", "side by side", "strided"};
+    for (int r = OWNER_SAME; r <= OWNER_STRIDED; r++)
+        for (int c = OWNER_SAME; c <= OWNER_STRIDED; c++) {
+            if ((r == OWNER_SAME && c == OWNER_SAME) ||
+                owner_share(n, tile, per, r, c, got, expected, tol) <= 0.9)
+                continue;
+            int stored = r != OWNER_SAME ? r : c, d = r != OWNER_SAME ? 1 : 0;
+            const char *id = d ? "ty" : "tx", *w = d ? "wm" : "wn", *p = ex->per_item[d];
+            char side[48], strided[64];
+            snprintf(side, sizeof side, "%s*%s + %s", id, p, w);
+            snprintf(strided, sizeof strided, "%s + %s*(%s/%s)", id, w, ex->c_tile[d], p);
+            snprintf(hint, size,
+                     "every value is right but in the wrong place within its %dx%d tile of C: "
+                     "each work-item stores its %s %s (%s) but computes them %s (%s): the tile "
+                     "loads, the register loads and the stores must agree on which rows and "
+                     "columns a work-item owns",
+                     tile[1], tile[0],
+                     r != OWNER_SAME && c != OWNER_SAME ? "rows and columns"
+                     : r != OWNER_SAME                  ? "rows"
+                                                        : "columns",
+                     names[stored], stored == OWNER_SIDE_BY_SIDE ? side : strided,
+                     names[3 - stored], stored == OWNER_SIDE_BY_SIDE ? strided : side);
+            return 1;
+        }
+    return 0;
 }
 
 /* Hints from the edges: only the last rows or columns are wrong. Below N = 16 the last N % 16
@@ -263,6 +338,12 @@ static int product_hint(int n, uint64_t seed, const float *got, const double *ex
 static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, const float *got,
                         const double *expected, const double *tol, struct grader_diagnosis *d) {
     int block = ex->block > 0 ? ex->block : 16;
+    if (ex->shape == SHAPE_C_TILES) { /* a group's square tile of C, at the default values */
+        struct grader_variant v = grader_variant_of(ex, 0, 0);
+        int cols = grader_variant_value(&v, ex->c_tile[0]);
+        if (cols > 1 && cols == grader_variant_value(&v, ex->c_tile[1]))
+            block = cols;
+    }
     struct wrong_places w = find_wrong(n, block, got, expected, tol);
     if (w.zero == (size_t)n * n)
         snprintf(d->hint, sizeof d->hint, "C is all zero: is the sum ever stored in C?");
@@ -271,6 +352,7 @@ static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, 
                  "C is transposed: C(i,j) holds the value of C(j,i). Row i is get_global_id(0) "
                  "and C(i,j) is C[i*N + j]");
     else if (!group_hint(ex, n, got, expected, tol, &w, d->hint, sizeof d->hint) &&
+             !owner_hint(ex, n, got, expected, tol, d->hint, sizeof d->hint) &&
              !block_hint(n, block, got, expected, tol, &w, d->hint, sizeof d->hint) &&
              !bound_hint(n, &w, d->hint, sizeof d->hint) && n > 1)
         product_hint(n, seed, got, expected, tol, d->hint, sizeof d->hint);

@@ -63,6 +63,10 @@ static const struct {
                             "every work-item of a group must reach the same barriers: a barrier "
                             "inside an if, or after a return that only some work-items take, "
                             "breaks the group"},
+    [FINDING_UNALIGNED] = {"not aligned", "unaligned vector loads or stores",
+                           "a vector load or store at an address that is not a multiple of its "
+                           "size: the float offset of a floatN must be a multiple of N (a vector "
+                           "count times N: is a * WIDTH missing?)"},
     [FINDING_API] = {"rror detected", "OpenCL API errors", "a call the harness made was refused"},
     [FINDING_OTHER] = {NULL, "other messages", NULL},
 };

@@ -40,6 +40,7 @@ enum grade_finding_kind {
     FINDING_RACE_GLOBAL, /* ... data race at global memory address */
     FINDING_UNINIT,      /* Uninitialized value ... */
     FINDING_DIVERGENCE,  /* Work-group divergence detected ... */
+    FINDING_UNALIGNED,   /* Invalid memory load/store - ... pointer is not aligned ... */
     FINDING_API,         /* Oclgrind - OpenCL runtime error detected (--check-api) */
     FINDING_OTHER,       /* anything else oclgrind said */
     FINDING_KINDS

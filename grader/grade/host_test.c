@@ -170,10 +170,10 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         grader_add_test(r, name, 0, pts, "`%s` %s; its output:\n%s", command, what, text);
     } else if (!c) {
         grader_add_test(r, name, 0, pts,
-                        "the program %s but saved no result matrix with --output (%s). The "
+                        "`%s` %s but saved no result matrix with --output (%s). The "
                         "grader checks the numbers your program computes, never what it "
                         "prints; its output:\n%s",
-                        what, why, text);
+                        command, what, why, text);
     } else if (grader_reference(ex, size, seed, &expected, &tol) != 0) {
         grader_add_test(r, name, 0, pts, "grader out of memory");
     } else {

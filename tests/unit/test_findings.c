@@ -225,6 +225,22 @@ static void test_long_lines(void **state) {
     CHECK(strlen(f.places[0].source[0]) < sizeof f.places[0].source[0], "source cut");
 }
 
+/* A vector load at an address not a multiple of its size (08's offset without * WIDTH): a kind
+ * of its own with its hint, not "another message". */
+static void test_unaligned(void **state) {
+    (void)state;
+    char path[PATH_MAX], why[100] = "";
+    write_log("unaligned.txt",
+              "Invalid memory load - source pointer is not aligned to the pointed type\n"
+              "\tKernel: mmul\n\tAt line 110 (column 21) of input.cl:\n\t  x = *(v4 *)&A[c];\n\n",
+              path, sizeof path);
+    struct grade_findings f;
+    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
+    CHECK(f.total == 1 && f.counts[FINDING_UNALIGNED] == 1 && f.counts[FINDING_OTHER] == 0,
+          "total %zu, unaligned %zu, other %zu", f.total, f.counts[FINDING_UNALIGNED],
+          f.counts[FINDING_OTHER]);
+}
+
 /* More places than are kept, in random order: every entry counted once, the rest summed. */
 static void test_random_places(void **state) {
     (void)state;
@@ -265,13 +281,10 @@ static void test_random_places(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_race_both_lines),
-        cmocka_unit_test(test_api_error),
-        cmocka_unit_test(test_blank_and_missing),
-        cmocka_unit_test(test_not_plain_files),
-        cmocka_unit_test(test_long_lines),
-        cmocka_unit_test(test_random_places),
-        cmocka_unit_test(test_fatal),
+        cmocka_unit_test(test_race_both_lines),   cmocka_unit_test(test_api_error),
+        cmocka_unit_test(test_blank_and_missing), cmocka_unit_test(test_not_plain_files),
+        cmocka_unit_test(test_long_lines),        cmocka_unit_test(test_unaligned),
+        cmocka_unit_test(test_random_places),     cmocka_unit_test(test_fatal),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
