@@ -36,17 +36,18 @@
 # graded values, and the host test, the hidden sizes and the rest are judged the same without.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-# The whole set (no NAME given) runs PLANTED_JOBS entries at a time (default 2): a grading spends
-# much of its time waiting on its children. Entries that time something (a timeout, a timed
+# The whole set (or a list of NAMEs) runs PLANTED_JOBS entries at a time (default 2): a grading
+# spends much of its time waiting on its children. Entries that time something (a timeout, a timed
 # comparison, a run stopped at its limit) run first, one at a time, with the machine to
 # themselves.
 jobs=${PLANTED_JOBS:-2}
 planted=$root/${PLANTED_DIR:-tests/planted}
-if [ $# -eq 0 ] && [ "$jobs" -gt 1 ]; then
+# (the same for a list of NAMEs, as tests/run.sh's sanitizers step gives)
+if { [ $# -eq 0 ] || [ $# -gt 1 ]; } && [ "$jobs" -gt 1 ]; then
     timed=""
     others=""
-    for d in "$planted"/*/; do
-        entry=$(basename "$d")
+    for entry in ${*:-$(ls "$planted")}; do
+        d=$planted/$entry
         if grep -qE 'performance|^max_ratio|timed out|timeout|too slow' "$d/expect"; then
             timed="$timed $entry"
         else
@@ -55,9 +56,9 @@ if [ $# -eq 0 ] && [ "$jobs" -gt 1 ]; then
     done
     status=0
     # shellcheck disable=SC2086 # (lists of names)
-    PLANTED_JOBS=1 sh "$0" $timed || status=1
+    [ -z "$timed" ] || PLANTED_JOBS=1 sh "$0" $timed || status=1
     # shellcheck disable=SC2086
-    printf '%s\n' $others | PLANTED_JOBS=1 xargs -P "$jobs" -n 1 sh "$0" || status=1
+    printf '%s\n' $others | PLANTED_JOBS=1 xargs -r -P "$jobs" -n 1 sh "$0" || status=1
     exit $status
 fi
 grader=${GRADER:-$root/build/grader/grader}
