@@ -8,7 +8,6 @@ cd "$root" || exit 2
 grader=$root/build/grader/grader
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failed=""
 # The skeletons as committed, for every step that needs them unfilled (tests/check_skeletons.sh
 # and tests/corpus.sh read $SKELETONS too): in a checkout where a student works, exercises/ holds
 # the student's work. One line says where they came from.
@@ -20,7 +19,8 @@ sh tests/skeletons.sh "$SKELETONS" || { echo "cannot export the skeletons"; exit
 TUNING=$tmp/no-tuning
 export TUNING
 mkdir -p "$TUNING"
-step() { # step NAME COMMAND...: run one step, remember its failure
+step() { # step NAME COMMAND...: run one step, remember its failure (in files: a lane runs in a
+    # subshell) and its time
     step_name=$1
     shift
     echo "== $step_name"
@@ -29,8 +29,9 @@ step() { # step NAME COMMAND...: run one step, remember its failure
         echo "-- ok: $step_name ($(($(date +%s) - start)) s)"
     else
         echo "-- FAIL: $step_name"
-        failed="$failed\n  $step_name"
+        echo "  $step_name" >>"$tmp/failed"
     fi
+    echo "$(($(date +%s) - start)) $step_name" >>"$tmp/times"
 }
 
 format_check() {
@@ -336,12 +337,33 @@ timing_lock() {
     return $ok
 }
 
+started=$(date +%s)
+: >"$tmp/failed"
+: >"$tmp/times"
 step "format (clang-format)" format_check
 step "unit tests (cmocka) build with -Werror (run with ASan below)" unit_tests
 step "grader/ in layers: no include cycle, none up a layer" sh tests/layers.sh
 step "exercises differ from solutions only in TODO(student) blocks" sh tests/check_skeletons.sh
 step "the READMEs: links, make targets, tuning defaults (tests/docs.sh)" sh tests/docs.sh
 step "host programs" host_programs
+
+# Two lanes side by side: a grading waits on its children much of the time, and one lane alone
+# kept about one of this machine's two cores busy. The timed comparisons in either lane are made
+# beside the other's load, as they are beside any outside load (the grader measures a starved
+# round again: make test-speed shows it). The second lane's output is printed when both are done.
+lane_sanitizers_and_tools() {
+    step "ASan and UBSan: the unit tests and planted bugs" sanitizers
+    step "make bench at a small N" bench_small
+    step "the plots fit their canvas, no text over another (headless Chromium)" \
+        sh tests/plots.sh "$tmp/bench" slides/results/*/
+    step "make slides: every deck rendered, tables filled" sh tests/slides.sh "$tmp/bench"
+    step "make gradescope: the autograder zip grades uploads in a fresh /autograder" sh tests/gradescope.sh
+    step "report.html of a small class, in headless Chromium" sh tests/report.sh
+}
+echo "(ASan, make bench, the plots, the slides, Gradescope and report.html run beside these steps;"
+echo " their output follows them)"
+lane_sanitizers_and_tools >"$tmp/lane2.txt" 2>&1 &
+lane2=$!
 step "grading the solutions: full marks" solutions_full_marks
 step "grading the skeletons: zero, no crash, the solutions' maxima" skeletons_zero
 step "a right and a wrong kernel have one maximum (04 with checks switched off)" sh tests/maxima.sh
@@ -352,17 +374,16 @@ step "make grade inside an exercise folder" make_grade_in_folder
 step "make grade's exit status: 0 graded, 2 not graded" make_grade_status
 step "README.md's examples are what the grader prints" readme_examples
 step "planted bugs lose the right points" sh tests/planted.sh
-step "ASan and UBSan: the unit tests and planted bugs" sanitizers
-step "make bench at a small N" bench_small
-step "the plots fit their canvas, no text over another (headless Chromium)" \
-    sh tests/plots.sh "$tmp/bench" slides/results/*/
-step "make slides: every deck rendered, tables filled" sh tests/slides.sh "$tmp/bench"
-step "make gradescope: the autograder zip grades uploads in a fresh /autograder" sh tests/gradescope.sh
-step "report.html of a small class, in headless Chromium" sh tests/report.sh
+wait "$lane2"
+cat "$tmp/lane2.txt"
+# the hostile class last, alone: it loads the machine on purpose (a busy loop, three workers)
 step "make batch: the hostile class, killed and resumed" sh tests/corpus.sh
 
-if [ -n "$failed" ]; then
-    printf 'FAILED:%b\n' "$failed"
+echo "== each step's time, slowest first (the two lanes overlapped; $(($(date +%s) - started)) s in all)"
+sort -rn "$tmp/times" | awk '{ s = $1; $1 = ""; printf "%5d s %s\n", s, $0 }'
+if [ -s "$tmp/failed" ]; then
+    printf 'FAILED:\n'
+    cat "$tmp/failed"
     exit 1
 fi
 echo "all tests passed"
