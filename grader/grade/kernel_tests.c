@@ -2,9 +2,38 @@
  * checked against the reference, its inputs and the guard zone after C checked untouched. */
 #include "grade/internal.h"
 #include "exercise/protocol.h"
+#include "grade/c_picture.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* A wrong C at one hidden size drawn beside the exercise's log (results/ID-C-SIZE.svg), its name
+ * appended to wrong as "picture: PATH"; an older picture of that size is removed when C is right or
+ * nothing was written (the hint says all of it then). */
+static void picture(const struct grader_config *cfg, const struct grader_exercise *ex,
+                    struct grader_size size, const float *c, const double *expected,
+                    const double *tol, int draw, char *wrong, size_t wrong_size) {
+    char path[PATH_MAX], title[160], at[64];
+    if (ex->rectangular)
+        snprintf(at, sizeof at, "%dx%dx%d", size.m, size.n, size.k);
+    else
+        snprintf(at, sizeof at, "%d", size.n);
+    if (snprintf(path, sizeof path, "%s/%s-C-%s.svg", cfg->results, ex->id, at) >= (int)sizeof path)
+        return;
+    if (!draw) {
+        unlink(path);
+        return;
+    }
+    size_t rows = ex->is_vector ? 1 : (size_t)size.m;
+    size_t cols = ex->is_vector ? grader_output_count(ex, size) : (size_t)size.n;
+    grader_size_text(ex, size, title, sizeof title);
+    char full[sizeof title + 80];
+    snprintf(full, sizeof full, "%s: %s at %s", ex->id, ex->is_vector ? "c" : "C", title);
+    size_t used = strlen(wrong);
+    if (c_picture_write(path, full, c, expected, tol, rows, cols) == 0 && used < wrong_size)
+        snprintf(wrong + used, wrong_size - used, "%spicture: %s", used ? "\n" : "", path);
+}
 
 /* One hidden size. Returns 1 if right; *untouched is set when nothing at all was written.
  * right_at: the largest size it was right at so far (0: none); a smaller one says that the kernel
@@ -68,11 +97,12 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
         size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
         int changed_a = grader_input_changed(a, a_count, seed, 0);
         int changed_b = grader_input_changed(b, b_count, seed, 1);
-        char wrong[800] = "";
+        char wrong[800 + PATH_MAX] = ""; /* (and the picture's path) */
         if (d.m.wrong)
             grader_describe_wrong(ex, size, &d, wrong, sizeof wrong);
         ok = d.m.wrong == 0 && damaged == 0 && !changed_a && !changed_b;
         *untouched = d.unwritten == count;
+        picture(cfg, ex, size, c, expected, tol, d.m.wrong > 0 && !*untouched, wrong, sizeof wrong);
         if (ok)
             grader_add_test(r, name, pts, pts, "all %zu elements within tolerance (max error %.2g)",
                             count, d.m.max_err);
