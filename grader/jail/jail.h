@@ -118,6 +118,10 @@ int grader_child_ask(struct grader_child *c, const char *command, char *reply, s
 /* Stop (SIGSTOP) or continue every process of the child's session: a paused child cannot work
  * while another is timed. */
 void grader_child_pause(struct grader_child *c, int paused);
+/* No watch of its limits for the next `seconds` of grader_child_ask (0: watch again): a reply
+ * that comes while the grader walks /proc would be read late, and a timed command's time with it.
+ * The kernel's own limits (control groups, rlimits) hold meanwhile, and the watch resumes after. */
+void grader_child_quiet(struct grader_child *c, double seconds);
 /* The CPU seconds the child has had so far (its control group's count, else its threads'), -1
  * when it is not running: what a timed launch got of the machine. */
 double grader_child_cpu_seconds(const struct grader_child *c);

@@ -140,6 +140,7 @@ struct grader_child {
     int running;                     /* started, not stopped, not yet finished */
     int commands;                    /* the write end of its stdin */
     int replies;                     /* the read end of its fd 3 */
+    double quiet_until;              /* no watch before then (grader_child_quiet) */
 };
 
 struct grader_child *grader_start(const struct grader_jail_settings *js, char *const argv[],
@@ -260,7 +261,7 @@ int grader_child_ask(struct grader_child *c, const char *command, char *reply, s
             continue;
         }
         double interval = jail_now() - c->st.last_watch;
-        if (c->st.jail_dir && interval > 0.1) {
+        if (c->st.jail_dir && interval > 0.1 && jail_now() >= c->quiet_until) {
             c->st.last_watch = jail_now();
             jail_sample_cpu(&c->st, interval);
             int code = jail_over_limit(&c->st);
@@ -279,6 +280,10 @@ void grader_child_pause(struct grader_child *c, int paused) {
         return;
     c->st.starve.paused = paused; /* (a probe of the machine must not wake it) */
     jail_pause_run(&c->st, paused);
+}
+
+void grader_child_quiet(struct grader_child *c, double seconds) {
+    c->quiet_until = seconds > 0.0 ? jail_now() + seconds : 0.0;
 }
 
 double grader_child_cpu_seconds(const struct grader_child *c) {
