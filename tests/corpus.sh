@@ -276,12 +276,24 @@ check "no file written outside the students' folders" \
 check "no forged results.json anywhere in the results" \
     sh -c "! grep -l '\"score\": 11, \"tests\": \[{\"name\": \"all\"' -r '$out' '$class' 2>/dev/null | grep -q ."
 # (the grader's student uids are 0x3f000000 and up; a process being torn down may take a moment)
-left_running() { ps -eo uid=,stat= | awk '$1 >= 1056964608 && $1 < 1073741824 && $2 !~ /^Z/' | grep -q .; }
+# Left running: a process of a student uid that outlived its grader (no process named grader,
+# and not of a student uid itself, above it). A grader still at work elsewhere on this machine (another test beside this one, a
+# session's own grading) has its students' processes below it: those are not left over.
+left_over() {
+    ps -eo pid=,ppid=,uid=,stat=,comm= | awk '
+        { ppid[$1] = $2; comm[$1] = $5; uid[$1] = $3
+          if ($3 >= 1056964608 && $3 < 1073741824 && $4 !~ /^Z/) student[$1] = 1 }
+        END { for (p in student) { q = ppid[p]; live = 0
+                  for (hops = 0; q > 1 && hops < 64; hops++) {
+                      if (comm[q] == "grader" && uid[q] < 1056964608) { live = 1; break }
+                      q = ppid[q] }
+                  if (!live) print p } }'
+}
+left_running() { left_over | grep -q .; }
 for _ in 1 2 3 4 5; do left_running && sleep 1; done
-check "no student process left running" sh -c "! { ps -eo uid=,stat= |
-    awk '\$1 >= 1056964608 && \$1 < 1073741824 && \$2 !~ /^Z/' | grep -q .; }"
-left_running && ps -eo uid=,pid=,ppid=,stat=,etime=,args= |
-    awk '$1 >= 1056964608 && $1 < 1073741824 && $4 !~ /^Z/' | cut -c1-200
+nothing_left() { ! left_running; }
+check "no student process left running (none that outlived its grader)" nothing_left
+for p in $(left_over); do ps -o uid=,pid=,ppid=,stat=,etime=,args= -p "$p" | cut -c1-200; done
 check "the id -A1 is a text cell in the gradebook, not a formula" \
     grep -q "^'-A1,[^,]*,[0-9]*," "$out/gradebook.csv"
 check "no gradebook cell starts a formula (= + - @)" \
