@@ -265,11 +265,14 @@ else
         pass "STATUS=1 after scancel of$cancelled: $1 done, $2 running, $3 pending, $4 failed (named)" ||
         { fail "STATUS=1 after scancel of$cancelled:"; cat "$work/status.txt"; }
 fi
-# what the second run must submit: the cancelled, and whoever has a status but no result (the
-# refused archive); never a student still pending or running
+# what the second run must submit: the cancelled, and whoever has neither a result nor a
+# refusal (a refused archive's status is current while its upload is the same: its stamp says
+# so); never a student still pending or running
 squeue -h -r -j "$job" -o '%K' 2>/dev/null >"$work/active.txt"
 expected=$(for id in $cancelled; do echo "$id"; done
-    for d in "$out2"/students/*/; do [ -f "$d/results.json" ] || basename "$d"; done)
+    for d in "$out2"/students/*/; do
+        [ -f "$d/results.json" ] || grep -q '^refused' "$d/status" 2>/dev/null || basename "$d"
+    done)
 batch ENGINE=slurm OUT="$out2" JOBS=1 >"$work/slurm3.txt" 2>&1 || { cat "$work/slurm3.txt"; fail "the run after scancel"; }
 list2=$(awk 'NR == 2 { print $2 }' "$out2/private/slurm/jobs" 2>/dev/null)
 got=$(cut -f1 "$list2" 2>/dev/null | sort)
