@@ -384,9 +384,10 @@ step "the READMEs: links, make targets, tuning defaults (tests/docs.sh)" sh test
 step "host programs" host_programs
 
 # Two lanes side by side: a grading waits on its children much of the time, and one lane alone
-# kept about one of this machine's two cores busy (make test took 20 minutes so). The timed comparisons in either lane are made
-# beside the other's load, as they are beside any outside load (the grader measures a starved
-# round again: make test-speed shows it). The second lane's output is printed when both are done.
+# kept about one of this machine's two cores busy (make test took 20 minutes so). The timed
+# comparisons in either lane are made beside the other's load, as they are beside any outside
+# load (the grader measures a starved round again: make test-speed shows it). The second lane's
+# output is printed when both are done.
 lane_sanitizers_and_tools() {
     step "ASan and UBSan: the build, and planted bugs under it" sanitizers
     step "make bench at a small N" bench_small
