@@ -117,11 +117,7 @@ int plot_bars(const struct plot_data *d, const char *out_dir, char *why, size_t 
             n, 1 - 18.0 / height);
     plot_tuning_notes(f, d, group_shown, notes - 4, height);
     if (scaled)
-        fprintf(f,
-                "set label 99 '† timed at a smaller N and scaled to N = %d (bench.md says "
-                "which N)' at screen %.4f, screen %.4f left font ',%g' tc rgb '#444444'\n",
-                n, 10.0 / PLOT_WIDTH,
-                (notes - 4 - NOTE_FONT - (note_lines - 1) * NOTE_LINE) / height, NOTE_FONT);
+        plot_scaled_note(f, 99, n, notes - 4, note_lines, height);
     fprintf(f, "set ylabel 'GFLOP/s (median of the timed runs, log scale)'\n");
     fprintf(f, "set logscale y\nset format y '%%.12g'\nset yrange [%g:%g]\n", bottom, top);
     fprintf(f, "set xrange [-0.6:%g]\n", groups - 0.4);

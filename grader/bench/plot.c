@@ -601,3 +601,11 @@ int bench_plot(const char *csv_path, const char *out_dir, char *why, size_t why_
     plot_free(&d);
     return written;
 }
+
+void plot_scaled_note(FILE *f, int label, int n, double top, int note_lines, int height) {
+    fprintf(f,
+            "set label %d '† timed at a smaller N and scaled to N = %d (bench.md says which N)' "
+            "at screen %.4f, screen %.4f left font ',%g' tc rgb '#444444'\n",
+            label, n, 10.0 / PLOT_WIDTH, (top - NOTE_FONT - (note_lines - 1) * NOTE_LINE) / height,
+            NOTE_FONT);
+}

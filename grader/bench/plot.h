@@ -115,6 +115,9 @@ void plot_tuning_notes(FILE *f, const struct plot_data *d, const int *shown_case
 /* The lines plot_tuning_notes takes. */
 int plot_tuning_lines(const struct plot_data *d, const int *shown_case);
 
+/* The footnote that a figure marked † was timed at a smaller N and scaled to n, as label number
+ * `label`, under the tuning notes (which take note_lines lines from `top` down). */
+void plot_scaled_note(FILE *f, int label, int n, double top, int note_lines, int height);
 #define NOTE_FONT 9.0  /* footnotes, pixels */
 #define NOTE_LINE 13.0 /* their line height, pixels */
 

@@ -171,11 +171,7 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
     plot_gp_begin(f, base, "the roofline of one device with its kernels placed on it", height);
     plot_tuning_notes(f, d, shown_case, notes - 4, height);
     if (scaled)
-        fprintf(f,
-                "set label 9 '† timed at a smaller N and scaled to N = %d (bench.md says which "
-                "N)' at screen %.4f, screen %.4f left font ',%g' tc rgb '#444444'\n",
-                n, 10.0 / PLOT_WIDTH,
-                (notes - 4 - NOTE_FONT - (note_lines - 1) * NOTE_LINE) / height, NOTE_FONT);
+        plot_scaled_note(f, 9, n, notes - 4, note_lines, height);
     /* the title in one line across the canvas: a smaller font where a long name needs it */
     char title[400];
     if (count > 0)
