@@ -77,15 +77,8 @@ if [ $fresh = 1 ]; then
     }
 else
     # every top-level entry of / but those the sandbox makes its own (names without spaces)
-    binds=""
-    for entry in /*; do
-        case $entry in /proc | /dev | /sys | /tmp | /root | /autograder | /lost+found | *' '*) continue ;; esac
-        if [ -L "$entry" ]; then
-            binds="$binds --symlink $(readlink "$entry") $entry"
-        else
-            binds="$binds --ro-bind $entry $entry"
-        fi
-    done
+    . "$root/grader/batch/root_binds.sh"
+    binds=$(root_binds)
     sandbox() {
         # shellcheck disable=SC2086 # binds is options and their words
         bwrap $binds --ro-bind /sys /sys --proc /proc --dev /dev --perms 1777 --tmpfs /tmp \

@@ -45,15 +45,8 @@ printf '{"id": 1, "created_at": "%s", "users": []}\n' "$(date -u +%Y-%m-%dT%H:%M
 
 # the sandbox: every top-level entry of / read-only but those it makes its own, the tree at
 # /autograder (the same as tests/gradescope.sh's)
-binds=""
-for entry in /*; do
-    case $entry in /proc | /dev | /sys | /tmp | /root | /autograder | /lost+found | *' '*) continue ;; esac
-    if [ -L "$entry" ]; then
-        binds="$binds --symlink $(readlink "$entry") $entry"
-    else
-        binds="$binds --ro-bind $entry $entry"
-    fi
-done
+. "$root/grader/batch/root_binds.sh"
+binds=$(root_binds)
 sandbox() { # sandbox COMMAND: as root, /autograder the working folder
     # shellcheck disable=SC2086 # binds is options and their words
     bwrap $binds --ro-bind /sys /sys --proc /proc --dev /dev --perms 1777 --tmpfs /tmp \
