@@ -5,7 +5,6 @@
 #define _GNU_SOURCE /* sigabbrev_np, pipe2 */
 #include "jail/runner.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -292,26 +291,8 @@ double grader_child_cpu_seconds(const struct grader_child *c) {
     double counted = c->st.cgroup.mode ? grader_cgroup_run_cpu_seconds(&c->st.cgroup) : -1.0;
     if (counted >= 0.0)
         return counted;
-    /* without a group: the threads of the child itself, each to the nanosecond (schedstat) */
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/task", (long)c->st.pid);
-    DIR *tasks = opendir(path);
-    if (!tasks)
-        return -1.0;
-    double seconds = 0.0;
-    struct dirent *e;
-    while ((e = readdir(tasks)) != NULL) {
-        char stat_path[400];
-        unsigned long long ns = 0;
-        snprintf(stat_path, sizeof stat_path, "%s/%s/schedstat", path, e->d_name);
-        FILE *f = e->d_name[0] != '.' ? fopen(stat_path, "re") : NULL;
-        if (f && fscanf(f, "%llu", &ns) == 1)
-            seconds += 1e-9 * (double)ns;
-        if (f)
-            fclose(f);
-    }
-    closedir(tasks);
-    return seconds;
+    /* without a group: its session's processes (a sandbox's too), each thread's */
+    return jail_session_cpu(c->st.pid);
 }
 
 void grader_finish(struct grader_child *c, double timeout, struct grader_run_result *result) {

@@ -283,6 +283,47 @@ int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *
     return count;
 }
 
+/* The CPU seconds of the threads of one process (/proc/PID/task/TID/schedstat: nanoseconds). */
+static double threads_cpu(const char *dir) {
+    char path[320];
+    snprintf(path, sizeof path, "%s/task", dir);
+    DIR *tasks = opendir(path);
+    if (!tasks)
+        return 0.0;
+    double seconds = 0.0;
+    struct dirent *t;
+    while ((t = readdir(tasks)) != NULL) {
+        char stat_path[640];
+        unsigned long long ns = 0;
+        snprintf(stat_path, sizeof stat_path, "%s/%s/schedstat", path, t->d_name);
+        FILE *f = t->d_name[0] != '.' ? fopen(stat_path, "re") : NULL;
+        if (f && fscanf(f, "%llu", &ns) == 1)
+            seconds += 1e-9 * (double)ns;
+        if (f)
+            fclose(f);
+    }
+    closedir(tasks);
+    return seconds;
+}
+
+double jail_session_cpu(pid_t sid) {
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return -1.0;
+    double seconds = 0.0;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char dir[300];
+        snprintf(dir, sizeof dir, "/proc/%s", e->d_name);
+        if (session_of(dir, NULL, NULL) == sid)
+            seconds += threads_cpu(dir);
+    }
+    closedir(proc);
+    return seconds;
+}
+
 static void stop_process(pid_t pid) {
     kill(pid, SIGSTOP);
 }
