@@ -25,12 +25,19 @@ step() { # step NAME COMMAND...: run one step, remember its failure (in files: a
     shift
     echo "== $step_name"
     start=$(date +%s)
-    if "$@"; then
+    step_out=$(mktemp "$tmp/step.XXXXXX")
+    if "$@" >"$step_out" 2>&1; then
+        cat "$step_out"
         echo "-- ok: $step_name ($(($(date +%s) - start)) s)"
     else
+        cat "$step_out"
         echo "-- FAIL: $step_name"
         echo "  $step_name" >>"$tmp/failed"
+        # the end of a failed step's output again at the suite's end, where a log cut to its
+        # head and tail still shows why
+        { echo "== why '$step_name' failed (its last lines):"; tail -n 30 "$step_out"; } >>"$tmp/why"
     fi
+    rm -f "$step_out"
     echo "$(($(date +%s) - start)) $step_name" >>"$tmp/times"
 }
 
@@ -375,6 +382,7 @@ timing_lock() {
 
 started=$(date +%s)
 : >"$tmp/failed"
+: >"$tmp/why"
 : >"$tmp/times"
 step "format (clang-format)" format_check
 step "unit tests (cmocka) build with -Werror (run with ASan below)" unit_tests
@@ -425,6 +433,7 @@ step "make batch: the hostile class, killed and resumed" sh tests/corpus.sh
 echo "== each step's time, slowest first (the two lanes overlapped; $(($(date +%s) - started)) s in all)"
 sort -rn "$tmp/times" | awk '{ s = $1; $1 = ""; printf "%5d s %s\n", s, $0 }'
 if [ -s "$tmp/failed" ]; then
+    cat "$tmp/why"
     printf 'FAILED:\n'
     cat "$tmp/failed"
     exit 1
