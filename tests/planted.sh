@@ -123,6 +123,7 @@ for name in $names; do
     # program of 09 or 10 builds its 128 x 128 tiles in POCL within its run: about 9 s here)
     run_limit=30
     grep -qE 'timed out|timeout|too slow' "$dir/expect" && run_limit=10
+    graded_at=$(date +%s)
     (cd "$root" && "$grader" --root "$root" --submission "$sub" --ex "$ex" --json "$json" \
         --timeout $run_limit $no_perf $no_memcheck ${GRADER_CONFIG:+--config "$GRADER_CONFIG"} \
         ${TUNING:+--tuning "$TUNING"} --results "$sub/results" --work "$sub/work" \
@@ -189,7 +190,7 @@ for name in $names; do
         cat "$sub/report.txt"
         failures=$((failures + 1))
     else
-        echo "ok   planted $name ($ex): $(sed -n 's/^Score: //p' "$sub/report.txt") as expected"
+        echo "ok   planted $name ($ex): $(sed -n 's/^Score: //p' "$sub/report.txt") as expected ($(($(date +%s) - graded_at)) s)"
     fi
 done
 [ "$failures" -eq 0 ]
