@@ -54,13 +54,18 @@ __kernel void mmul(const int N, const __global float *A, const __global float *B
         if (t + 1 < N / KD)
             load(N, A, B, row0, col0, t + 1, Asub[(t + 1) % 2], Bsub[(t + 1) % 2]);
         int cur = t % 2;
+#pragma unroll
         for (int k = 0; k < KD; k++) {
             float areg[WPTM], breg[WPTN];
+#pragma unroll
             for (int wm = 0; wm < WPTM; wm++)
                 areg[wm] = Asub[cur][ty + wm * RTSM][k];
+#pragma unroll
             for (int wn = 0; wn < WPTN; wn++)
                 breg[wn] = Bsub[cur][k][tx + wn * RTSN];
+#pragma unroll
             for (int wm = 0; wm < WPTM; wm++)
+#pragma unroll
                 for (int wn = 0; wn < WPTN; wn++)
                     acc[wm][wn] += areg[wm] * breg[wn];
         }

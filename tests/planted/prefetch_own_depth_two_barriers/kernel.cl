@@ -48,13 +48,18 @@ __kernel void mmul(const int N, const __global float *A, const __global float *B
             for (int c = tx; c < TSN; c += RTSN)
                 Bsub[r][c] = B[(t * KD + r) * N + col0 + c];
         barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
         for (int k = 0; k < KD; k++) {
             float areg[WPTM], breg[WPTN];
+#pragma unroll
             for (int wm = 0; wm < WPTM; wm++)
                 areg[wm] = Asub[ty + wm * RTSM][k];
+#pragma unroll
             for (int wn = 0; wn < WPTN; wn++)
                 breg[wn] = Bsub[k][tx + wn * RTSN];
+#pragma unroll
             for (int wm = 0; wm < WPTM; wm++)
+#pragma unroll
                 for (int wn = 0; wn < WPTN; wn++)
                     acc[wm][wn] += areg[wm] * breg[wn];
         }
