@@ -193,7 +193,7 @@ slides: deps-slides
 # (everything built on every core once deps-test has installed what the build needs: the deps-*
 # prerequisites then find nothing missing, so no two apt-get runs meet)
 test: deps-test
-	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all
+	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all asan unit-build
 	@STRICT="$(STRICT)" sh tests/run.sh
 
 # the timed comparison beside outside load: a copy of 01's solution graded five times beside two

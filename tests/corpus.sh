@@ -156,9 +156,12 @@ fi
 assemble "$class" "$out" "$port" || exit 1
 # outside load the grader does not control: a busy loop at nice 0, not under the grader, for the
 # whole batch, half of this machine's two cores; every good neighbour must keep full marks beside
-# it (CORPUS_NO_LOAD=1: none)
+# it (CORPUS_NO_LOAD=1: none). CORPUS_LOAD_WHILE=PID: while process PID lives, its work is the
+# outside load (tests/run.sh: the planted set's gradings, two at a time, not under this batch's
+# grader), and the busy loop takes over when it ends.
 if [ "${CORPUS_NO_LOAD:-0}" != 1 ]; then
-    sh -c 'while :; do :; done' &
+    sh -c 'if [ -n "$1" ]; then while kill -0 "$1" 2>/dev/null; do sleep 0.5; done; fi
+           while :; do :; done' _ "${CORPUS_LOAD_WHILE:-}" &
     loaders=$!
 fi
 
