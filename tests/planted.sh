@@ -23,6 +23,8 @@
 #   status N [N...]          the grader's exit status, one of those (default 1: points lost)
 #   max_ratio R              the timed ratio to the reference stays below R (a cheat's gain)
 #   needs_sandbox            skipped where bubblewrap cannot run (inside another sandbox)
+#   run_limit S              the grader's --timeout for the entry (default 30 s; 10 where it is
+#                            about a run stopped at its limit)
 #   needs_extension EXT      skipped where the grader says the device has no EXT (12's
 #                            cl_khr_subgroups: POCL 3.1 here; POCL 5 on the device machine)
 #   no_reference_text ID     no run of 24 characters of solutions/ID/kernel.cl's code (its
@@ -123,6 +125,10 @@ for name in $names; do
     # program of 09 or 10 builds its 128 x 128 tiles in POCL within its run: about 9 s here)
     run_limit=30
     grep -qE 'timed out|timeout|too slow' "$dir/expect" && run_limit=10
+    # run_limit S: an entry whose host program may hang after its kernel wrote past C (POCL's
+    # own memory overwritten: a draw of sizes that lands there runs into the limit)
+    limit=$(sed -n 's/^run_limit //p' "$dir/expect")
+    [ -z "$limit" ] || run_limit=$limit
     graded_at=$(date +%s)
     (cd "$root" && "$grader" --root "$root" --submission "$sub" --ex "$ex" --json "$json" \
         --timeout $run_limit $no_perf $no_memcheck ${GRADER_CONFIG:+--config "$GRADER_CONFIG"} \

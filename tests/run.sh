@@ -35,7 +35,10 @@ step() { # step NAME COMMAND...: run one step, remember its failure (in files: a
         echo "  $step_name" >>"$tmp/failed"
         # the end of a failed step's output again at the suite's end, where a log cut to its
         # head and tail still shows why
-        { echo "== why '$step_name' failed (its last lines):"; tail -n 30 "$step_out"; } >>"$tmp/why"
+        # and what else was busy then (outside load a log cannot show otherwise)
+        { echo "== why '$step_name' failed (its last lines):"; tail -n 30 "$step_out"
+          echo "   the busiest processes when it failed:"
+          ps -eo pcpu=,etimes=,user=,args= --sort=-pcpu 2>/dev/null | head -n 6 | cut -c1-160; } >>"$tmp/why"
     fi
     rm -f "$step_out"
     echo "$(($(date +%s) - start)) $step_name" >>"$tmp/times"
@@ -348,7 +351,7 @@ missing_tool() {
 timing_lock() {
     cache=$tmp/lock-cache
     mkdir -p "$cache"
-    lk() { "$grader" --submission solutions --ex 00 --no-memcheck --cache "$cache" \
+    lk() { "$grader" --submission solutions --ex 01 --no-memcheck --cache "$cache" \
         --work "$tmp/work-lk" --results "$tmp/results-lk" "$@"; }
     lk >/dev/null 2>&1
     lock=$(ls "$cache"/timing-*.lock 2>/dev/null)
@@ -358,7 +361,7 @@ timing_lock() {
     flock "$lock" sh -c 'while [ ! -e "$1" ]; do sleep 0.1; done' _ "$tmp/release" &
     holder=$!
     ok=0
-    timeout 120 sh -c "$(printf '%s ' "$grader" --submission solutions --ex 00 --no-memcheck \
+    timeout 120 sh -c "$(printf '%s ' "$grader" --submission solutions --ex 01 --no-memcheck \
         --no-perf --cache "$cache" --work "$tmp/work-lk" --results "$tmp/results-lk")" \
         >"$tmp/lock-np.txt" 2>&1 || { echo "--no-perf did not finish beside the held lock"; ok=1; }
     lk >"$tmp/lock.txt" 2>&1 &
