@@ -234,33 +234,60 @@ static pid_t session_of(const char *dir, char *state, double *cpu) {
     return (pid_t)session;
 }
 
-/* Whether a thread of the process (its folder in /proc) is running or waiting for a CPU: the
- * process's own state is its first thread's, which waits while the others compute (a POCL host
- * program in clFinish). */
-static int any_thread_runnable(const char *dir) {
+/* Calls visit(task, ctx) for the folder of each thread of the process whose /proc folder is dir,
+ * until visit returns non-zero. */
+static void each_thread(const char *dir, int (*visit)(const char *task, void *ctx), void *ctx) {
     char path[320];
     snprintf(path, sizeof path, "%s/task", dir);
     DIR *tasks = opendir(path);
     if (!tasks)
-        return 0;
-    int runnable = 0;
+        return;
     struct dirent *t;
-    while (!runnable && (t = readdir(tasks)) != NULL) {
-        char task[640], state;
+    int stop = 0;
+    while (!stop && (t = readdir(tasks)) != NULL) {
+        char task[640];
         snprintf(task, sizeof task, "%s/%s", path, t->d_name);
-        runnable = t->d_name[0] != '.' && session_of(task, &state, NULL) >= 0 && state == 'R';
+        stop = t->d_name[0] != '.' && visit(task, ctx);
     }
     closedir(tasks);
+}
+
+static int thread_runnable(const char *task, void *runnable) {
+    char state;
+    return *(int *)runnable = session_of(task, &state, NULL) >= 0 && state == 'R';
+}
+
+/* Whether a thread of the process (its folder in /proc) is running or waiting for a CPU: the
+ * process's own state is its first thread's, which waits while the others compute (a POCL host
+ * program in clFinish). */
+static int any_thread_runnable(const char *dir) {
+    int runnable = 0;
+    each_thread(dir, thread_runnable, &runnable);
     return runnable;
 }
 
-/* Calls visit(pid) for every process of the session sid (the child's: none of them can leave
- * it, session.c) and returns how many there were; *cpu sums their CPU seconds and *runnable
- * counts those with a thread running or waiting for a CPU. */
-int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *runnable) {
+/* A thread's CPU seconds (its schedstat: nanoseconds) added to *seconds. */
+static int add_thread_cpu(const char *task, void *seconds) {
+    char path[700];
+    unsigned long long ns = 0;
+    snprintf(path, sizeof path, "%s/schedstat", task);
+    FILE *f = fopen(path, "re");
+    if (f && fscanf(f, "%llu", &ns) == 1)
+        *(double *)seconds += 1e-9 * (double)ns;
+    if (f)
+        fclose(f);
+    return 0;
+}
+
+/* Calls visit(dir, pid, state, cpu, ctx) for every process of the session sid, with its /proc
+ * folder, state letter and CPU seconds; how many there were, or -1 without /proc. */
+static int each_session_process(pid_t sid,
+                                void (*visit)(const char *dir, pid_t pid, char state, double cpu,
+                                              void *ctx),
+                                void *ctx) {
     DIR *proc = opendir("/proc");
     if (!proc)
-        return 0;
+        return -1;
     int count = 0;
     struct dirent *e;
     while ((e = readdir(proc)) != NULL) {
@@ -272,56 +299,46 @@ int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *
         if (session_of(dir, &state, &seconds) != sid)
             continue;
         count++;
-        if (cpu)
-            *cpu += seconds;
-        if (runnable)
-            *runnable += state == 'R' || (state != 'Z' && state != 'T' && any_thread_runnable(dir));
-        if (visit)
-            visit((pid_t)atoi(e->d_name));
+        visit(dir, (pid_t)atoi(e->d_name), state, seconds, ctx);
     }
     closedir(proc);
     return count;
 }
 
-/* The CPU seconds of the threads of one process (/proc/PID/task/TID/schedstat: nanoseconds). */
-static double threads_cpu(const char *dir) {
-    char path[320];
-    snprintf(path, sizeof path, "%s/task", dir);
-    DIR *tasks = opendir(path);
-    if (!tasks)
-        return 0.0;
-    double seconds = 0.0;
-    struct dirent *t;
-    while ((t = readdir(tasks)) != NULL) {
-        char stat_path[640];
-        unsigned long long ns = 0;
-        snprintf(stat_path, sizeof stat_path, "%s/%s/schedstat", path, t->d_name);
-        FILE *f = t->d_name[0] != '.' ? fopen(stat_path, "re") : NULL;
-        if (f && fscanf(f, "%llu", &ns) == 1)
-            seconds += 1e-9 * (double)ns;
-        if (f)
-            fclose(f);
-    }
-    closedir(tasks);
-    return seconds;
+struct session_visit {
+    void (*visit)(pid_t pid);
+    double *cpu;
+    int *runnable;
+};
+
+static void visit_in_session(const char *dir, pid_t pid, char state, double cpu, void *ctx) {
+    struct session_visit *v = ctx;
+    if (v->cpu)
+        *v->cpu += cpu;
+    if (v->runnable)
+        *v->runnable += state == 'R' || (state != 'Z' && state != 'T' && any_thread_runnable(dir));
+    if (v->visit)
+        v->visit(pid);
+}
+
+/* Calls visit(pid) for every process of the session sid (the child's: none of them can leave
+ * it, session.c) and returns how many there were; *cpu sums their CPU seconds and *runnable
+ * counts those with a thread running or waiting for a CPU. */
+int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *runnable) {
+    struct session_visit v = {visit, cpu, runnable};
+    int count = each_session_process(sid, visit_in_session, &v);
+    return count < 0 ? 0 : count;
+}
+
+static void add_process_threads_cpu(const char *dir, pid_t pid, char state, double cpu,
+                                    void *seconds) {
+    (void)pid, (void)state, (void)cpu;
+    each_thread(dir, add_thread_cpu, seconds);
 }
 
 double jail_session_cpu(pid_t sid) {
-    DIR *proc = opendir("/proc");
-    if (!proc)
-        return -1.0;
     double seconds = 0.0;
-    struct dirent *e;
-    while ((e = readdir(proc)) != NULL) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        char dir[300];
-        snprintf(dir, sizeof dir, "/proc/%s", e->d_name);
-        if (session_of(dir, NULL, NULL) == sid)
-            seconds += threads_cpu(dir);
-    }
-    closedir(proc);
-    return seconds;
+    return each_session_process(sid, add_process_threads_cpu, &seconds) < 0 ? -1.0 : seconds;
 }
 
 static void stop_process(pid_t pid) {
