@@ -73,11 +73,11 @@ void jail_end_all_of(uid_t uid);
 /* Calls visit(pid) for every process of the session sid; returns how many there were, sums
  * their CPU seconds (with those of the children they reaped) into *cpu and counts the processes
  * with a thread running or waiting for a CPU into *runnable (each may be NULL). */
+int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *runnable);
 /* The CPU seconds the live processes of session sid have had, every thread's to the nanosecond
  * (schedstat; a sandbox's processes included, which stay in the session), -1 if /proc cannot be
  * read. */
 double jail_session_cpu(pid_t sid);
-int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *runnable);
 /* Stop (SIGSTOP, or the freezer with control groups) or continue every process of the run. */
 void jail_pause_run(struct run_state *st, int paused);
 
