@@ -406,11 +406,15 @@ static long long hidden_bytes_of(uid_t uid) {
 
 /* Bytes of the files uid owns in the world-writable places a run could write to outside its
  * folder: /tmp (but the jail folders /tmp/clmm-host-*, each its own run's to watch), /var/tmp and
- * /dev/shm. */
+ * /dev/shm. Only folders uid can write to can hold its files (it has no groups), so the walk
+ * enters no other: it costs a look at each place's own entries, not a walk of everything a busy
+ * /tmp holds, and it can run at every watch. */
 static uid_t owned_uid;
 static long long owned_sum;
 static int add_owned(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     if (flag == FTW_D && ftw->level == 1 && strncmp(path, "/tmp/clmm-host-", 15) == 0)
+        return FTW_SKIP_SUBTREE;
+    if (flag == FTW_D && st->st_uid != owned_uid && !(st->st_mode & S_IWOTH))
         return FTW_SKIP_SUBTREE;
     if (flag == FTW_F && st->st_uid == owned_uid)
         owned_sum += (long long)st->st_blocks * 512;
@@ -426,10 +430,11 @@ static long long owned_outside(uid_t uid) {
 }
 
 /* The limits rlimits cannot hold: the folder's size, the memory of all its processes. 0, or
- * LIMIT_DISK or LIMIT_MEMORY when one is passed. A file system losing free space much faster
- * than the folder grows means writes elsewhere (/tmp, deleted files kept open), but on a shared
- * machine other programs take space too: with a uid of its own the run is stopped only when what
- * that uid holds outside its folder brings it over the limit. */
+ * LIMIT_DISK or LIMIT_MEMORY when one is passed. With a uid of its own the run is held to what
+ * that uid holds, in its folder and outside it (/tmp, deleted files kept open), looked at every
+ * time: the file system's free space cannot say it, since on a shared machine others write and
+ * delete too (a neighbour freeing 300 MB hides 300 MB written to /tmp). Without one, a file
+ * system losing free space much faster than the folder grows is all there is to go on. */
 int jail_over_limit(const struct run_state *st) {
     if (!st->jail_dir)
         return 0;
@@ -439,10 +444,11 @@ int jail_over_limit(const struct run_state *st) {
     long long folder = limits->disk_bytes > 0 ? folder_bytes(st->jail_dir) + log_bytes : 0;
     if (limits->disk_bytes > 0 && folder > limits->disk_bytes)
         return LIMIT_DISK;
-    if (limits->disk_bytes > 0 && st->free_at_start >= 0 &&
-        st->free_at_start - jail_free_bytes(st->jail_dir) > 2 * limits->disk_bytes &&
-        (st->jail.uid == (uid_t)-1 ||
-         folder + owned_outside(st->jail.uid) + hidden_bytes_of(st->jail.uid) > limits->disk_bytes))
+    if (limits->disk_bytes > 0 && st->jail.uid != (uid_t)-1 &&
+        folder + owned_outside(st->jail.uid) + hidden_bytes_of(st->jail.uid) > limits->disk_bytes)
+        return LIMIT_DISK;
+    if (limits->disk_bytes > 0 && st->jail.uid == (uid_t)-1 && st->free_at_start >= 0 &&
+        st->free_at_start - jail_free_bytes(st->jail_dir) > 2 * limits->disk_bytes)
         return LIMIT_DISK;
     if (st->cgroup.mode && grader_cgroup_run_memory_hit(&st->cgroup) == 2)
         return LIMIT_MEMORY;

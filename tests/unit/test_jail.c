@@ -631,20 +631,38 @@ static void test_own_session_niced(void **state) {
     free(sid), free(pid), free(nice), free(autogroup);
 }
 
-/* A filler writing to world-writable /tmp instead of its folder: the file system's free space
- * falls, the files are its uid's, and it is stopped as if it had filled its folder. */
-static void test_disk_filler_outside(void **state) {
-    (void)state;
-    NEEDS_CONTAINMENT();
-    char script[512], outside[160], name[200];
+/* A filler writing to world-writable /tmp instead of its folder, 200 files of 1 MB each
+ * (RLIMIT_FSIZE holds any one file to the disk limit) after half a second: the files are its uid's,
+ * and it is stopped as if it had filled its folder. With freed_mb, a neighbour (root) deletes a
+ * file that large while the filler runs: the file system's free space then never falls, and the run
+ * must still be stopped. */
+static void fill_tmp(int freed_mb) {
+    char script[512], outside[160], name[200], freed[160];
     snprintf(outside, sizeof outside, "/tmp/test_jail_outside.%d", (int)getpid());
-    /* files of 1 MB each: RLIMIT_FSIZE holds any one file to the disk limit */
     snprintf(script, sizeof script,
-             "i=0; while [ $i -lt 200 ]; do i=$((i+1)); head -c 1048576 /dev/urandom > '%s.'$i; "
-             "done; exit 0",
+             "sleep 0.5; i=0; while [ $i -lt 200 ]; do i=$((i+1)); "
+             "head -c 1048576 /dev/urandom > '%s.'$i; done; exit 0",
              outside);
+    snprintf(freed, sizeof freed, "%s/freed.bin", g_top);
+    pid_t neighbour = -1;
+    if (freed_mb > 0) {
+        int fd = open(freed, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        CHECK(fd >= 0 && posix_fallocate(fd, 0, (off_t)freed_mb << 20) == 0,
+              "could not take %d MB for the neighbour to free", freed_mb);
+        close(fd);
+        neighbour = fork();
+        if (neighbour == 0) { /* frees it after the run's start, before the filler writes */
+            struct timespec nap = {0, 200 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+            _exit(unlink(freed) == 0 ? 0 : 1);
+        }
+        CHECK(neighbour > 0, "fork");
+    }
     struct grader_run_result r;
     run_sh(script, 20, &r);
+    if (neighbour > 0)
+        waitpid(neighbour, NULL, 0);
+    unlink(freed);
     long long held = 0;
     for (int i = 1; i <= 200; i++) {
         struct stat st;
@@ -652,12 +670,25 @@ static void test_disk_filler_outside(void **state) {
         held += stat(name, &st) == 0 ? (long long)st.st_blocks * 512 : 0;
         unlink(name);
     }
-    CHECK(r.how == RUN_OVER_LIMIT && r.code == LIMIT_DISK, "a filler of /tmp %s (%lld bytes)",
-          describe(&r), held);
+    CHECK(r.how == RUN_OVER_LIMIT && r.code == LIMIT_DISK,
+          "a filler of /tmp (%d MB freed beside it) %s (%lld bytes)", freed_mb, describe(&r), held);
     CHECK(held < 200LL << 20, "it wrote all of its %lld bytes", held);
-    print_message("filler of /tmp: stopped after %.2f s with %.1f MB outside its folder\n",
-                  r.seconds, (double)held / (1 << 20));
+    print_message("filler of /tmp, %d MB freed beside it: stopped after %.2f s with %.1f MB "
+                  "outside its folder\n",
+                  freed_mb, r.seconds, (double)held / (1 << 20));
     check_none_left(g_uid, "a filler of /tmp");
+}
+
+static void test_disk_filler_outside(void **state) {
+    (void)state;
+    NEEDS_CONTAINMENT();
+    fill_tmp(0);
+}
+
+static void test_disk_filler_outside_while_space_freed(void **state) {
+    (void)state;
+    NEEDS_CONTAINMENT();
+    fill_tmp(300);
 }
 
 /* The grader's own neighbours (another student's grading, a build, a package install) take disk
@@ -1107,6 +1138,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_setsid_escape, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_own_session_niced, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_disk_filler_outside, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_disk_filler_outside_while_space_freed, test_setup,
+                                        test_teardown),
         cmocka_unit_test_setup_teardown(test_neighbour_writes, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_cannot_write_outside, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_no_inherited_descriptors, test_setup, test_teardown),
