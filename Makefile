@@ -197,7 +197,8 @@ test: deps-test
 	@STRICT="$(STRICT)" sh tests/run.sh
 
 # the timed comparison beside outside load: a copy of 01's solution graded five times beside two
-# busy loops, every ratio within [0.8, 1.25] (about a minute and a half; CI runs it)
+# busy loops, every ratio within [0.8, 1.25], and a slow capstone that a busy machine must not
+# hand the vendor points (about a minute and a half; CI runs it)
 test-speed: deps-test all
 	@sh tests/speed_load.sh
 # every "Common mistakes" bullet of the exercises' READMEs as a planted submission with the hint

@@ -432,9 +432,7 @@ step "a batch's summary: the fastest kernels by their ratio to the reference, ag
 step "make grade inside an exercise folder; a wrong C drawn as a picture" make_grade_in_folder
 step "make grade's exit status: 0 graded, 2 not graded" make_grade_status
 step "README.md's examples are what the grader prints" readme_examples
-# (last in the first lane, which ends after the second: the vendor's timing, OpenBLAS's two
-# threads, is not yet held to the CPU share a side must have, and beside the second lane's load
-# OpenBLAS ran at half its speed and a slow capstone reached its fractions)
+# (last in the first lane, beside the end of the second)
 step "planted bugs lose the right points (those that time something, one at a time)" \
     env PLANTED_PART=timed sh tests/planted.sh
 wait "$lane2"

@@ -222,6 +222,7 @@ enum clu_vendor_id grader_vendor_anchor(const struct grader_config *cfg);
  * in the reference's harness (never in a process the student's code runs in). */
 struct grader_vendor_times {
     double seconds[CLU_VENDOR_COUNT][GRADER_MAX_ROUNDS]; /* each round's launch */
+    double cpus[CLU_VENDOR_COUNT][GRADER_MAX_ROUNDS];    /* CPUs the harness had (-1: unknown) */
     int rounds;                                          /* rounds timed */
     int timed[CLU_VENDOR_COUNT];                         /* every round timed */
     char why[CLU_VENDOR_COUNT][200];                     /* else why not */

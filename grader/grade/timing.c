@@ -314,8 +314,10 @@ int calibrate_launches(const struct grader_config *cfg, const struct grader_exer
 }
 
 /* Round r of every vendor not skipped yet, on the reference's harness: the reference's count of
- * launches each, on the grader's clock (the reply's own figure is not used). A vendor the harness
- * skips, or whose launch fails, is left out from then on with the reason. */
+ * launches each, on the grader's clock (the reply's own figure is not used), with the CPUs the
+ * harness had meanwhile where the vendor computes on the CPU (OpenBLAS always; the others on a
+ * CPU device), so that a round a busy machine starved is known as the sides' are. A vendor the
+ * harness skips, or whose launch fails, is left out from then on with the reason. */
 static void vendor_round(const struct grader_config *cfg, struct side *ref, int round,
                          struct grader_vendor_times *v) {
     int launches = ref->launches > 0 ? ref->launches : 1;
@@ -327,9 +329,13 @@ static void vendor_round(const struct grader_config *cfg, struct side *ref, int 
         snprintf(line, sizeof line, SERVE_VENDOR " %d %s %llu", round, clu_vendor_key(id), n);
         snprintf(timed, sizeof timed, SERVE_VENDOR " %d %llu ", round, n);
         snprintf(skipped, sizeof skipped, SERVE_SKIPPED " %d %llu ", round, n);
-        double start = now();
+        double cpu = grader_child_cpu_seconds(ref->child), start = now();
         int asked = grader_child_ask(ref->child, line, reply, sizeof reply, cfg->timeout);
-        double seen = now() - start;
+        double seen = now() - start, cpu_after = grader_child_cpu_seconds(ref->child);
+        int on_cpu = id == CLU_OPENBLAS || cfg->device_cpu;
+        v->cpus[id][round] = on_cpu && cpu >= 0.0 && cpu_after >= cpu && seen > 0.0
+                                 ? (cpu_after - cpu) / seen
+                                 : -1.0;
         if (asked == 0 && strncmp(reply, timed, strlen(timed)) == 0)
             v->seconds[id][round] = seen / launches;
         else if (asked == 0 && strncmp(reply, skipped, strlen(skipped)) == 0)
@@ -402,38 +408,71 @@ static int timing_lock(const struct grader_config *cfg) {
 #define STARVED_BELOW 0.75
 #define SPREAD_MOST   0.15
 
+/* Whether the CPUs a launch had in round r (cpus[r]; below 0: not known, never a reason) were
+ * under STARVED_BELOW of the best so far, which *best keeps. */
+static int starved_now(const double *cpus, int r, double *best) {
+    if (cpus[r] < 0.0)
+        return 0;
+    if (cpus[r] > *best)
+        *best = cpus[r];
+    return cpus[r] < STARVED_BELOW * *best;
+}
+
 static int round_starved(struct side sides[2], int r, double best[2]) {
     int starved = 0;
-    for (int w = 0; w < 2; w++) {
-        double cpus = sides[w].cpus[r];
-        if (cpus < 0.0)
-            continue; /* not known: never a reason */
-        if (cpus > best[w])
-            best[w] = cpus;
-        starved |= cpus < STARVED_BELOW * best[w];
-    }
+    for (int w = 0; w < 2; w++)
+        starved |= starved_now(sides[w].cpus, r, &best[w]);
     return starved;
 }
 
-/* Which of the first `rounds` rounds count: none where a side was starved, judged against the
- * best of every round (a first round that was starved is known only later). */
-static int rounds_kept(struct side sides[2], int rounds, int kept[MAX_ROUNDS]) {
-    double best[2] = {0.0, 0.0};
+/* Whether a vendor still timed was starved in round r (best: each one's best so far). */
+static int vendors_starved(const struct grader_vendor_times *v, int r,
+                           double best[CLU_VENDOR_COUNT]) {
+    int starved = 0;
+    for (int id = 0; v && id < CLU_VENDOR_COUNT; id++)
+        if (!v->why[id][0])
+            starved |= starved_now(v->cpus[id], r, &best[id]);
+    return starved;
+}
+
+/* Rounds of one series of CPUs (cpus, `rounds` of them) left out of kept[]: those starved,
+ * judged against the best of every round (a first round that was starved is known only later). */
+static void leave_out_starved(const double *cpus, int rounds, int kept[MAX_ROUNDS]) {
+    double best = 0.0;
     for (int r = 0; r < rounds; r++)
-        for (int w = 0; w < 2; w++)
-            best[w] = sides[w].cpus[r] > best[w] ? sides[w].cpus[r] : best[w];
+        best = cpus[r] > best ? cpus[r] : best;
+    for (int r = 0; r < rounds; r++)
+        if (cpus[r] >= 0.0 && cpus[r] < STARVED_BELOW * best)
+            kept[r] = 0;
+}
+
+/* How many of kept[]'s rounds count; all of them when fewer than 3 would (starved throughout:
+ * every round, rather than a verdict on two). */
+static int count_kept(int rounds, int kept[MAX_ROUNDS]) {
     int count = 0;
-    for (int r = 0; r < rounds; r++) {
-        kept[r] = 1;
-        for (int w = 0; w < 2; w++)
-            if (sides[w].cpus[r] >= 0.0 && sides[w].cpus[r] < STARVED_BELOW * best[w])
-                kept[r] = 0;
+    for (int r = 0; r < rounds; r++)
         count += kept[r];
-    }
-    if (count < 3) /* starved throughout: every round, rather than a verdict on two */
+    if (count < 3)
         for (int r = 0; r < rounds; r++)
             count += !kept[r], kept[r] = 1;
     return count;
+}
+
+/* Which of the first `rounds` rounds count: none where a side was starved. */
+static int rounds_kept(struct side sides[2], int rounds, int kept[MAX_ROUNDS]) {
+    for (int r = 0; r < rounds; r++)
+        kept[r] = 1;
+    for (int w = 0; w < 2; w++)
+        leave_out_starved(sides[w].cpus, rounds, kept);
+    return count_kept(rounds, kept);
+}
+
+/* Which of a vendor's rounds count: none where its harness was starved. */
+static int vendor_rounds_kept(const struct grader_vendor_times *v, int id, int kept[MAX_ROUNDS]) {
+    for (int r = 0; r < v->rounds; r++)
+        kept[r] = 1;
+    leave_out_starved(v->cpus[id], v->rounds, kept);
+    return count_kept(v->rounds, kept);
 }
 
 /* The rounds' own ratios (the reference's launch against the student's beside it), sorted. */
@@ -547,7 +586,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     if (vendors)
         memset(vendors, 0, sizeof *vendors);
     int rounds = 0, kept = 0, want = TIMED_ROUNDS;
-    double best[2] = {0.0, 0.0};
+    double best[2] = {0.0, 0.0}, vendor_best[CLU_VENDOR_COUNT] = {0.0};
     for (; rounds < MAX_ROUNDS && kept < want && !why[0]; rounds++) {
         int r = rounds;
         for (int turn = 0; turn < 2 && !why[0]; turn++) {
@@ -578,7 +617,10 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         if (!cfg->device_cpu) /* a GPU's launch needs no CPU but the waiting thread's */
             for (int w = 0; w < 2; w++)
                 sides[w].cpus[r] = -1.0;
-        kept += !round_starved(sides, r, best);
+        /* (both judged, each keeping its best) */
+        int starved = round_starved(sides, r, best);
+        starved |= vendors_starved(vendors, r, vendor_best);
+        kept += !starved;
         if (kept == want && want < MAX_ROUNDS && ratios_spread(sides, rounds + 1) > SPREAD_MOST)
             want += 2; /* the rounds disagree: more of them, while there is room */
     }
@@ -664,10 +706,14 @@ void grade_vendors_alone(const struct grader_config *cfg, const struct grader_ex
     /* as many launches per command as in a comparison (the check before a student's code: one) */
     if (!why[0] && rounds > 1)
         calibrate_launches(cfg, rx, &s, seed, why, sizeof why);
-    /* a round of the reference gives the harness its inputs, on which the vendors are prepared */
-    for (int r = 0; r < rounds && r < MAX_ROUNDS && !why[0]; r++)
-        if (timed_round(cfg, &s, r, round_seed(seed, r), why, sizeof why) == 0)
+    /* a round of the reference gives the harness its inputs, on which the vendors are prepared;
+     * a round where a vendor was starved is measured again, while there is room */
+    double best[CLU_VENDOR_COUNT] = {0.0};
+    for (int r = 0, kept = 0; kept < rounds && r < MAX_ROUNDS && !why[0]; r++)
+        if (timed_round(cfg, &s, r, round_seed(seed, r), why, sizeof why) == 0) {
             vendor_round(cfg, &s, r, v);
+            kept += !vendors_starved(v, r, best);
+        }
     end_side(cfg, &s);
     for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
         v->timed[id] = !why[0] && !v->why[id][0];
@@ -787,16 +833,25 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
                              clu_vendor_name(id), v->why[id]);
             continue;
         }
-        double seconds[MAX_ROUNDS]; /* (clu_stats_of sorts them) */
-        memcpy(seconds, v->seconds[id], sizeof seconds);
-        struct clu_stats t = clu_stats_of(seconds, v->rounds);
+        double seconds[MAX_ROUNDS]; /* the rounds kept (clu_stats_of sorts them) */
+        int kept[MAX_ROUNDS], n = 0, count = vendor_rounds_kept(v, id, kept);
+        for (int round = 0; round < v->rounds; round++)
+            if (kept[round])
+                seconds[n++] = v->seconds[id][round];
+        struct clu_stats t = clu_stats_of(seconds, n);
         double gflops = flops / t.median * 1e-9;
         if (id == (int)anchor)
             anchor_gflops = gflops;
+        char left_out[120] = "";
+        if (count < v->rounds)
+            snprintf(left_out, sizeof left_out,
+                     " (%d round%s where it had under %.0f%% of the CPUs it had at best, left out)",
+                     v->rounds - count, v->rounds - count == 1 ? "" : "s", 100 * STARVED_BELOW);
         used += snprintf(lines + used, sizeof lines - (size_t)used,
-                         "\n%-10s %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s: yours at %.2fx%s",
+                         "\n%-10s %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s: yours at %.2fx%s%s",
                          clu_vendor_name(id), t.median * 1e3, t.min * 1e3, t.max * 1e3, gflops,
-                         r->gflops / gflops, id == (int)anchor ? " (the points' anchor)" : "");
+                         r->gflops / gflops, id == (int)anchor ? " (the points' anchor)" : "",
+                         left_out);
     }
     r->vendor_anchor = (int)anchor;
     r->vendor_ratio = r->gflops / anchor_gflops;
