@@ -84,8 +84,9 @@ const char *clu_error_name(cl_int err) {
 static const char *hint_for(cl_int err) {
     switch (err) {
     case CL_INVALID_WORK_GROUP_SIZE:
-        return "the local size must divide the global size in every dimension and its product "
-               "must not exceed the device's max work-group size (see --list / clinfo)";
+        return "the local size must divide the global size in every dimension, its product "
+               "must not exceed the device's max work-group size (see --list / clinfo), and a "
+               "kernel declared with reqd_work_group_size takes exactly that local size";
     case CL_INVALID_KERNEL_ARGS:
         return "an argument of the kernel was never set with clSetKernelArg";
     case CL_INVALID_ARG_SIZE:

@@ -396,7 +396,8 @@ void grader_nan_hint(const struct grader_nans *n, size_t count, char *buf, size_
         used += (size_t)snprintf(buf + used, size - used,
                                  "%s%zu elements are a NaN computed from C's own value before it "
                                  "was written: the kernel reads C before storing to it (C += "
-                                 "with no C = 0 first?)",
+                                 "with no C = 0 first?), or reads past the end of A or B, "
+                                 "where C may lie",
                                  used ? "; " : "", n->from_unwritten);
     if (n->computed > 0 && used < size)
         snprintf(buf + used, size - used,

@@ -362,7 +362,10 @@ const struct grader_exercise grader_exercises[] = {
         .per_item = {"WPTN", "WPTM"},
         .const_inputs = 1,
         .rectangular = 1,
-        .shapes = {{1, 1, 1}, {31, 17, 129}, {257, 64, 5}, {1, 513, 33}, {777, 1025, 333}},
+        /* 260 x 256 x 132: whole tiles of A and B along M and N and sizes that are multiples of
+         * 4, so that the float4 path is taken, with a last tile along K that reaches past K (a
+         * fast path that forgets K reads past A's rows and B's end there) */
+        .shapes = {{1, 1, 1}, {31, 17, 129}, {257, 64, 5}, {260, 256, 132}, {777, 1025, 333}},
         .host_shape = {150, 97, 123},
         .memcheck_n = 28,
         .perf_n = 512,

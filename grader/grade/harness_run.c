@@ -8,6 +8,7 @@
 #include "exercise/protocol.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,16 @@ char *grader_harness_failure(const struct grader_run_result *run, const char *lo
         snprintf(dead, dead_size, "the device cannot run this exercise");
     } else if (run->how == RUN_EXITED && run->code == HARNESS_OPENCL) {
         snprintf(text, size, "at %s an OpenCL call failed running the kernel:\n%s", at, log);
+    } else if ((run->how == RUN_SIGNALED && (run->code == SIGSEGV || run->code == SIGBUS)) ||
+               (run->how == RUN_EXITED &&
+                (run->code == 128 + SIGSEGV || run->code == 128 + SIGBUS))) {
+        /* (the harness never exits so: bubblewrap, the sandbox, reports its signal as 128 + it) */
+        snprintf(text, size,
+                 "at %s the kernel run %s\nhint: the kernel crashed: a read or write outside A, "
+                 "B or C, or a vector load or store (a float4: 16 bytes) at an address that is "
+                 "not a multiple of its size (a row of a matrix whose width is not a multiple of "
+                 "4)\n%s",
+                 at, what, log);
     } else {
         snprintf(text, size, "at %s the kernel run %s\n%s", at, what, log);
     }
