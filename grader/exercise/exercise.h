@@ -158,6 +158,9 @@ struct grader_exercise {
      * one test skipped 0 of 0; oclgrind has none of them, so its runs are left out there too,
      * but the memory check of cl_khr_subgroups, run on the grader's own (grade/subgroups.h) */
     const char *needs_extension;
+    /* what a C wrong almost everywhere most likely means in this step, where no pattern of the
+     * wrong elements says more (NULL: nothing) */
+    const char *wrong_everywhere_hint;
 };
 
 /* Full performance points at this fraction of the reference's speed or better (timings on shared

@@ -422,6 +422,8 @@ void grader_diagnose(const struct grader_exercise *ex, struct grader_size s, uin
         /* (the patterns are a square product's; a rectangular C gets the counts alone) */
         matrix_hint(ex, s.n, seed, got, expected, tol, d);
     }
+    if (!d->hint[0] && ex->wrong_everywhere_hint && d->m.wrong * 10 >= count * 9)
+        snprintf(d->hint, sizeof d->hint, "%s", ex->wrong_everywhere_hint);
 }
 
 /* Describe a wrong output: first wrong element, how many, the hint. */

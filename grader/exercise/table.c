@@ -327,6 +327,10 @@ const struct grader_exercise grader_exercises[] = {
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
         .needs_extension = "cl_khr_subgroups",
+        .wrong_everywhere_hint =
+            "is each value of A a broadcast from the step's lane kk, "
+            "sub_group_broadcast(a[wm], kk), which is A(row, k0 + kk)? From lane 0, or the lane's "
+            "own value, every lane multiplies B's row k0 + kk by the wrong column of A",
     },
     {
         /* the capstone: any technique, 11's interface and any size; timed against the reference

@@ -142,7 +142,8 @@ static int describe_timeout(const struct grader_run_result *run, const struct gr
     snprintf(buf, size,
              "timed out: still running after %.0f s and was stopped, where %s took the reference "
              "solution %.2f s (a loop that never ends, a kernel at least %.0fx slower than the "
-             "reference, a flood of printf output, or processes waiting for each other?)",
+             "reference, a flood of printf output, or work-items waiting at a barrier or a "
+             "sub-group function that others of their group never reach?)",
              pace->seconds, pace->work, pace->reference_seconds, factor);
     return 0;
 }
