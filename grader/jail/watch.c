@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,8 +360,10 @@ void jail_pause_run(struct run_state *st, int paused) {
 }
 
 /* Bytes held by files that are in no folder: memfds and deleted files its processes keep open
- * (written, never mapped, they are in neither RLIMIT_DATA nor the resident size). */
+ * (written, never mapped, they are in neither RLIMIT_DATA nor the resident size). Memfds and
+ * /dev/shm are memory; the others take disk space. */
 struct hidden_files {
+    int disk;             /* 1: only those that take disk space; 0: all */
     long long bytes;      /* their allocated bytes */
     struct stat seen[64]; /* a file open twice counts once (the first 64 told apart) */
     int seen_count;
@@ -374,15 +377,18 @@ static long add_hidden_files(const char *dir, void *context) {
         return 0;
     struct dirent *e;
     while ((e = readdir(fds)) != NULL) {
-        char fd_path[640], target[64];
+        char fd_path[640], target[PATH_MAX];
         struct stat st;
         snprintf(fd_path, sizeof fd_path, "%s/%s", path, e->d_name);
         ssize_t length = readlink(fd_path, target, sizeof target - 1);
         if (length <= 0 || stat(fd_path, &st) != 0 || !S_ISREG(st.st_mode))
             continue;
         target[length] = '\0';
-        if (strncmp(target, "/memfd:", 7) != 0 && !strstr(target, " (deleted)") &&
-            strncmp(target, "/dev/shm/", 9) != 0)
+        int memfd = strncmp(target, "/memfd:", 7) == 0;
+        int shm = strncmp(target, "/dev/shm/", 9) == 0;
+        int deleted = strstr(target, " (deleted)") != NULL;
+        /* (a file still in /dev/shm is counted where it lies: owned_outside) */
+        if (hidden_sum->disk ? memfd || shm || !deleted : !memfd && !deleted)
             continue;
         int known = 0;
         for (int i = 0; i < hidden_sum->seen_count && !known; i++)
@@ -398,17 +404,17 @@ static long add_hidden_files(const char *dir, void *context) {
     return 0;
 }
 
-static long long hidden_bytes_of(uid_t uid) {
-    struct hidden_files sum = {0};
+static long long hidden_bytes_of(uid_t uid, int disk) {
+    struct hidden_files sum = {.disk = disk};
     each_process_of(uid, add_hidden_files, &sum);
     return sum.bytes;
 }
 
-/* Bytes of the files uid owns in the world-writable places a run could write to outside its
- * folder: /tmp (but the jail folders /tmp/clmm-host-*, each its own run's to watch), /var/tmp and
- * /dev/shm. Only folders uid can write to can hold its files (it has no groups), so the walk
- * enters no other: it costs a look at each place's own entries, not a walk of everything a busy
- * /tmp holds, and it can run at every watch. */
+/* Bytes of the files uid owns in world-writable places a run could write to outside its folder:
+ * on disk /tmp (but the jail folders /tmp/clmm-host-*, each its own run's to watch) and /var/tmp,
+ * in memory /dev/shm. Only folders uid can write to can hold its files (it has no groups), so the
+ * walk enters no other: it costs a look at each place's own entries, not a walk of everything a
+ * busy /tmp holds, and it can run at every watch. */
 static uid_t owned_uid;
 static long long owned_sum;
 static int add_owned(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
@@ -420,12 +426,13 @@ static int add_owned(const char *path, const struct stat *st, int flag, struct F
         owned_sum += (long long)st->st_blocks * 512;
     return FTW_CONTINUE;
 }
-static long long owned_outside(uid_t uid) {
-    static const char *const places[] = {"/tmp", "/var/tmp", "/dev/shm"};
+static long long owned_outside(uid_t uid, int disk) {
+    static const char *const on_disk[] = {"/tmp", "/var/tmp", NULL}, *const in_memory[] = {
+                                                                         "/dev/shm", NULL};
     owned_uid = uid;
     owned_sum = 0;
-    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++)
-        nftw(places[i], add_owned, 16, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
+    for (const char *const *place = disk ? on_disk : in_memory; *place; place++)
+        nftw(*place, add_owned, 16, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
     return owned_sum;
 }
 
@@ -445,7 +452,8 @@ int jail_over_limit(const struct run_state *st) {
     if (limits->disk_bytes > 0 && folder > limits->disk_bytes)
         return LIMIT_DISK;
     if (limits->disk_bytes > 0 && st->jail.uid != (uid_t)-1 &&
-        folder + owned_outside(st->jail.uid) + hidden_bytes_of(st->jail.uid) > limits->disk_bytes)
+        folder + owned_outside(st->jail.uid, 1) + hidden_bytes_of(st->jail.uid, 1) >
+            limits->disk_bytes)
         return LIMIT_DISK;
     if (limits->disk_bytes > 0 && st->jail.uid == (uid_t)-1 && st->free_at_start >= 0 &&
         st->free_at_start - jail_free_bytes(st->jail_dir) > 2 * limits->disk_bytes)
@@ -453,7 +461,9 @@ int jail_over_limit(const struct run_state *st) {
     if (st->cgroup.mode && grader_cgroup_run_memory_hit(&st->cgroup) == 2)
         return LIMIT_MEMORY;
     if (st->jail.uid != (uid_t)-1 && limits->memory_bytes > 0 &&
-        resident_bytes_of(st->jail.uid) + hidden_bytes_of(st->jail.uid) > limits->memory_bytes)
+        resident_bytes_of(st->jail.uid) + hidden_bytes_of(st->jail.uid, 0) +
+                owned_outside(st->jail.uid, 0) >
+            limits->memory_bytes)
         return LIMIT_MEMORY;
     return 0;
 }
