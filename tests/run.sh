@@ -37,7 +37,7 @@ step() { # step NAME COMMAND...: run one step, remember its failure (in files: a
         # head and tail still shows why
         # and what else was busy then (outside load a log cannot show otherwise)
         { echo "== why '$step_name' failed (what its checks said, then its last lines):"
-          grep -E -A 2 "check failed|ERROR: AddressSanitizer|runtime error:" "$step_out" | head -n 30
+          grep -E -A 2 "check failed|ERROR: AddressSanitizer|runtime error:|^FAIL " "$step_out" | head -n 30
           tail -n 30 "$step_out"
           echo "   the busiest processes when it failed:"
           ps -eo pcpu=,etimes=,user=,args= --sort=-pcpu 2>/dev/null | head -n 6 | cut -c1-160; } >>"$tmp/why"
