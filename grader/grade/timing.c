@@ -906,7 +906,15 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
             ref_seconds >= PERF_MIN_SECONDS || next > PERF_MAX_N || !grader_size_valid(ex, next) ||
             !grader_size_valid(&ref_timed, next))
             break;
-        timed.perf_n = next; /* too short a launch to time well: again at twice the size */
+        /* too short a launch to time well: again at the first doubling whose launch the
+         * reference's pace (its time growing with the work) puts at PERF_MIN_SECONDS, rather
+         * than one doubling at a time (a GPU's 512 to 4096 was four comparisons, now two) */
+        double per_flop = ref_seconds / grader_flops(ex, grader_square(ex->perf_n));
+        while (per_flop * grader_flops(ex, grader_square(next)) < PERF_MIN_SECONDS &&
+               2 * next <= PERF_MAX_N && grader_size_valid(ex, 2 * next) &&
+               grader_size_valid(&ref_timed, 2 * next))
+            next *= 2;
+        timed.perf_n = next;
     }
     r->too_busy |= too_busy;
     if (earned && !ex->is_vector)
