@@ -224,8 +224,9 @@ struct grader_vendor_times {
     double seconds[CLU_VENDOR_COUNT][GRADER_MAX_ROUNDS]; /* each round's launch */
     double cpus[CLU_VENDOR_COUNT][GRADER_MAX_ROUNDS];    /* CPUs the harness had (-1: unknown) */
     int rounds;                                          /* rounds timed */
-    int timed[CLU_VENDOR_COUNT];                         /* every round timed */
-    char why[CLU_VENDOR_COUNT][200];                     /* else why not */
+    int kept[GRADER_MAX_ROUNDS];     /* those that count (the student's and the vendors' alike) */
+    int timed[CLU_VENDOR_COUNT];     /* every round timed */
+    char why[CLU_VENDOR_COUNT][200]; /* else why not */
 };
 
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving

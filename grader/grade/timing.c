@@ -458,27 +458,27 @@ static int count_kept(int rounds, int kept[MAX_ROUNDS]) {
     return count;
 }
 
-/* Which of the first `rounds` rounds count: none where a side was starved. */
-static int rounds_kept(struct side sides[2], int rounds, int kept[MAX_ROUNDS]) {
+/* Which of the first `rounds` rounds count: none where a side, or a vendor still timed (v; NULL:
+ * none), was starved. One set for all of them, so that the student's speed and the vendor's it is
+ * held against come from the same rounds: both from quiet rounds, or (starved throughout) both
+ * from every round. */
+static int rounds_kept(struct side sides[2], const struct grader_vendor_times *v, int rounds,
+                       int kept[MAX_ROUNDS]) {
     for (int r = 0; r < rounds; r++)
         kept[r] = 1;
-    for (int w = 0; w < 2; w++)
+    for (int w = 0; sides && w < 2; w++)
         leave_out_starved(sides[w].cpus, rounds, kept);
+    for (int id = 0; v && id < CLU_VENDOR_COUNT; id++)
+        if (!v->why[id][0])
+            leave_out_starved(v->cpus[id], rounds, kept);
     return count_kept(rounds, kept);
 }
 
-/* Which of a vendor's rounds count: none where its harness was starved. */
-static int vendor_rounds_kept(const struct grader_vendor_times *v, int id, int kept[MAX_ROUNDS]) {
-    for (int r = 0; r < v->rounds; r++)
-        kept[r] = 1;
-    leave_out_starved(v->cpus[id], v->rounds, kept);
-    return count_kept(v->rounds, kept);
-}
-
 /* The rounds' own ratios (the reference's launch against the student's beside it), sorted. */
-static int round_ratios(struct side sides[2], int rounds, double ratios[MAX_ROUNDS]) {
+static int round_ratios(struct side sides[2], const struct grader_vendor_times *v, int rounds,
+                        double ratios[MAX_ROUNDS]) {
     int kept[MAX_ROUNDS], n = 0;
-    rounds_kept(sides, rounds, kept);
+    rounds_kept(sides, v, rounds, kept);
     for (int r = 0; r < rounds; r++)
         if (kept[r] && sides[0].seconds[r] > 0.0)
             ratios[n++] = sides[1].seconds[r] / sides[0].seconds[r];
@@ -486,9 +486,9 @@ static int round_ratios(struct side sides[2], int rounds, double ratios[MAX_ROUN
     return n;
 }
 
-static double ratios_spread(struct side sides[2], int rounds) {
+static double ratios_spread(struct side sides[2], const struct grader_vendor_times *v, int rounds) {
     double ratios[MAX_ROUNDS];
-    int n = round_ratios(sides, rounds, ratios);
+    int n = round_ratios(sides, v, rounds, ratios);
     if (n < 4)
         return 0.0;
     double median = clu_stats_of(ratios, n).median;
@@ -504,10 +504,11 @@ struct round_figures {
     int kept, starved;            /* rounds counted, rounds left out */
 };
 
-static void round_figures(struct side sides[2], int rounds, struct round_figures *f) {
+static void round_figures(struct side sides[2], const struct grader_vendor_times *vendors,
+                          int rounds, struct round_figures *f) {
     int kept[MAX_ROUNDS];
     double v[4][MAX_ROUNDS], cpus[2][MAX_ROUNDS], ratios[MAX_ROUNDS];
-    f->kept = rounds_kept(sides, rounds, kept);
+    f->kept = rounds_kept(sides, vendors, rounds, kept);
     f->starved = rounds - f->kept;
     int n = 0, known[2] = {0, 0};
     for (int r = 0; r < rounds; r++) {
@@ -526,7 +527,7 @@ static void round_figures(struct side sides[2], int rounds, struct round_figures
     f->ref_event = clu_stats_of(v[3], n).median;
     for (int w = 0; w < 2; w++)
         f->cpus[w] = known[w] ? clu_stats_of(cpus[w], known[w]).median : 0.0;
-    f->ratio = clu_stats_of(ratios, round_ratios(sides, rounds, ratios)).median;
+    f->ratio = clu_stats_of(ratios, round_ratios(sides, vendors, rounds, ratios)).median;
 }
 
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
@@ -621,15 +622,18 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         int starved = round_starved(sides, r, best);
         starved |= vendors_starved(vendors, r, vendor_best);
         kept += !starved;
-        if (kept == want && want < MAX_ROUNDS && ratios_spread(sides, rounds + 1) > SPREAD_MOST)
+        if (kept == want && want < MAX_ROUNDS &&
+            ratios_spread(sides, vendors, rounds + 1) > SPREAD_MOST)
             want += 2; /* the rounds disagree: more of them, while there is room */
     }
-    if (vendors)
+    if (vendors) {
+        rounds_kept(sides, vendors, rounds, vendors->kept);
         for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
             vendors->timed[id] = !why[0] && !vendors->why[id][0];
             if (why[0] && !vendors->why[id][0])
                 snprintf(vendors->why[id], sizeof vendors->why[id], "the comparison stopped");
         }
+    }
     end_side(cfg, mine);
     /* the student's kernel stopped at its limit: the reference's time for the same work */
     struct grader_pace pace = {.ends = "it was right at every hidden size"};
@@ -653,7 +657,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         free(failure);
     } else {
         struct round_figures f;
-        round_figures(sides, rounds, &f);
+        round_figures(sides, vendors, rounds, &f);
         double flops = grader_flops(ex, grader_square(ex->perf_n));
         *gflops = flops / f.mine.median * 1e-9;
         *ref_gflops = flops / f.ref.median * 1e-9;
@@ -661,10 +665,11 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         *earned = ratio >= cfg->perf_ratio;
         char again[160] = "", cpus[2][40] = {"", ""};
         if (f.starved)
-            snprintf(again, sizeof again,
-                     ", %d more where a side had under %.0f%% of the CPUs it had at best "
-                     "(a busy machine), left out",
-                     f.starved, 100 * STARVED_BELOW);
+            snprintf(
+                again, sizeof again,
+                ", %d more where a side or a vendor had under %.0f%% of the CPUs it had at best "
+                "(a busy machine), left out",
+                f.starved, 100 * STARVED_BELOW);
         for (int w = 0; w < 2; w++)
             if (f.cpus[w] > 0.0)
                 snprintf(cpus[w], sizeof cpus[w], ", %.1f CPUs", f.cpus[w]);
@@ -714,6 +719,7 @@ void grade_vendors_alone(const struct grader_config *cfg, const struct grader_ex
             vendor_round(cfg, &s, r, v);
             kept += !vendors_starved(v, r, best);
         }
+    rounds_kept(NULL, v, v->rounds, v->kept);
     end_side(cfg, &s);
     for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
         v->timed[id] = !why[0] && !v->why[id][0];
@@ -819,14 +825,23 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
     }
     double flops = grader_flops(ex, grader_square(ex->perf_n)), anchor_gflops = 0.0;
     char lines[1200];
-    int used = beside[0]
-                   ? snprintf(lines, sizeof lines,
-                              "N = %d, on the grader's clock: %s failed in the rounds "
-                              "beside your kernel (%.150s), so the vendors were timed alone "
-                              "after it:",
-                              ex->perf_n, who, beside)
-                   : snprintf(lines, sizeof lines,
-                              "N = %d, in the same rounds, on the grader's clock:", ex->perf_n);
+    int used =
+        beside[0]
+            ? snprintf(lines, sizeof lines,
+                       "N = %d, on the grader's clock: %s failed in the rounds "
+                       "beside your kernel (%.150s), so the vendors were timed alone "
+                       "after it:",
+                       ex->perf_n, who, beside)
+            : snprintf(lines, sizeof lines,
+                       "N = %d, in the same rounds as yours, on the grader's clock:", ex->perf_n);
+    int counted = 0;
+    for (int round = 0; round < v->rounds; round++)
+        counted += v->kept[round];
+    if (counted < v->rounds && used > 0 && (size_t)used < sizeof lines)
+        used += snprintf(lines + used, sizeof lines - (size_t)used,
+                         " %d of %d rounds, %d left out where a side or a vendor had under %.0f%% "
+                         "of the CPUs it had at best (a busy machine)",
+                         counted, v->rounds, v->rounds - counted, 100 * STARVED_BELOW);
     for (int id = 0; id < CLU_VENDOR_COUNT && used > 0 && (size_t)used < sizeof lines; id++) {
         if (!v->timed[id]) {
             used += snprintf(lines + used, sizeof lines - (size_t)used, "\n%-10s not timed: %s",
@@ -834,24 +849,18 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
             continue;
         }
         double seconds[MAX_ROUNDS]; /* the rounds kept (clu_stats_of sorts them) */
-        int kept[MAX_ROUNDS], n = 0, count = vendor_rounds_kept(v, id, kept);
+        int n = 0;
         for (int round = 0; round < v->rounds; round++)
-            if (kept[round])
+            if (v->kept[round])
                 seconds[n++] = v->seconds[id][round];
         struct clu_stats t = clu_stats_of(seconds, n);
         double gflops = flops / t.median * 1e-9;
         if (id == (int)anchor)
             anchor_gflops = gflops;
-        char left_out[120] = "";
-        if (count < v->rounds)
-            snprintf(left_out, sizeof left_out,
-                     " (%d round%s where it had under %.0f%% of the CPUs it had at best, left out)",
-                     v->rounds - count, v->rounds - count == 1 ? "" : "s", 100 * STARVED_BELOW);
         used += snprintf(lines + used, sizeof lines - (size_t)used,
-                         "\n%-10s %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s: yours at %.2fx%s%s",
+                         "\n%-10s %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s: yours at %.2fx%s",
                          clu_vendor_name(id), t.median * 1e3, t.min * 1e3, t.max * 1e3, gflops,
-                         r->gflops / gflops, id == (int)anchor ? " (the points' anchor)" : "",
-                         left_out);
+                         r->gflops / gflops, id == (int)anchor ? " (the points' anchor)" : "");
     }
     r->vendor_anchor = (int)anchor;
     r->vendor_ratio = r->gflops / anchor_gflops;
