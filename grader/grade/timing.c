@@ -418,20 +418,17 @@ static int starved_now(const double *cpus, int r, double *best) {
     return cpus[r] < STARVED_BELOW * *best;
 }
 
-static int round_starved(struct side sides[2], int r, double best[2]) {
+/* Whether a side (sides; NULL: none) or a vendor still timed (v; NULL: none) was starved in round
+ * r, each judged against its own best so far, which best[] keeps: the sides' in best[0] and
+ * best[1], vendor id's in best[2 + id]. */
+static int round_starved(struct side *sides, const struct grader_vendor_times *v, int r,
+                         double best[2 + CLU_VENDOR_COUNT]) {
     int starved = 0;
-    for (int w = 0; w < 2; w++)
+    for (int w = 0; sides && w < 2; w++)
         starved |= starved_now(sides[w].cpus, r, &best[w]);
-    return starved;
-}
-
-/* Whether a vendor still timed was starved in round r (best: each one's best so far). */
-static int vendors_starved(const struct grader_vendor_times *v, int r,
-                           double best[CLU_VENDOR_COUNT]) {
-    int starved = 0;
     for (int id = 0; v && id < CLU_VENDOR_COUNT; id++)
         if (!v->why[id][0])
-            starved |= starved_now(v->cpus[id], r, &best[id]);
+            starved |= starved_now(v->cpus[id], r, &best[2 + id]);
     return starved;
 }
 
@@ -587,7 +584,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     if (vendors)
         memset(vendors, 0, sizeof *vendors);
     int rounds = 0, kept = 0, want = TIMED_ROUNDS;
-    double best[2] = {0.0, 0.0}, vendor_best[CLU_VENDOR_COUNT] = {0.0};
+    double best[2 + CLU_VENDOR_COUNT] = {0.0};
     for (; rounds < MAX_ROUNDS && kept < want && !why[0]; rounds++) {
         int r = rounds;
         for (int turn = 0; turn < 2 && !why[0]; turn++) {
@@ -618,10 +615,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         if (!cfg->device_cpu) /* a GPU's launch needs no CPU but the waiting thread's */
             for (int w = 0; w < 2; w++)
                 sides[w].cpus[r] = -1.0;
-        /* (both judged, each keeping its best) */
-        int starved = round_starved(sides, r, best);
-        starved |= vendors_starved(vendors, r, vendor_best);
-        kept += !starved;
+        kept += !round_starved(sides, vendors, r, best);
         if (kept == want && want < MAX_ROUNDS &&
             ratios_spread(sides, vendors, rounds + 1) > SPREAD_MOST)
             want += 2; /* the rounds disagree: more of them, while there is room */
@@ -713,11 +707,11 @@ void grade_vendors_alone(const struct grader_config *cfg, const struct grader_ex
         calibrate_launches(cfg, rx, &s, seed, why, sizeof why);
     /* a round of the reference gives the harness its inputs, on which the vendors are prepared;
      * a round where a vendor was starved is measured again, while there is room */
-    double best[CLU_VENDOR_COUNT] = {0.0};
+    double best[2 + CLU_VENDOR_COUNT] = {0.0};
     for (int r = 0, kept = 0; kept < rounds && r < MAX_ROUNDS && !why[0]; r++)
         if (timed_round(cfg, &s, r, round_seed(seed, r), why, sizeof why) == 0) {
             vendor_round(cfg, &s, r, v);
-            kept += !vendors_starved(v, r, best);
+            kept += !round_starved(NULL, v, r, best);
         }
     rounds_kept(NULL, v, v->rounds, v->kept);
     end_side(cfg, &s);

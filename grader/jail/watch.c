@@ -363,7 +363,7 @@ void jail_pause_run(struct run_state *st, int paused) {
  * (written, never mapped, they are in neither RLIMIT_DATA nor the resident size). Memfds and
  * /dev/shm are memory; the others take disk space. */
 struct hidden_files {
-    int disk;             /* 1: only those that take disk space; 0: all */
+    int disk;             /* 1: those that take disk space; 0: memory's (memfds, deleted files) */
     long long bytes;      /* their allocated bytes */
     struct stat seen[64]; /* a file open twice counts once (the first 64 told apart) */
     int seen_count;
