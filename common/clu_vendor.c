@@ -243,6 +243,11 @@ static void openblas_describe(char *library, size_t library_size) {
 static int openblas_prepare(int m, int n, int k, const float *a, const float *b,
                             struct clu_vendor_gemm **out, char *library, size_t library_size,
                             char *why, size_t why_size) {
+    /* OpenBLAS's idle threads spin for 2^28 cycles (about 0.1 s) before they sleep, and took a
+     * core from whatever the program timed next (CLBlast on POCL here: its threads waited for a
+     * CPU half the time). 2^20 cycles (under a millisecond; read when the library loads) still
+     * spans the gap between calls made back to back. A value the user set is kept. */
+    setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
     if (!vendor_open(&openblas_lib)) {
         vendor_say(why, why_size, "libopenblas.so.0 not found: apt-get install libopenblas0");
         return 1;

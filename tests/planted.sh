@@ -6,7 +6,8 @@
 # PLANTED_JOBS=n: entries graded at a time when no NAME is given (default 2; see below);
 # PLANTED_PART=timed or untimed: only the entries that time something, or only the others.
 # GRADER=path picks the grader binary (default build/grader/grader; tests/run.sh passes the ASan
-# build's), GRADER_CONFIG=file a config file for it.
+# build's), GRADER_CONFIG=file a config file for it. PLANTED_KEEP=1 keeps the entries' work folder
+# (reports, logs, JSON) for a look after the run.
 # A planted submission is the reference solution of one exercise with the files of its folder
 # (kernel.cl and/or main.c) laid over it, or changed by a sed expression. expect lines:
 #   kernel_sed EXPR          a GNU sed expression applied to the solution's kernel.cl (main_sed:
@@ -83,7 +84,7 @@ reference_leaks() {
         tr -s ' \t\n' ' ' | grep -oF -f "$2/reference-runs.txt" | head -n 1
 }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap "${PLANTED_KEEP:+:} rm -rf \"$work\"" EXIT
 failures=0
 names=${*:-$(ls "$planted")}
 for name in $names; do

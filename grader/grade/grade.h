@@ -223,7 +223,9 @@ enum clu_vendor_id grader_vendor_anchor(const struct grader_config *cfg);
 struct grader_vendor_times {
     double seconds[CLU_VENDOR_COUNT][GRADER_MAX_ROUNDS]; /* each round's launch */
     double cpus[CLU_VENDOR_COUNT][GRADER_MAX_ROUNDS];    /* CPUs the harness had (-1: unknown) */
-    int rounds;                                          /* rounds timed */
+    double waited[CLU_VENDOR_COUNT][GRADER_MAX_ROUNDS];  /* its threads waiting for one (-1: "") */
+    double yours[GRADER_MAX_ROUNDS]; /* the student's launch in each round (0: timed alone) */
+    int rounds;                      /* rounds timed */
     int kept[GRADER_MAX_ROUNDS];     /* those that count (the student's and the vendors' alike) */
     int timed[CLU_VENDOR_COUNT];     /* every round timed */
     char why[CLU_VENDOR_COUNT][200]; /* else why not */
@@ -232,12 +234,14 @@ struct grader_vendor_times {
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving
  * harness of its own, every launch on the grader's clock, every round's C checked; each built
  * and launched with its own row's tuning values (ex; rx, the reference's: a tuning file's). Fills
- * the report text, the GFLOP/s of both (when timed), whether the point is earned, and whether the
- * machine was too busy to time it; with vendors (NULL: none), the vendors' launches too. */
+ * the report text, the GFLOP/s of both (when timed), the reference's fastest round (seconds per
+ * launch), whether the point is earned, and whether the machine was too busy to time it; with
+ * vendors (NULL: none), the vendors' launches too. */
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const struct grader_exercise *rx, const char *reference,
-                      double *gflops, double *ref_gflops, char *out, size_t out_size, int *earned,
-                      int *too_busy, struct grader_vendor_times *vendors);
+                      double *gflops, double *ref_gflops, double *ref_fastest, char *out,
+                      size_t out_size, int *earned, int *too_busy,
+                      struct grader_vendor_times *vendors);
 
 /* A trusted kernel (a reference solution) timed alone at n on the grader's clock, in a serving
  * harness that saves into dir: 0 with min, median and max seconds, or -1 with why. */

@@ -216,6 +216,7 @@ struct side {
     double seconds[MAX_ROUNDS];     /* each round's launch on the grader's clock (per launch) */
     double reported[MAX_ROUNDS];    /* each round's launch as the harness reported it */
     double cpus[MAX_ROUNDS];        /* CPUs it had during the command (CPU seconds / seconds) */
+    double waited[MAX_ROUNDS];      /* its threads that waited for a CPU meanwhile, on average */
     struct grader_run_result ended; /* how it ended */
     char *log_text;                 /* its output, capped, once it ended */
 };

@@ -125,6 +125,10 @@ void grader_child_quiet(struct grader_child *c, double seconds);
 /* The CPU seconds the child has had so far (its control group's count, else its threads'), -1
  * when it is not running: what a timed launch got of the machine. */
 double grader_child_cpu_seconds(const struct grader_child *c);
+/* The seconds the child's threads have waited for a CPU they wanted while other tasks held it
+ * (the kernel's run-queue count), -1 when it is not running: what a busy machine took from a
+ * timed launch, whatever its threads did with the CPU they got (spinning included). */
+double grader_child_waited_seconds(const struct grader_child *c);
 /* Close its commands, wait up to timeout seconds for it to end, kill what is left, free c. */
 void grader_finish(struct grader_child *c, double timeout, struct grader_run_result *result);
 

@@ -295,6 +295,10 @@ double grader_child_cpu_seconds(const struct grader_child *c) {
     return jail_session_cpu(c->st.pid);
 }
 
+double grader_child_waited_seconds(const struct grader_child *c) {
+    return c->running && c->st.pid > 0 ? jail_session_waited(c->st.pid) : -1.0;
+}
+
 void grader_finish(struct grader_child *c, double timeout, struct grader_run_result *result) {
     if (c->commands >= 0)
         close(c->commands); /* end of commands: a well-behaved child exits */

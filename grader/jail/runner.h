@@ -78,6 +78,9 @@ int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *
  * (schedstat; a sandbox's processes included, which stay in the session), -1 if /proc cannot be
  * read. */
 double jail_session_cpu(pid_t sid);
+/* The seconds the live threads of session sid have waited, runnable, for a CPU that another task
+ * held (schedstat's second field), -1 if /proc cannot be read. */
+double jail_session_waited(pid_t sid);
 /* Stop (SIGSTOP, or the freezer with control groups) or continue every process of the run. */
 void jail_pause_run(struct run_state *st, int paused);
 

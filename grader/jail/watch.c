@@ -267,16 +267,24 @@ static int any_thread_runnable(const char *dir) {
     return runnable;
 }
 
-/* A thread's CPU seconds (its schedstat: nanoseconds) added to *seconds. */
-static int add_thread_cpu(const char *task, void *seconds) {
+/* A thread's schedstat field (0: nanoseconds on a CPU; 1: nanoseconds runnable, waiting for
+ * one) added to *seconds, in seconds. */
+static void add_thread_schedstat(const char *task, int field, double *seconds) {
     char path[700];
-    unsigned long long ns = 0;
+    unsigned long long ns[2] = {0, 0};
     snprintf(path, sizeof path, "%s/schedstat", task);
     FILE *f = fopen(path, "re");
-    if (f && fscanf(f, "%llu", &ns) == 1)
-        *(double *)seconds += 1e-9 * (double)ns;
+    if (f && fscanf(f, "%llu %llu", &ns[0], &ns[1]) == 2)
+        *seconds += 1e-9 * (double)ns[field];
     if (f)
         fclose(f);
+}
+static int add_thread_cpu(const char *task, void *seconds) {
+    add_thread_schedstat(task, 0, seconds);
+    return 0;
+}
+static int add_thread_waited(const char *task, void *seconds) {
+    add_thread_schedstat(task, 1, seconds);
     return 0;
 }
 
@@ -340,6 +348,17 @@ static void add_process_threads_cpu(const char *dir, pid_t pid, char state, doub
 double jail_session_cpu(pid_t sid) {
     double seconds = 0.0;
     return each_session_process(sid, add_process_threads_cpu, &seconds) < 0 ? -1.0 : seconds;
+}
+
+static void add_process_threads_waited(const char *dir, pid_t pid, char state, double cpu,
+                                       void *seconds) {
+    (void)pid, (void)state, (void)cpu;
+    each_thread(dir, add_thread_waited, seconds);
+}
+
+double jail_session_waited(pid_t sid) {
+    double seconds = 0.0;
+    return each_session_process(sid, add_process_threads_waited, &seconds) < 0 ? -1.0 : seconds;
 }
 
 static void stop_process(pid_t pid) {
