@@ -479,6 +479,13 @@ static int round_starved(struct side *sides, const struct grader_vendor_times *v
     return round_lost(sides, v, r, r + 1) > STARVED_LOST;
 }
 
+/* Whether rounds measured so far, `kept` of them quiet, show a machine busy throughout: 2 *
+ * TIMED_ROUNDS of them, under 3 quiet. More would rarely be quiet (beside the other tests' load
+ * here, up to 15 rounds a comparison made `make test` 40 s longer); the least starved count. */
+static int starved_throughout(int rounds, int kept) {
+    return rounds >= 2 * TIMED_ROUNDS && kept < 3;
+}
+
 /* Which of the first `rounds` rounds count, and how many: none where a side, or a vendor still
  * timed (v; NULL: none), was starved, each judged against its best of every round (a first round
  * that was starved is known only later). One set for all of them, so that the student's speed
@@ -633,7 +640,8 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     if (vendors)
         memset(vendors, 0, sizeof *vendors);
     int rounds = 0, kept = 0, want = TIMED_ROUNDS;
-    for (; rounds < MAX_ROUNDS && kept < want && !why[0]; rounds++) {
+    for (; rounds < MAX_ROUNDS && kept < want && !starved_throughout(rounds, kept) && !why[0];
+         rounds++) {
         int r = rounds;
         for (int turn = 0; turn < 2 && !why[0]; turn++) {
             int w = turn ^ (r & 1); /* who goes first swaps every round */
@@ -759,7 +767,8 @@ void grade_vendors_alone(const struct grader_config *cfg, const struct grader_ex
         calibrate_launches(cfg, rx, &s, seed, why, sizeof why);
     /* a round of the reference gives the harness its inputs, on which the vendors are prepared;
      * a round where a vendor was starved is measured again, while there is room */
-    for (int r = 0, kept = 0; kept < rounds && r < MAX_ROUNDS && !why[0]; r++)
+    for (int r = 0, kept = 0;
+         kept < rounds && r < MAX_ROUNDS && !starved_throughout(r, kept) && !why[0]; r++)
         if (timed_round(cfg, &s, r, round_seed(seed, r), why, sizeof why) == 0) {
             vendor_round(cfg, &s, r, v);
             kept += !round_starved(NULL, v, r);

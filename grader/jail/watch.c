@@ -267,24 +267,22 @@ static int any_thread_runnable(const char *dir) {
     return runnable;
 }
 
-/* A thread's schedstat field (0: nanoseconds on a CPU; 1: nanoseconds runnable, waiting for
- * one) added to *seconds, in seconds. */
-static void add_thread_schedstat(const char *task, int field, double *seconds) {
+/* A sum of one schedstat field over threads, in seconds: 0, the nanoseconds on a CPU; 1, those
+ * runnable, waiting for one. */
+struct schedstat_sum {
+    int field;
+    double seconds;
+};
+static int add_thread_schedstat(const char *task, void *context) {
+    struct schedstat_sum *sum = context;
     char path[700];
     unsigned long long ns[2] = {0, 0};
     snprintf(path, sizeof path, "%s/schedstat", task);
     FILE *f = fopen(path, "re");
     if (f && fscanf(f, "%llu %llu", &ns[0], &ns[1]) == 2)
-        *seconds += 1e-9 * (double)ns[field];
+        sum->seconds += 1e-9 * (double)ns[sum->field];
     if (f)
         fclose(f);
-}
-static int add_thread_cpu(const char *task, void *seconds) {
-    add_thread_schedstat(task, 0, seconds);
-    return 0;
-}
-static int add_thread_waited(const char *task, void *seconds) {
-    add_thread_schedstat(task, 1, seconds);
     return 0;
 }
 
@@ -339,26 +337,22 @@ int jail_each_in_session(pid_t sid, void (*visit)(pid_t pid), double *cpu, int *
     return count < 0 ? 0 : count;
 }
 
-static void add_process_threads_cpu(const char *dir, pid_t pid, char state, double cpu,
-                                    void *seconds) {
+static void add_process_threads(const char *dir, pid_t pid, char state, double cpu, void *sum) {
     (void)pid, (void)state, (void)cpu;
-    each_thread(dir, add_thread_cpu, seconds);
+    each_thread(dir, add_thread_schedstat, sum);
+}
+
+static double session_schedstat(pid_t sid, int field) {
+    struct schedstat_sum sum = {field, 0.0};
+    return each_session_process(sid, add_process_threads, &sum) < 0 ? -1.0 : sum.seconds;
 }
 
 double jail_session_cpu(pid_t sid) {
-    double seconds = 0.0;
-    return each_session_process(sid, add_process_threads_cpu, &seconds) < 0 ? -1.0 : seconds;
-}
-
-static void add_process_threads_waited(const char *dir, pid_t pid, char state, double cpu,
-                                       void *seconds) {
-    (void)pid, (void)state, (void)cpu;
-    each_thread(dir, add_thread_waited, seconds);
+    return session_schedstat(sid, 0);
 }
 
 double jail_session_waited(pid_t sid) {
-    double seconds = 0.0;
-    return each_session_process(sid, add_process_threads_waited, &seconds) < 0 ? -1.0 : seconds;
+    return session_schedstat(sid, 1);
 }
 
 static void stop_process(pid_t pid) {
