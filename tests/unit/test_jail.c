@@ -823,18 +823,22 @@ static void test_channel(void **state) {
     struct grader_jail_channel channel = {test_channel_open, &c};
     struct grader_jail_settings js = g_js;
     js.channel = &channel;
-    char *argv[] = {"/bin/sh", "-c",
-                    "ls /proc/$$/fd | tr '\\n' ' ' > fds.txt; printf hello >&3; exit 0", NULL};
+    /* ls's own descriptors (the shell's are no measure: a pipeline's end it holds while ls
+     * lists them was once seen as a fifth): 0, 1 (fds.txt), 2, the channel 3 and 4 the folder it
+     * lists (the lowest free number: a descriptor let through would take it) */
+    char *argv[] = {"/bin/sh", "-c", "ls /proc/self/fd > fds.txt; printf hello >&3; exit 0", NULL};
     struct grader_run_result r;
     grader_run_jailed(&js, argv, g_dir, g_out, 10, &r);
     char *fds = read_back("fds.txt"), got[64] = "", extra[64] = "";
+    for (char *at = fds; at && *at; at++)
+        *at = *at == '\n' ? ' ' : *at;
     ssize_t first = c.fd >= 0 ? recv(c.fd, got, sizeof got - 1, MSG_DONTWAIT) : -1;
     ssize_t second = c.fd >= 0 ? recv(c.fd, extra, sizeof extra - 1, MSG_DONTWAIT) : -1;
     if (c.fd >= 0)
         close(c.fd);
     CHECK(r.how == RUN_EXITED && r.code == 0, "the program %s", describe(&r));
     CHECK(c.opened == 1, "the channel was opened %d times for one start", c.opened);
-    CHECK(fds && !strcmp(fds, "0 1 2 3 "), "the program had descriptors \"%s\" open",
+    CHECK(fds && !strcmp(fds, "0 1 2 3 4"), "the program had descriptors \"%s\" open",
           fds ? fds : "?");
     CHECK(first == 5 && !strcmp(got, "hello"), "the grader's end got \"%s\" (%zd bytes)", got,
           first);
@@ -1048,6 +1052,68 @@ static void test_busy_machine_is_not_graded(void **state) {
         check_none_left(g_uid, "a starved run");
 }
 
+/* The seconds a child's threads waited for a CPU another task held (what a timed launch lost to a
+ * busy machine): next to none while its spinner has a CPU to itself, most of the window once two
+ * busy loops of sessions of their own share that CPU. The grader's timing leaves out the rounds
+ * where a launch lost over a quarter of the CPU time it wanted. */
+static void test_waits_beside_load(void **state) {
+    (void)state;
+    cpu_set_t before, one;
+    if (sched_getaffinity(0, sizeof before, &before) != 0) {
+        print_message("skipped: sched_getaffinity: %s\n", strerror(errno));
+        skip();
+    }
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &before))
+        cpu++;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "sched_setaffinity: %s", strerror(errno));
+    char *argv[] = {"/bin/sh", "-c",
+                    "(while :; do :; done) & while read line; do echo \"got $line\" >&3; done",
+                    NULL};
+    struct grader_child *c = grader_start(&g_js, argv, g_dir, g_out);
+    CHECK(c != NULL, "grader_start returned NULL");
+    char reply[64];
+    CHECK(grader_child_ask(c, "ready", reply, sizeof reply, 10) == 0, "no reply");
+    struct rng rng = rng_for("waits");
+    double window = 0.3 + 0.1 * (double)rng_range(&rng, 0, 4), share[2];
+    enum { LOOPS = 2 };
+    pid_t loops[LOOPS] = {0, 0};
+    for (int loaded = 0; loaded < 2; loaded++) {
+        if (loaded)
+            for (int i = 0; i < LOOPS; i++)
+                if ((loops[i] = fork()) == 0) {
+                    setsid();
+                    prctl(PR_SET_PDEATHSIG, SIGKILL);
+                    alarm(30);
+                    for (;;)
+                        ;
+                }
+        nap(0.1); /* (the spinner and the loops under way) */
+        double waited = grader_child_waited_seconds(c), start = now();
+        nap(window);
+        share[loaded] = (grader_child_waited_seconds(c) - waited) / (now() - start);
+    }
+    for (int i = 0; i < LOOPS; i++)
+        if (loops[i] > 0) {
+            kill(loops[i], SIGKILL);
+            waitpid(loops[i], NULL, 0);
+        }
+    sched_setaffinity(0, sizeof before, &before);
+    struct grader_run_result r;
+    grader_finish(c, 2, &r);
+    print_message("a spinner's waits for its CPU over %.1f s: %.2f alone, %.2f beside %d busy "
+                  "loops\n",
+                  window, share[0], share[1], LOOPS);
+    CHECK(share[0] >= 0.0 && share[0] < 0.1, "a spinner alone on its CPU waited %.2f of the time",
+          share[0]);
+    CHECK(share[1] > 0.5, "a spinner beside %d busy loops on its CPU waited only %.2f of the time",
+          LOOPS, share[1]);
+    if (g_contained)
+        check_none_left(g_uid, "a spinner beside load");
+}
+
 /* An honest program that forks and reaps short-lived helpers, many of them, ends on its own
  * and is judged by its exit, with no time lost to the grader's watch. */
 static void test_reaped_helpers_finish(void **state) {
@@ -1151,6 +1217,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_forking_spinners_time_out, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_reaped_helpers_finish, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_busy_machine_is_not_graded, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_waits_beside_load, test_setup, test_teardown),
     };
     /* once with the fallback (uid, rlimits, the watch), once more with control groups where the
      * grader can make them (as root, with a writable /sys/fs/cgroup) */
