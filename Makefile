@@ -19,6 +19,7 @@
 #   make test-slurm                               make batch ENGINE=slurm on a Slurm started here
 #   make test-speed                               the timed comparison beside two busy loops
 #   make test-hints                               each README's "Common mistakes" gets its hint
+#   make test-planted-slow                        the planted entries too slow for make test
 #   make test-course                              make batch with a roster, LMS names, deadlines, regrades
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
@@ -54,7 +55,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-slurm test-speed test-hints deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-slurm test-speed test-hints test-planted-slow deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(UNPACK) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
@@ -205,6 +206,10 @@ test-speed: deps-test all
 # it must get (tests/hints/, graded with --no-perf and --no-memcheck unless an entry needs them)
 test-hints: deps-test all
 	@PLANTED_DIR=tests/hints sh tests/planted.sh
+# the planted entries marked `slow` (10's tiles under oclgrind, about a minute each beside load),
+# left out of make test's planted set to keep it under 15 minutes (CI runs them)
+test-planted-slow: deps-test all
+	@PLANTED_PART=slow sh tests/planted.sh
 # make batch as a course uses it: roster, Moodle and Canvas names, late work, imports, similarity,
 # stale results, ONLY=, a killed FORCE=1 (tests/course.sh, about a minute and a half)
 test-course: deps-test all

@@ -4,7 +4,10 @@
 # PLANTED_DIR=dir: the entries' folder, relative to the root (default tests/planted;
 # tests/hints holds one entry per README "Common mistakes" bullet).
 # PLANTED_JOBS=n: entries graded at a time when no NAME is given (default 2; see below);
-# PLANTED_PART=timed or untimed: only the entries that time something, or only the others.
+# PLANTED_PART=timed or untimed: only the entries that time something, or only the others;
+# PLANTED_PART=slow: only the entries marked `slow` (make test-planted-slow, which CI runs: each
+# grades 10's 128 x 128 tiles under oclgrind, about a minute beside make test's load, and the set
+# leaves them out where no NAME is given, to keep make test under 15 minutes).
 # GRADER=path picks the grader binary (default build/grader/grader; tests/run.sh passes the ASan
 # build's), GRADER_CONFIG=file a config file for it. PLANTED_KEEP=1 keeps the entries' work folder
 # (reports, logs, JSON) for a look after the run.
@@ -24,6 +27,7 @@
 #   status N [N...]          the grader's exit status, one of those (default 1: points lost)
 #   max_ratio R              the timed ratio to the reference stays below R (a cheat's gain)
 #   needs_sandbox            skipped where bubblewrap cannot run (inside another sandbox)
+#   slow                     graded by make test-planted-slow, not by the whole set
 #   run_limit S              the grader's --timeout for the entry (default 30 s; 10 where it is
 #                            about a run stopped at its limit)
 #   needs_extension EXT      skipped where the grader says the device has no EXT (12's
@@ -50,8 +54,15 @@ planted=$root/${PLANTED_DIR:-tests/planted}
 if { [ $# -eq 0 ] || [ $# -gt 1 ]; } && [ "$jobs" -gt 1 ]; then
     timed=""
     others=""
+    part=${PLANTED_PART:-all}
     for entry in ${*:-$(ls "$planted")}; do
         d=$planted/$entry
+        # (the whole set: a `slow` entry only in PLANTED_PART=slow, and that part nothing else)
+        slow=no
+        grep -q '^slow$' "$d/expect" && slow=slow
+        if [ $# -eq 0 ] && { [ "$part" = slow ] || [ $slow = slow ]; } && [ "$part" != $slow ]; then
+            continue
+        fi
         if grep -qE 'performance|^max_ratio|timed out|timeout|too slow' "$d/expect"; then
             timed="$timed $entry"
         else
@@ -61,7 +72,6 @@ if { [ $# -eq 0 ] || [ $# -gt 1 ]; } && [ "$jobs" -gt 1 ]; then
     status=0
     # shellcheck disable=SC2086 # (lists of names)
     # PLANTED_PART=timed or untimed: one half only (tests/run.sh runs them in its two lanes)
-    part=${PLANTED_PART:-all}
     [ "$part" = untimed ] || [ -z "$timed" ] || PLANTED_JOBS=1 sh "$0" $timed || status=1
     # shellcheck disable=SC2086
     [ "$part" = timed ] || printf '%s\n' $others | PLANTED_JOBS=1 xargs -r -P "$jobs" -n 1 sh "$0" ||
