@@ -1006,34 +1006,47 @@ static void test_forking_spinners_time_out(void **state) {
     }
 }
 
+/* This test process held to the first CPU it may use (its children too), *before its affinity
+ * before: the CPU's number. Skips the test where the affinity cannot be read. */
+static int hold_to_one_cpu(cpu_set_t *before) {
+    if (sched_getaffinity(0, sizeof *before, before) != 0) {
+        print_message("skipped: sched_getaffinity: %s\n", strerror(errno));
+        skip();
+    }
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, before))
+        cpu++;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "sched_setaffinity: %s", strerror(errno));
+    return cpu;
+}
+
+/* A busy loop in a session of its own (a share of the CPU of its own), for at most `seconds`. */
+static pid_t busy_loop(unsigned seconds) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        alarm(seconds);
+        for (;;)
+            ;
+    }
+    return pid;
+}
+
 /* A run starved by a machine that is really busy (8 busy loops, each in a session of its own,
  * on the one CPU the test, its run and its probe are held to) is still not graded rather than
  * stopped as a timeout: the probe of the machine finds it busy too. */
 static void test_busy_machine_is_not_graded(void **state) {
     (void)state;
-    cpu_set_t before, one;
-    if (sched_getaffinity(0, sizeof before, &before) != 0) {
-        print_message("skipped: sched_getaffinity: %s\n", strerror(errno));
-        skip();
-    }
-    int cpu = 0;
-    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &before))
-        cpu++;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "sched_setaffinity: %s", strerror(errno));
+    cpu_set_t before;
+    int cpu = hold_to_one_cpu(&before);
     enum { LOOPS = 8 };
     pid_t loops[LOOPS];
-    for (int i = 0; i < LOOPS; i++) {
-        loops[i] = fork();
-        if (loops[i] == 0) {
-            setsid();
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(60);
-            for (;;)
-                ;
-        }
-    }
+    for (int i = 0; i < LOOPS; i++)
+        loops[i] = busy_loop(60);
     struct grader_run_result r;
     double start = now();
     run_sh("while :; do :; done", 2.0, &r);
@@ -1058,17 +1071,8 @@ static void test_busy_machine_is_not_graded(void **state) {
  * where a launch lost over a quarter of the CPU time it wanted. */
 static void test_waits_beside_load(void **state) {
     (void)state;
-    cpu_set_t before, one;
-    if (sched_getaffinity(0, sizeof before, &before) != 0) {
-        print_message("skipped: sched_getaffinity: %s\n", strerror(errno));
-        skip();
-    }
-    int cpu = 0;
-    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &before))
-        cpu++;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "sched_setaffinity: %s", strerror(errno));
+    cpu_set_t before;
+    int cpu = hold_to_one_cpu(&before);
     char *argv[] = {"/bin/sh", "-c",
                     "(while :; do :; done) & while read line; do echo \"got $line\" >&3; done",
                     NULL};
@@ -1081,15 +1085,8 @@ static void test_waits_beside_load(void **state) {
     enum { LOOPS = 2 };
     pid_t loops[LOOPS] = {0, 0};
     for (int loaded = 0; loaded < 2; loaded++) {
-        if (loaded)
-            for (int i = 0; i < LOOPS; i++)
-                if ((loops[i] = fork()) == 0) {
-                    setsid();
-                    prctl(PR_SET_PDEATHSIG, SIGKILL);
-                    alarm(30);
-                    for (;;)
-                        ;
-                }
+        for (int i = 0; loaded && i < LOOPS; i++)
+            loops[i] = busy_loop(30);
         nap(0.1); /* (the spinner and the loops under way) */
         double waited = grader_child_waited_seconds(c), start = now();
         nap(window);
@@ -1103,9 +1100,9 @@ static void test_waits_beside_load(void **state) {
     sched_setaffinity(0, sizeof before, &before);
     struct grader_run_result r;
     grader_finish(c, 2, &r);
-    print_message("a spinner's waits for its CPU over %.1f s: %.2f alone, %.2f beside %d busy "
+    print_message("a spinner's waits for CPU %d over %.1f s: %.2f alone, %.2f beside %d busy "
                   "loops\n",
-                  window, share[0], share[1], LOOPS);
+                  cpu, window, share[0], share[1], LOOPS);
     CHECK(share[0] >= 0.0 && share[0] < 0.1, "a spinner alone on its CPU waited %.2f of the time",
           share[0]);
     CHECK(share[1] > 0.5, "a spinner beside %d busy loops on its CPU waited only %.2f of the time",
