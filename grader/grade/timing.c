@@ -344,8 +344,8 @@ static void vendor_round(const struct grader_config *cfg, struct side *ref, int 
         snprintf(timed, sizeof timed, SERVE_VENDOR " %d %llu ", round, n);
         snprintf(skipped, sizeof skipped, SERVE_SKIPPED " %d %llu ", round, n);
         double waited = grader_child_waited_seconds(ref->child);
-        double cpu = grader_child_cpu_seconds(ref->child), start = now();
         grader_child_quiet(ref->child, QUIET_SECONDS); /* (as a side's launch is timed) */
+        double cpu = grader_child_cpu_seconds(ref->child), start = now();
         int asked = grader_child_ask(ref->child, line, reply, sizeof reply, cfg->timeout);
         double seen = now() - start, cpu_after = grader_child_cpu_seconds(ref->child);
         grader_child_quiet(ref->child, 0.0);
