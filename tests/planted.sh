@@ -6,7 +6,7 @@
 # PLANTED_JOBS=n: entries graded at a time when no NAME is given (default 2; see below);
 # PLANTED_PART=timed or untimed: only the entries that time something, or only the others;
 # PLANTED_PART=slow: only the entries marked `slow` (make test-planted-slow, which CI runs: each
-# grades 10's 128 x 128 tiles under oclgrind, about a minute beside make test's load, and the set
+# runs 07's to 11's large tiles under oclgrind, 50 s to 71 s beside make test's load, and the set
 # leaves them out where no NAME is given, to keep make test under 15 minutes).
 # GRADER=path picks the grader binary (default build/grader/grader; tests/run.sh passes the ASan
 # build's), GRADER_CONFIG=file a config file for it. PLANTED_KEEP=1 keeps the entries' work folder

@@ -219,22 +219,22 @@ int grader_cuda_tests(const struct grader_config *cfg, const struct grader_exerc
 enum clu_vendor_id grader_vendor_anchor(const struct grader_config *cfg);
 
 /* The vendors' SGEMMs timed in the same rounds (the capstone): each launch on the grader's clock,
- * in the reference's harness (never in a process the student's code runs in). Where none of the
- * anchor's launches in the rounds was quiet, it is launched again, alone, after them: slots
- * rounds to rounds + again - 1 hold those (the others' are 0). */
+ * in the reference's harness (never in a process the student's code runs in). Where under two of
+ * the anchor's launches in the rounds were quiet, more rounds of the student's kernel and the
+ * anchor alone follow: slots rounds to rounds + again - 1 (the other vendors' are 0). */
 #define GRADER_VENDOR_AGAIN 40 /* the anchor's launches taken again, at most */
 #define GRADER_VENDOR_SLOTS (GRADER_MAX_ROUNDS + GRADER_VENDOR_AGAIN)
 struct grader_vendor_times {
     double seconds[CLU_VENDOR_COUNT][GRADER_VENDOR_SLOTS]; /* each round's launch */
     double cpus[CLU_VENDOR_COUNT][GRADER_VENDOR_SLOTS];    /* CPUs the harness had (-1: unknown) */
-    double waited[CLU_VENDOR_COUNT][GRADER_VENDOR_SLOTS];  /* its threads waiting for one (-1: "") */
-    double yours[GRADER_MAX_ROUNDS]; /* the student's launch in each round (0: timed alone) */
-    int rounds;                      /* rounds timed */
-    int again;                       /* the anchor's launches taken again after them */
-    double again_seconds;            /* over how long */
-    int kept[GRADER_MAX_ROUNDS];     /* those that count (the student's and the vendors' alike) */
-    int timed[CLU_VENDOR_COUNT];     /* every round timed */
-    char why[CLU_VENDOR_COUNT][200]; /* else why not */
+    double waited[CLU_VENDOR_COUNT][GRADER_VENDOR_SLOTS]; /* its threads waiting for one (-1: "") */
+    double yours[GRADER_VENDOR_SLOTS]; /* the student's launch in each (0: timed alone) */
+    int rounds;                        /* rounds timed */
+    int again;                         /* rounds of the student's and the anchor's after them */
+    double again_seconds;              /* over how long */
+    int kept[GRADER_MAX_ROUNDS];       /* those that count (the student's and the vendors' alike) */
+    int timed[CLU_VENDOR_COUNT];       /* every round timed */
+    char why[CLU_VENDOR_COUNT][200];   /* else why not */
 };
 
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving

@@ -204,6 +204,7 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
 
 #define TIMED_ROUNDS GRADER_TIMED_ROUNDS /* timed rounds of each kernel, at least (grade.h) */
 #define MAX_ROUNDS   GRADER_MAX_ROUNDS   /* and at most, those measured again included */
+#define SLOTS        GRADER_VENDOR_SLOTS /* those and the capstone's rounds for a quiet vendor */
 
 /* One side of the comparison: a kernel in a serving harness of its own. */
 struct side {
@@ -213,10 +214,10 @@ struct side {
     char log[PATH_MAX + 32];        /* its stdout and stderr */
     int launches;                   /* launches per timed command (0: one) */
     int sets;                       /* launch sets (A, B and C each) they take in turn (0: one) */
-    double seconds[MAX_ROUNDS];     /* each round's launch on the grader's clock (per launch) */
-    double reported[MAX_ROUNDS];    /* each round's launch as the harness reported it */
-    double cpus[MAX_ROUNDS];        /* CPUs it had during the command (CPU seconds / seconds) */
-    double waited[MAX_ROUNDS];      /* its threads that waited for a CPU meanwhile, on average */
+    double seconds[SLOTS];          /* each round's launch on the grader's clock (per launch) */
+    double reported[SLOTS];         /* each round's launch as the harness reported it */
+    double cpus[SLOTS];             /* CPUs it had during the command (CPU seconds / seconds) */
+    double waited[SLOTS];           /* its threads that waited for a CPU meanwhile, on average */
     struct grader_run_result ended; /* how it ended */
     char *log_text;                 /* its output, capped, once it ended */
 };

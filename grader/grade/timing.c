@@ -508,23 +508,54 @@ static int vendor_quiet(const struct grader_vendor_times *v, int id,
     return count;
 }
 
-/* Where under VENDOR_QUIET_WANTED of the anchor's launches in the rounds were quiet, it is
- * launched again, alone (the student's processes gone), until that many are or
- * VENDOR_AGAIN_SECONDS pass: load that comes and goes, as a neighbour's builds do, leaves gaps
- * between its spells. A machine busy throughout leaves it none, and its points are then left out
- * of this student's maximum (grade_test_vendors) rather than judged on a starved library. */
+/* One timed round of the student's side (its launches checked after: set `full` element by
+ * element, -1 none): 0, or -1 with why. */
+static int student_round(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         struct side *mine, int r, uint64_t seed, int full, char *why,
+                         size_t why_size) {
+    grader_child_pause(mine->child, 0);
+    int failed = timed_round(cfg, mine, r, round_seed(seed, r), why, why_size);
+    grader_child_pause(mine->child, 1);
+    if (failed)
+        return -1;
+    if (round_checked(cfg, ex, mine, r, round_seed(seed, r), full, 1, why, why_size) == 0 &&
+        why[0]) {
+        char detail[900];
+        snprintf(detail, sizeof detail,
+                 "not scored: the timed runs at N = %d did not all compute C: %s", ex->perf_n, why);
+        snprintf(why, why_size, "%s", detail);
+    }
+    return why[0] ? -1 : 0;
+}
+
+/* Where under VENDOR_QUIET_WANTED of the anchor's launches in the rounds were quiet, rounds of the
+ * student's kernel and the anchor alone follow (each frozen while the other runs, as before),
+ * until that many are or VENDOR_AGAIN_SECONDS pass: load that comes and goes, as a neighbour's
+ * builds do, leaves gaps between its spells, and the student's kernel has the same chances in
+ * them as the library. A machine busy throughout leaves the anchor none, and its points are then
+ * left out of this student's maximum (grade_test_vendors) rather than judged on a starved
+ * library. s: the reference's harness, alone (grade_vendors_alone); sides: the comparison's. */
 #define VENDOR_QUIET_WANTED  2
 #define VENDOR_AGAIN_SECONDS 12.0
 #define VENDOR_AGAIN_GAP_NS  100000000L /* (a pause between, so that the tries spread in time) */
-static void vendor_again(const struct grader_config *cfg, struct side *ref,
-                         struct grader_vendor_times *v) {
+static void vendor_again(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         struct side *mine, struct side *ref, uint64_t seed,
+                         struct grader_vendor_times *v, char *why, size_t why_size) {
     int id = grader_vendor_anchor(cfg);
     double quiet[GRADER_VENDOR_SLOTS], start = now(), until = start + VENDOR_AGAIN_SECONDS;
-    while (!v->why[id][0] && vendor_quiet(v, id, quiet) < VENDOR_QUIET_WANTED &&
+    while (!why[0] && !v->why[id][0] && vendor_quiet(v, id, quiet) < VENDOR_QUIET_WANTED &&
            v->again < GRADER_VENDOR_AGAIN && now() < until) {
+        int slot = v->rounds + v->again;
         struct timespec gap = {0, VENDOR_AGAIN_GAP_NS};
         nanosleep(&gap, NULL);
-        vendor_launch(cfg, ref, id, v->rounds + v->again, v);
+        if (mine) {
+            if (student_round(cfg, ex, mine, slot, seed, -1, why, why_size) != 0)
+                break;
+            v->yours[slot] = mine->seconds[slot];
+        }
+        grader_child_pause(ref->child, 0);
+        vendor_launch(cfg, ref, id, slot, v);
+        grader_child_pause(ref->child, 1);
         v->again++;
         v->again_seconds = now() - start;
     }
@@ -689,21 +720,17 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         int r = rounds;
         for (int turn = 0; turn < 2 && !why[0]; turn++) {
             int w = turn ^ (r & 1); /* who goes first swaps every round */
-            grader_child_pause(sides[w].child, 0);
-            int failed = timed_round(cfg, &sides[w], r, round_seed(seed, r), why, sizeof why);
-            grader_child_pause(sides[w].child, 1);
+            if (w == 0) {
+                if (student_round(cfg, ex, mine, r, seed, r == checked ? checked_set : -1, why,
+                                  sizeof why) != 0)
+                    break;
+                continue;
+            }
+            grader_child_pause(ref->child, 0);
+            int failed = timed_round(cfg, ref, r, round_seed(seed, r), why, sizeof why);
+            grader_child_pause(ref->child, 1);
             if (failed)
                 break;
-            if (w == 0 &&
-                round_checked(cfg, ex, mine, r, round_seed(seed, r),
-                              r == checked ? checked_set : -1, 1, why, sizeof why) == 0 &&
-                why[0]) {
-                char detail[900];
-                snprintf(detail, sizeof detail,
-                         "not scored: the timed runs at N = %d did not all compute C: %s",
-                         ex->perf_n, why);
-                snprintf(why, sizeof why, "%s", detail);
-            }
         }
         if (vendors && !why[0]) { /* the student's processes stopped; the reference's thawed */
             grader_child_pause(ref->child, 0);
@@ -720,6 +747,8 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
             ratios_spread(sides, vendors, rounds + 1) > SPREAD_MOST)
             want += 2; /* the rounds disagree: more of them, while there is room */
     }
+    if (vendors && !why[0])
+        vendor_again(cfg, ex, mine, ref, seed, vendors, why, sizeof why);
     if (vendors) {
         rounds_kept(sides, vendors, rounds, vendors->kept);
         for (int r = 0; r < rounds; r++)
@@ -731,13 +760,6 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         }
     }
     end_side(cfg, mine);
-    if (vendors && !why[0]) { /* (the student's processes gone) */
-        int anchor = grader_vendor_anchor(cfg);
-        grader_child_pause(ref->child, 0);
-        vendor_again(cfg, ref, vendors);
-        grader_child_pause(ref->child, 1);
-        vendors->timed[anchor] = !vendors->why[anchor][0];
-    }
     /* the student's kernel stopped at its limit: the reference's time for the same work */
     struct grader_pace pace = {.ends = "it was right at every hidden size"};
     if (mine->ended.how == RUN_TIMEOUT)
@@ -826,7 +848,7 @@ void grade_vendors_alone(const struct grader_config *cfg, const struct grader_ex
         }
     rounds_kept(NULL, v, v->rounds, v->kept);
     if (!why[0] && rounds > 1)
-        vendor_again(cfg, &s, v);
+        vendor_again(cfg, rx, NULL, &s, seed, v, why, sizeof why);
     end_side(cfg, &s);
     for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
         v->timed[id] = !why[0] && !v->why[id][0];
@@ -914,16 +936,16 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
                            "against the reference");
         return;
     }
-    /* your fastest launch in the rounds kept (those where no side or vendor was starved, or the
-     * least starved), against each vendor's fastest quiet one: this machine's two cores run
+    /* your fastest launch, against each vendor's fastest that a busy machine did not starve
+     * (a launch of yours that was is only slower): this machine's two cores run
      * OpenBLAS at 33 ms or at 63 ms (N = 1024) in spells of a second or two with nothing else
      * running (the host's doing, unseen from inside), and a slow capstone, hit less, measured
      * from 0.57x to 0.87x of it alone by the rounds' medians; the fastest of each is what the two
      * do on the machine at its best */
     double yours = 0.0;
-    for (int round = 0; round < v->rounds; round++)
-        if (v->kept[round] && v->yours[round] > 0.0 && (yours == 0.0 || v->yours[round] < yours))
-            yours = v->yours[round];
+    for (int slot = 0; slot < v->rounds + v->again; slot++)
+        if (v->yours[slot] > 0.0 && (yours == 0.0 || v->yours[slot] < yours))
+            yours = v->yours[slot];
     struct grader_vendor_times alone;
     char beside[200] = "";
     if (!v->timed[anchor]) { /* it ran in the check before: time it with nobody else */
@@ -942,15 +964,16 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
     }
     double quiet[GRADER_VENDOR_SLOTS];
     if (vendor_quiet(v, anchor, quiet) == 0) {
-        grader_add_verdict(r, GRADER_SKIPPED, name, 0, pts,
-                           "skipped: the machine was too busy to time %s: in all %d of its "
-                           "launches (%d in the rounds, %d more alone after your kernel, over "
-                           "%.1f s) other work took over %.0f%% of the CPU time it wanted, which "
-                           "slows it more than your kernel (its threads wait on each other): the "
-                           "machine's trouble, so its %d points are left out of your maximum "
-                           "(grade again on a quieter machine; an instructor may grade again)",
-                           who, v->rounds + v->again, v->rounds, v->again, v->again_seconds,
-                           100 * STARVED_LOST, pts);
+        grader_add_verdict(
+            r, GRADER_SKIPPED, name, 0, pts,
+            "skipped: the machine was too busy to time %s: in all %d of its "
+            "launches (%d in the rounds, %d in more rounds of yours and it alone, "
+            "over %.1f s) other work took over %.0f%% of the CPU time it wanted, which "
+            "slows it more than your kernel (its threads wait on each other): the "
+            "machine's trouble, so its %d points are left out of your maximum "
+            "(grade again on a quieter machine; an instructor may grade again)",
+            who, v->rounds + v->again, v->rounds, v->again, v->again_seconds, 100 * STARVED_LOST,
+            pts);
         return;
     }
     double flops = grader_flops(ex, grader_square(ex->perf_n));
@@ -963,8 +986,8 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
                               ex->perf_n, who, beside)
                    : snprintf(lines, sizeof lines,
                               "N = %d, in the same rounds as yours, on the grader's clock (\"yours "
-                              "at\": your fastest launch in the rounds kept against the vendor's "
-                              "fastest that a busy machine did not starve):",
+                              "at\": your fastest launch against the vendor's fastest that a busy "
+                              "machine did not starve):",
                               ex->perf_n);
     int counted = 0;
     for (int round = 0; round < v->rounds; round++)
@@ -977,9 +1000,9 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
                          counted, v->rounds, v->rounds - counted, 100 * STARVED_LOST);
     if (v->again > 0 && used > 0 && (size_t)used < sizeof lines)
         used += snprintf(lines + used, sizeof lines - (size_t)used,
-                         "; %s launched %d more times alone after your kernel, where under %d "
-                         "of its launches in the rounds were quiet",
-                         who, v->again, VENDOR_QUIET_WANTED);
+                         "; %d more rounds of yours and %s alone, where under %d of its "
+                         "launches in the rounds were quiet",
+                         v->again, who, VENDOR_QUIET_WANTED);
     for (int id = 0; id < CLU_VENDOR_COUNT && used > 0 && (size_t)used < sizeof lines; id++) {
         if (!v->timed[id]) {
             used += snprintf(lines + used, sizeof lines - (size_t)used, "\n%-10s not timed: %s",
