@@ -84,7 +84,7 @@ for i in 0 1 2 3; do
     vendor=$(jq -r '.tests[] | select(.name | contains("speed against")) | .output' "$tmp/c$i.json" 2>/dev/null)
     reached=$(printf '%s\n' "$vendor" | sed -n 's/.*: \([0-9]\) of the [0-9] fractions reached.*/\1/p')
     ratio=$(printf '%s\n' "$vendor" | sed -n "s/^yours at \([0-9.]*\)x .*/\1/p")
-    anchor=$(printf '%s\n' "$vendor" | grep "points' anchor")
+    anchor=$(printf '%s\n' "$vendor" | grep -E "points' anchor|^yours +fastest")
     yours=$(jq -r '.tests[] | select(.name | contains("performance")) | .output' "$tmp/c$i.json" 2>/dev/null |
         grep -E "^(yours|N =)")
     if [ $i -eq 0 ]; then
