@@ -256,7 +256,7 @@ static int time_command(const struct grader_config *cfg, struct side *s, int rou
 int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed,
                 char *why, size_t why_size) {
     double got[4];
-    if (round < 0 || round >= MAX_ROUNDS || time_command(cfg, s, round, seed, got, why, why_size))
+    if (round < 0 || round >= SLOTS || time_command(cfg, s, round, seed, got, why, why_size))
         return -1;
     s->seconds[round] = got[0];
     s->reported[round] = got[1];
@@ -301,7 +301,7 @@ int calibrate_launches(const struct grader_config *cfg, const struct grader_exer
     /* twice, the faster counting: a first launch after the build is slower (a CPU's caches and
      * threads cold), and at N = 512 here it put a command at one launch of 7 ms, not 20 ms */
     for (int k = 0; k < 2; k++) {
-        if (time_command(cfg, s, MAX_ROUNDS, grader_derive_seed(seed, "calibration", k), got, why,
+        if (time_command(cfg, s, SLOTS, grader_derive_seed(seed, "calibration", k), got, why,
                          why_size) != 0)
             return -1;
         one = k == 0 || got[0] < one ? got[0] : one;
