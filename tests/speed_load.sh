@@ -96,9 +96,9 @@ for i in 0 1 2 3; do
         what="a slow capstone beside load that comes and goes: grading $i"
     fi
     good=$([ -n "$reached" ] && [ "$reached" -le 2 ] && [ -n "$ratio" ] && echo 1)
-    # (or no verdict at all: where every launch of OpenBLAS was starved, in the rounds and alone
-    # after them, its points leave the maximum; they are never judged on a starved library)
-    busy=$(printf '%s\n' "$vendor" | grep -o "too busy to time OpenBLAS: in all [0-9]* of its launches")
+    # (or no verdict at all: where every launch of OpenBLAS, or of the kernel, was starved, in the
+    # rounds and the rounds again, the points leave the maximum: never judged on a starved launch)
+    busy=$(printf '%s\n' "$vendor" | grep -oE "too busy to time (OpenBLAS|your kernel against OpenBLAS): in all [0-9]* of its launches")
     left_out=$(jq -r '.tests[] | select(.name | contains("speed against")) | "\(.max_score) \(.extra_data.left_out)"' "$tmp/c$i.json" 2>/dev/null)
     [ -n "$busy" ] && [ "$left_out" != "0 3" ] && busy="" # (its 3 points out of the maximum, none scored)
     if [ $i -eq 3 ] && [ -z "$busy" ]; then

@@ -228,13 +228,14 @@ struct grader_vendor_times {
     double seconds[CLU_VENDOR_COUNT][GRADER_VENDOR_SLOTS]; /* each round's launch */
     double cpus[CLU_VENDOR_COUNT][GRADER_VENDOR_SLOTS];    /* CPUs the harness had (-1: unknown) */
     double waited[CLU_VENDOR_COUNT][GRADER_VENDOR_SLOTS]; /* its threads waiting for one (-1: "") */
-    double yours[GRADER_VENDOR_SLOTS]; /* the student's launch in each (0: timed alone) */
-    int rounds;                        /* rounds timed */
-    int again;                         /* rounds of the student's and the anchor's after them */
-    double again_seconds;              /* over how long */
-    int kept[GRADER_MAX_ROUNDS];       /* those that count (the student's and the vendors' alike) */
-    int timed[CLU_VENDOR_COUNT];       /* every round timed */
-    char why[CLU_VENDOR_COUNT][200];   /* else why not */
+    double yours[GRADER_VENDOR_SLOTS];      /* the student's launch in each (0: timed alone) */
+    int yours_starved[GRADER_VENDOR_SLOTS]; /* that launch lost over a quarter to other work */
+    int rounds;                             /* rounds timed */
+    int again;                       /* rounds of the student's and the anchor's after them */
+    double again_seconds;            /* over how long */
+    int kept[GRADER_MAX_ROUNDS];     /* those that count (the student's and the vendors' alike) */
+    int timed[CLU_VENDOR_COUNT];     /* every round timed */
+    char why[CLU_VENDOR_COUNT][200]; /* else why not */
 };
 
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving

@@ -16,7 +16,7 @@
  *     others with Freivalds' test against A(Bx)), from the file the harness saved in its folder;
  *   - who goes first alternates every round, and the point is decided on the medians.
  */
-#define _GNU_SOURCE /* getrandom */
+#define _GNU_SOURCE /* getrandom, sched_getaffinity */
 #include "grade/internal.h"
 #include "grade/barrier_loop.h"
 #include "exercise/protocol.h"
@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -508,6 +509,35 @@ static int vendor_quiet(const struct grader_vendor_times *v, int id,
     return count;
 }
 
+/* The CPUs the grader may run on, and its children with it (its affinity, else those online). */
+static double machine_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (double)online : 1.0;
+}
+
+/* Whether the student's launch in slot r lost more than STARVED_LOST to other work: its threads
+ * waited for a CPU over that share of the time while it had under 1 - STARVED_LOST of the
+ * machine's CPUs (cpus_here). Threads that wait while their side holds the CPUs wait for each
+ * other (more of them than CPUs: its own doing), and the jail refuses to pin them to fewer CPUs
+ * (session.c), so no kernel can look starved on an idle machine. 0 where unknown (a GPU). */
+static int outside_starved(const struct side *s, int r, double cpus_here) {
+    double had = s->cpus[r], waited = s->waited[r];
+    return had >= 0.0 && waited > 0.0 && waited / (had + waited) > STARVED_LOST &&
+           had < (1.0 - STARVED_LOST) * cpus_here;
+}
+
+/* The student's launches so far (rounds and rounds again) that other work did not starve. */
+static int student_quiet(const struct side *mine, int slots) {
+    double cpus_here = machine_cpus();
+    int count = 0;
+    for (int slot = 0; slot < slots; slot++)
+        count += mine->seconds[slot] > 0.0 && !outside_starved(mine, slot, cpus_here);
+    return count;
+}
+
 /* One timed round of the student's side (its launches checked after: set `full` element by
  * element, -1 none): 0, or -1 with why. */
 static int student_round(const struct grader_config *cfg, const struct grader_exercise *ex,
@@ -528,13 +558,13 @@ static int student_round(const struct grader_config *cfg, const struct grader_ex
     return why[0] ? -1 : 0;
 }
 
-/* Where under VENDOR_QUIET_WANTED of the anchor's launches in the rounds were quiet, rounds of the
- * student's kernel and the anchor alone follow (each frozen while the other runs, as before),
- * until that many are or VENDOR_AGAIN_SECONDS pass: load that comes and goes, as a neighbour's
- * builds do, leaves gaps between its spells, and the student's kernel has the same chances in
- * them as the library. A machine busy throughout leaves the anchor none, and its points are then
- * left out of this student's maximum (grade_test_vendors) rather than judged on a starved
- * library. s: the reference's harness, alone (grade_vendors_alone); sides: the comparison's. */
+/* Where under VENDOR_QUIET_WANTED of the anchor's launches, or of the student's (mine; NULL: the
+ * vendors timed alone), in the rounds were quiet, rounds of the student's kernel and the anchor
+ * alone follow (each frozen while the other runs, as before), until each has that many or
+ * VENDOR_AGAIN_SECONDS pass: load that comes and goes, as a neighbour's builds do, leaves gaps
+ * between its spells, and both have the same chances in them. A machine busy throughout leaves
+ * one of them none, and the points are then left out of this grading's maximum
+ * (grade_test_vendors) rather than judged on a starved launch. */
 #define VENDOR_QUIET_WANTED  2
 #define VENDOR_AGAIN_SECONDS 12.0
 #define VENDOR_AGAIN_GAP_NS  100000000L /* (a pause between, so that the tries spread in time) */
@@ -543,7 +573,9 @@ static void vendor_again(const struct grader_config *cfg, const struct grader_ex
                          struct grader_vendor_times *v, char *why, size_t why_size) {
     int id = grader_vendor_anchor(cfg);
     double quiet[GRADER_VENDOR_SLOTS], start = now(), until = start + VENDOR_AGAIN_SECONDS;
-    while (!why[0] && !v->why[id][0] && vendor_quiet(v, id, quiet) < VENDOR_QUIET_WANTED &&
+    while (!why[0] && !v->why[id][0] &&
+           (vendor_quiet(v, id, quiet) < VENDOR_QUIET_WANTED ||
+            (mine && student_quiet(mine, v->rounds + v->again) < VENDOR_QUIET_WANTED)) &&
            v->again < GRADER_VENDOR_AGAIN && now() < until) {
         int slot = v->rounds + v->again;
         struct timespec gap = {0, VENDOR_AGAIN_GAP_NS};
@@ -551,6 +583,8 @@ static void vendor_again(const struct grader_config *cfg, const struct grader_ex
         if (mine) {
             if (student_round(cfg, ex, mine, slot, seed, -1, why, why_size) != 0)
                 break;
+            if (!cfg->device_cpu) /* (as in the rounds) */
+                mine->cpus[slot] = mine->waited[slot] = -1.0;
             v->yours[slot] = mine->seconds[slot];
         }
         grader_child_pause(ref->child, 0);
@@ -751,8 +785,11 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         vendor_again(cfg, ex, mine, ref, seed, vendors, why, sizeof why);
     if (vendors) {
         rounds_kept(sides, vendors, rounds, vendors->kept);
-        for (int r = 0; r < rounds; r++)
-            vendors->yours[r] = sides[0].seconds[r];
+        double cpus_here = machine_cpus();
+        for (int r = 0; r < rounds + vendors->again; r++) {
+            vendors->yours[r] = r < rounds ? sides[0].seconds[r] : vendors->yours[r];
+            vendors->yours_starved[r] = outside_starved(mine, r, cpus_here);
+        }
         for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
             vendors->timed[id] = !why[0] && !vendors->why[id][0];
             if (why[0] && !vendors->why[id][0])
@@ -943,11 +980,12 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
      * from 0.57x to 0.87x of it alone by the rounds' medians; the fastest of each is what the two
      * do on the machine at its best */
     double yours = 0.0;
-    int yours_count = 0;
+    int yours_count = 0, yours_quiet = 0;
     for (int slot = 0; slot < v->rounds + v->again; slot++)
         if (v->yours[slot] > 0.0) {
             yours = yours_count == 0 || v->yours[slot] < yours ? v->yours[slot] : yours;
             yours_count++;
+            yours_quiet += !v->yours_starved[slot];
         }
     struct grader_vendor_times alone;
     char beside[200] = "";
@@ -971,12 +1009,23 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
             r, GRADER_SKIPPED, name, 0, pts,
             "skipped: the machine was too busy to time %s: in all %d of its "
             "launches (%d in the rounds, %d in more rounds of yours and it alone, "
-            "over %.1f s) other work took over %.0f%% of the CPU time it wanted, which "
-            "slows it more than your kernel (its threads wait on each other): the "
+            "over %.1f s) other work took over %.0f%% of the CPU time it wanted (its "
+            "threads wait on each other, so that slows it more than your kernel): the "
             "machine's trouble, so its %d points are left out of your maximum "
             "(grade again on a quieter machine; an instructor may grade again)",
             who, v->rounds + v->again, v->rounds, v->again, v->again_seconds, 100 * STARVED_LOST,
             pts);
+        return;
+    }
+    if (yours_count > 0 && yours_quiet == 0) {
+        grader_add_verdict(
+            r, GRADER_SKIPPED, name, 0, pts,
+            "skipped: the machine was too busy to time your kernel against %s: in all %d of "
+            "its launches (%d in more rounds of yours and %s alone, over %.1f s) other work "
+            "took over %.0f%% of the CPU time it wanted, while %s had quiet ones: the "
+            "machine's trouble, so the %d points are left out of your maximum (grade again on "
+            "a quieter machine; an instructor may grade again)",
+            who, yours_count, v->again, who, v->again_seconds, 100 * STARVED_LOST, who, pts);
         return;
     }
     double flops = grader_flops(ex, grader_square(ex->perf_n));

@@ -5,7 +5,8 @@
  * program that calls setsid() in every child it forks so gets a full share per child, and its
  * nice 19 means nothing; the corpus's fork bomb slowed the good submission graded beside it from
  * 5 s to 24 s that way. So a jailed child gets a session of its own, that session's nice, and a
- * seccomp filter under which setsid() fails: all it starts shares that one session's share.
+ * seccomp filter under which setsid() fails: all it starts shares that one session's share. The
+ * filter refuses sched_setaffinity() too (see its rule).
  * Everything here runs between fork and exec, so it only makes system calls. */
 #define _GNU_SOURCE
 #include "jail/jail.h"
@@ -59,7 +60,10 @@ int grader_enter_own_session(int niceness) {
         BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setsid, 0, 1),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setsid, 1, 0),
+        /* threads pinned to fewer CPUs than the machine has would wait for each other while a
+         * CPU stays free: what the timing reads as a busy machine (timing.c's outside_starved) */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sched_setaffinity, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };

@@ -575,6 +575,23 @@ static void test_fork_bomb(void **state) {
     check_none_left(g_uid, "a fork bomb");
 }
 
+/* sched_setaffinity() is refused (session.c): threads pinned to fewer CPUs than the machine has
+ * wait for each other beside a free CPU, which the timing would read as outside load */
+static void test_affinity_refused(void **state) {
+    (void)state;
+    NEEDS_CONTAINMENT();
+    struct grader_run_result r;
+    char *argv[] = {"/bin/sh", "-c",
+                    "taskset -p 1 $$ > pin.txt 2>&1; echo $? > pin_status.txt; exit 0", NULL};
+    run_argv(argv, 10, &r);
+    CHECK(r.how == RUN_EXITED && r.code == 0, "the pinning program %s", describe(&r));
+    char *said = read_back("pin.txt"), *status = read_back("pin_status.txt");
+    CHECK(said && status && atoi(status) != 0 && strcasestr(said, "not permitted"),
+          "sched_setaffinity was not refused: status %s, said \"%.200s\"", status ? status : "?",
+          said ? said : "");
+    free(said), free(status);
+}
+
 static void test_setsid_escape(void **state) {
     (void)state;
     NEEDS_CONTAINMENT();
@@ -1200,6 +1217,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_memory_many_processes, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_fork_bomb, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_setsid_escape, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_affinity_refused, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_own_session_niced, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_disk_filler_outside, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_disk_filler_outside_while_space_freed, test_setup,
