@@ -575,6 +575,16 @@ static void test_fork_bomb(void **state) {
     check_none_left(g_uid, "a fork bomb");
 }
 
+/* A call the jail's seccomp filter refuses (session.c): the jailed command that made it failed,
+ * its message in said_file and its status in status_file. */
+static void check_refused(const char *call, const char *said_file, const char *status_file) {
+    char *said = read_back(said_file), *status = read_back(status_file);
+    CHECK(said && status && atoi(status) != 0 && strcasestr(said, "not permitted"),
+          "%s was not refused: status %s, said \"%.200s\"", call, status ? status : "?",
+          said ? said : "");
+    free(said), free(status);
+}
+
 /* sched_setaffinity() is refused (session.c): threads pinned to fewer CPUs than the machine has
  * wait for each other beside a free CPU, which the timing would read as outside load */
 static void test_affinity_refused(void **state) {
@@ -585,11 +595,7 @@ static void test_affinity_refused(void **state) {
                     "taskset -p 1 $$ > pin.txt 2>&1; echo $? > pin_status.txt; exit 0", NULL};
     run_argv(argv, 10, &r);
     CHECK(r.how == RUN_EXITED && r.code == 0, "the pinning program %s", describe(&r));
-    char *said = read_back("pin.txt"), *status = read_back("pin_status.txt");
-    CHECK(said && status && atoi(status) != 0 && strcasestr(said, "not permitted"),
-          "sched_setaffinity was not refused: status %s, said \"%.200s\"", status ? status : "?",
-          said ? said : "");
-    free(said), free(status);
+    check_refused("sched_setaffinity", "pin.txt", "pin_status.txt");
 }
 
 static void test_setsid_escape(void **state) {
@@ -605,11 +611,7 @@ static void test_setsid_escape(void **state) {
                     NULL};
     run_argv(argv, 10, &r);
     CHECK(r.how == RUN_EXITED && r.code == 0, "the escaping program %s", describe(&r));
-    char *refused = read_back("setsid.txt"), *status = read_back("setsid_status.txt");
-    CHECK(refused && status && atoi(status) != 0 && strcasestr(refused, "not permitted"),
-          "setsid was not refused: status %s, said \"%.200s\"", status ? status : "?",
-          refused ? refused : "");
-    free(refused), free(status);
+    check_refused("setsid", "setsid.txt", "setsid_status.txt");
     char *pid_text = read_back("pid.txt"), *pgrp_text = read_back("pgrp.txt");
     CHECK(pid_text && pgrp_text && atol(pid_text) > 0 && !strcmp(pid_text, pgrp_text),
           "the sleep %s did not lead a process group of its own (group %s)",
