@@ -361,7 +361,7 @@ timing_lock() {
     cache=$tmp/lock-cache
     mkdir -p "$cache"
     lk() { "$grader" --submission solutions --ex 01 --no-memcheck --cache "$cache" \
-        --work "$tmp/work-lk" --results "$tmp/results-lk" "$@"; }
+        --tuning "$TUNING" --work "$tmp/work-lk" --results "$tmp/results-lk" "$@"; }
     lk >/dev/null 2>&1
     lock=$(ls "$cache"/timing-*.lock 2>/dev/null)
     [ -f "$lock" ] && [ "$(stat -c %a "$lock")" = 600 ] ||
@@ -371,7 +371,7 @@ timing_lock() {
     holder=$!
     ok=0
     timeout 120 sh -c "$(printf '%s ' "$grader" --submission solutions --ex 01 --no-memcheck \
-        --no-perf --cache "$cache" --work "$tmp/work-lk" --results "$tmp/results-lk")" \
+        --no-perf --cache "$cache" --tuning "$TUNING" --work "$tmp/work-lk" --results "$tmp/results-lk")" \
         >"$tmp/lock-np.txt" 2>&1 || { echo "--no-perf did not finish beside the held lock"; ok=1; }
     lk >"$tmp/lock.txt" 2>&1 &
     timed=$!
