@@ -585,7 +585,6 @@ static void vendor_again(const struct grader_config *cfg, const struct grader_ex
                 break;
             if (!cfg->device_cpu) /* (as in the rounds) */
                 mine->cpus[slot] = mine->waited[slot] = -1.0;
-            v->yours[slot] = mine->seconds[slot];
         }
         grader_child_pause(ref->child, 0);
         vendor_launch(cfg, ref, id, slot, v);
@@ -787,7 +786,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         rounds_kept(sides, vendors, rounds, vendors->kept);
         double cpus_here = machine_cpus();
         for (int r = 0; r < rounds + vendors->again; r++) {
-            vendors->yours[r] = r < rounds ? sides[0].seconds[r] : vendors->yours[r];
+            vendors->yours[r] = mine->seconds[r];
             vendors->yours_starved[r] = outside_starved(mine, r, cpus_here);
         }
         for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
