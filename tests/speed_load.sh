@@ -4,8 +4,8 @@
 # ratio to the reference must lie within [0.8, 1.25] and every performance point be kept. The
 # grader may measure a starved round again and add rounds; it may not lose a point to the load.
 # Then a slow capstone, alone and beside load that comes and goes: the vendor's launches it starved
-# must not hand it the vendor's points (OpenBLAS is timed again alone in the load's gaps, or its
-# points leave the maximum where it never had one).
+# must not hand it the vendor's points (more rounds of the kernel and OpenBLAS alone follow, in the
+# load's gaps, or the points leave the maximum where either never had a quiet launch).
 # `make test-speed` runs it (CI too: .ci/run); about two minutes and a half on 2 cores.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
