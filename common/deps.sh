@@ -18,8 +18,9 @@ batch="$grade jq libarchive-dev gnuplot-nox similarity-tester"
 gradescope="$grade zip"
 slides="pandoc"
 slurm="slurmctld slurmd slurm-client munge"
-# chromium opens the batch's report.html headless (tests/report.sh)
-test="$bench libcmocka-dev libarchive-dev jq clang-format unzip zip pandoc chromium similarity-tester"
+# chromium opens the batch's report.html headless (tests/report.sh); xmllint (libxml2-utils) and
+# python3 are the real parsers that tests/outputs.sh reads a batch's class files with
+test="$bench libcmocka-dev libarchive-dev jq clang-format unzip zip pandoc chromium similarity-tester libxml2-utils python3"
 case "${1:-build}" in
 build) want=$build ;;
 grade) want=$grade ;;
@@ -74,7 +75,9 @@ works() {
     [ "$1" = gradescope ] && { command -v zip >/dev/null 2>&1 || ok=1; }
     if [ "$1" = test ]; then
         ${CC:-cc} -o "$probe/cm" "$probe/cm.c" -lcmocka >/dev/null 2>&1 || ok=1
-        for tool in jq clang-format zip unzip pandoc chromium; do command -v $tool >/dev/null 2>&1 || ok=1; done
+        for tool in jq clang-format zip unzip pandoc chromium xmllint python3; do
+            command -v $tool >/dev/null 2>&1 || ok=1
+        done
     fi
     rm -rf "$probe"
     return $ok

@@ -408,6 +408,8 @@ step "unit tests (cmocka) build with -Werror (run with ASan below)" unit_tests
 step "grader/ in layers: no include cycle, none up a layer" sh tests/layers.sh
 step "exercises differ from solutions only in TODO(student) blocks" sh tests/check_skeletons.sh
 step "the READMEs: links, make targets, tuning defaults (tests/docs.sh)" sh tests/docs.sh
+step "the batch's output checker finds each planted fault (tests/outputs.sh --self-test)" \
+    sh tests/outputs.sh --self-test
 step "host programs" host_programs
 step "ASan and UBSan: the unit tests that judge a quiet machine ($quiet_units), alone" \
     sanitized_units quiet

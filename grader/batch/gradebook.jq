@@ -1,9 +1,15 @@
 # gradebook.jq - OUT/gradebook.csv of a batch (class_files.sh): jq -rs -f gradebook.jq over the
 # class, one line a student {id, name, status, stale, late, upload, r} (r: results.json or null).
-# A cell a spreadsheet would take for a formula (= + - @, a tab or a carriage return first; a
-# student id may begin with -) gets a leading ', and one with a comma, a quote or a line break
-# is quoted (RFC 4180).
-def cell: tostring | (if test("^[-=+@\t\r]") then "'" + . else . end)
+# A cell a spreadsheet would take for a formula (= + - @ first, or after leading white space, which
+# an import may trim; a tab or a carriage return first; a student id may begin with -) gets a
+# leading ', and one with a comma, a quote or a line break is quoted (RFC 4180). Controls (C0 but
+# tab and line breaks, DEL, C1) and noncharacters (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF) become ?: a
+# results.json may come from an older grader or be forged.
+def cell: (tostring | explode
+    | map(if (. < 32 and . != 9 and . != 10 and . != 13) or (. >= 127 and . <= 159)
+             or (. >= 55296 and . <= 57343) or (. >= 64976 and . <= 65007) or (. % 65536 >= 65534)
+          then 63 else . end) | implode)
+  | (if test("^([\t\r]|\\s*[-=+@])") then "'" + . else . end)
   | if test("[,\"\r\n]") then "\"" + gsub("\""; "\"\"") + "\"" else . end;
 def num: if type == "number" then . else null end;
 def ex_score($e): [.r.tests[]? | select(.extra_data.exercise == $e) | .score | num] | if length == 0 then "" else add end;

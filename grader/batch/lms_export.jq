@@ -6,7 +6,13 @@
 # column; a "Points Possible" row first). Moodle: an assignment's offline grading worksheet
 # (Identifier "Participant N", Full name, Grade, Maximum Grade, Last modified (grade), Feedback
 # comments): Moodle finds its columns by these names.
-def cell: tostring | (if test("^[-=+@\t\r]") then "'" + . else . end)
+# Every cell as gradebook.jq's: no formula (a leading ', also before = + - @ after white space),
+# quoted when it holds a comma, a quote or a line break, controls and noncharacters as ?.
+def cell: (tostring | explode
+    | map(if (. < 32 and . != 9 and . != 10 and . != 13) or (. >= 127 and . <= 159)
+             or (. >= 55296 and . <= 57343) or (. >= 64976 and . <= 65007) or (. % 65536 >= 65534)
+          then 63 else . end) | implode)
+  | (if test("^([\t\r]|\\s*[-=+@])") then "'" + . else . end)
   | if test("[,\"\r\n]") then "\"" + gsub("\""; "\"\""; "g") + "\"" else . end;
 def number: if (.lms // "") != "" then .lms elif (.id | test("^[0-9]+$")) then .id else null end;
 ([.[] | .r.extra_data.max_score? | numbers] | group_by(.) | max_by(length)[0] // 0) as $max

@@ -10,8 +10,14 @@
 # in the page it goes through h, in gnuplot's data through tag, and numbers through num.
 
 # ---------------------------------------------------------------- safe text
-# HTML text: control characters (C0, DEL, C1) as ?, then &<>'" escaped
-def h: tostring | gsub("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]"; "?") | @html;
+# HTML text: control characters (C0 but tab and line breaks, DEL, C1) and noncharacters (U+FDD0..
+# U+FDEF, U+xFFFE and U+xFFFF of every plane: HTML's parse errors, and no text to anyone) as ?,
+# code point by code point, then &<>'" escaped
+def h: tostring | explode
+  | map(if (. < 32 and . != 9 and . != 10 and . != 13) or (. >= 127 and . <= 159)
+           or (. >= 55296 and . <= 57343) or (. >= 64976 and . <= 65007) or (. % 65536 >= 65534)
+        then 63 else . end)
+  | implode | @html;
 # a label in a plot: a few harmless characters, short
 def tag: tostring | gsub("[^A-Za-z0-9 ._:=,()/*+-]"; "?") | .[:56];
 def num: if type == "number" then . elif type == "string" then (tonumber? // null) else null end;

@@ -3,11 +3,22 @@
 # the fastest kernel of each exercise by its ratio to the reference, and for each exercise timed
 # against a vendor (its "<exercise> x CLBlast" or "x OpenBLAS" leaderboard entries) its ten
 # fastest students by that ratio.
+# A results.json may come from an older grader or be forged, so everything shown from one goes
+# through md: a table cell of one line (line breaks and tabs as spaces), DEL, the C0 and C1
+# controls and the noncharacters (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF) as ?, and | < ` escaped so
+# that a cell can neither split the table nor open markup or code in a Markdown renderer.
+def md: if type == "string" then . else tojson end
+  | explode
+  | map(if . == 9 or . == 10 or . == 13 then 32
+        elif . < 32 or (. >= 127 and . <= 159) or (. >= 55296 and . <= 57343)
+             or (. >= 64976 and . <= 65007) or (. % 65536 >= 65534) then 63
+        else . end)
+  | implode | gsub("(?<c>[\\|`])"; "\\\(.c)") | gsub("<"; "&lt;");
 def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score | floor) else 0 end;
 "# Batch summary\n",
 "\(length) of \($total) students graded.\n",
 # the device once, here (the gradebook has a column for it only when students differ)
-([.[] | .extra_data.device? | strings] | unique | if length > 0 then "Graded on: \(join("; ")).\n" else empty end),
+([.[] | .extra_data.device? | strings] | unique | if length > 0 then "Graded on: \(join("; ") | md).\n" else empty end),
 "## Scores (percent of the maximum)\n",
 "| range | students |", "|---|---:|",
 (group_by(pct / 10 | floor) | .[] | (.[0] | pct / 10 | floor * 10) as $low
@@ -15,7 +26,7 @@ def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score
 "\n## Most common failures\n",
 "| test | students |", "|---|---:|",
 ([.[] | [.tests[] | select(.status == "failed") | .name | sub("N=[0-9]+"; "N=*")] | unique[]]
-  | group_by(.) | map({t: .[0], n: length}) | sort_by(-.n) | .[:10][] | "| \(.t) | \(.n) |"),
+  | group_by(.) | map({t: .[0], n: length}) | sort_by(-.n) | .[:10][] | "| \(.t | md) | \(.n | md) |"),
 # ranked by the ratio to the reference timed in the same rounds (extra_data.reference_gflops): on a
 # shared machine raw GFLOP/s follow the load, the ratio much less; a kernel without the reference's
 # figure ranks after those with it
@@ -26,7 +37,7 @@ def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score
   | {e: $e, s: $s, v: .value,
      x: (($ref[$e]? // 0) as $r | if ($r | type) == "number" and $r > 0 then (.value / $r * 100 | round / 100) else null end)}]
   | group_by(.e) | map(max_by([.x // -1, .v])) | .[]
-  | "| \(.e) | \(.s) | \(.x // "-") | \(.v) |"),
+  | "| \(.e | md) | \(.s | md) | \(.x // "-" | md) | \(.v | md) |"),
 # the rows timed against a vendor (their "<exercise> x <vendor>" entries: OpenBLAS on a CPU,
 # CLBlast on a GPU): the ten fastest by that ratio, measured in the same rounds
 ([.[] | .student as $s | (.extra_data.reference_gflops? // {}) as $ref | .leaderboard as $l | $l[]?
@@ -35,6 +46,6 @@ def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score
   | {e: $m.e, w: $m.w, s: $s, r: .value, g: $g,
      x: (($ref[$m.e]? // 0) as $r | if ($r | type) == "number" and $r > 0 and $g != null then ($g / $r * 100 | round / 100) else "-" end)}]
   | group_by([.e, .w]) | .[] | sort_by(-.r) | .[:10] as $top
-  | "\n## Fastest kernels of \($top[0].e) against \($top[0].w)\n",
-    "| rank | student | x \($top[0].w) | x reference | GFLOP/s |", "|---:|---|---:|---:|---:|",
-    ($top | to_entries[] | "| \(.key + 1) | \(.value.s) | \(.value.r) | \(.value.x) | \(.value.g) |"))
+  | "\n## Fastest kernels of \($top[0].e | md) against \($top[0].w | md)\n",
+    "| rank | student | x \($top[0].w | md) | x reference | GFLOP/s |", "|---:|---|---:|---:|---:|",
+    ($top | to_entries[] | "| \(.key + 1) | \(.value.s | md) | \(.value.r | md) | \(.value.x | md) | \(.value.g | md) |"))

@@ -141,9 +141,9 @@ void grader_print_summary(FILE *out, const struct grader_exercise_result *result
 int grader_write_json(const char *path, const struct grader_exercise_result *results, int count,
                       double seconds, const char *device);
 
-/* Make text safe to show, in place: every C0 control but \n and \t, DEL, every C1 control and
- * each invalid UTF-8 sequence (stray, truncated, overlong, surrogate, past U+10FFFF) become '?';
- * valid UTF-8 is kept. */
+/* Make text safe to show, in place: every C0 control but \n and \t, DEL, every C1 control, every
+ * noncharacter (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF) and each invalid UTF-8 sequence (stray,
+ * truncated, overlong, surrogate, past U+10FFFF) become '?'; valid UTF-8 is kept. */
 void grader_sanitize_text(char *text);
 
 /* s sanitized (grader_sanitize_text), with JSON string escapes; malloc'd. */

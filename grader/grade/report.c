@@ -40,8 +40,21 @@ static size_t utf8_sequence(const unsigned char *s, size_t *bad) {
     return length;
 }
 
+/* Whether the well-formed sequence at s, of length bytes, is a Unicode noncharacter: U+FDD0 to
+ * U+FDEF (EF B7 90..AF) or the last two code points of a plane, U+xFFFE and U+xFFFF (EF BF BE..BF
+ * in plane 0; in the others the low 16 bits all ones but the last: the second byte's low nibble F,
+ * the third BF). XML 1.0's Char production excludes U+FFFE and U+FFFF, so one of them printed by a
+ * student makes junit.xml unreadable; the others are as meaningless to every reader. */
+static int noncharacter(const unsigned char *s, size_t length) {
+    if (length == 3)
+        return s[0] == 0xef &&
+               ((s[1] == 0xb7 && s[2] >= 0x90 && s[2] <= 0xaf) || (s[1] == 0xbf && s[2] >= 0xbe));
+    return length == 4 && (s[1] & 0x0f) == 0x0f && s[2] == 0xbf && s[3] >= 0xbe;
+}
+
 /* Rewrites text in place (it never grows): what a terminal, an editor or a JSON reader could
- * take for a command or choke on becomes '?'. */
+ * take for a command or choke on, and the noncharacters that an XML reader refuses, become '?'
+ * (one for each character). */
 void grader_sanitize_text(char *text) {
     const unsigned char *in = (const unsigned char *)text;
     char *out = text;
@@ -57,6 +70,9 @@ void grader_sanitize_text(char *text) {
         } else if (length == 2 && in[0] == 0xc2 && in[1] <= 0x9f) {
             *out++ = '?'; /* C1 controls: U+009B (CSI) acts like ESC [ */
             in += 2;
+        } else if (noncharacter(in, length)) {
+            *out++ = '?';
+            in += length;
         } else {
             memmove(out, in, length);
             out += length;

@@ -1,4 +1,5 @@
-/* test_report.c - unit tests (cmocka) of grader_sanitize_text and of the places that apply it:
+/* test_report.c - unit tests (cmocka) of grader_sanitize_text (controls, noncharacters, invalid
+ * UTF-8) and of the places that apply it:
  * grader_add_test (test names and outputs), the summary's device name and grader_json_escape;
  * the verdict each test carries into the report and results.json; and the head of each log (the
  * seed shown or, a batch's secret, not; the repeating command line a shell reads back word for
@@ -75,13 +76,20 @@ static int is_control(uint32_t cp) {
     return (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f);
 }
 
-/* NULL when text is well-formed UTF-8 free of controls (but \n, \t), else where it is not. */
+/* Unicode's 66 noncharacters, by their definition: U+FDD0..U+FDEF and the last two code points
+ * of each of the 17 planes (XML 1.0 refuses U+FFFE and U+FFFF outright). */
+static int is_noncharacter(uint32_t cp) {
+    return (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe;
+}
+
+/* NULL when text is well-formed UTF-8 free of controls (but \n, \t) and of noncharacters, else
+ * where it is not. */
 static const char *first_unsafe(const char *text) {
     const unsigned char *s = (const unsigned char *)text;
     while (*s) {
         uint32_t cp;
         size_t length = decode(s, &cp);
-        if (length == 0 || is_control(cp))
+        if (length == 0 || is_control(cp) || is_noncharacter(cp))
             return (const char *)s;
         s += length;
     }
@@ -130,7 +138,7 @@ static uint32_t random_safe_code_point(struct rng *r) {
             cp = (uint32_t)rng_range(r, 0x10000, 0x10ffff);
             break;
         }
-        if (cp != '?' && !is_control(cp) && !(cp >= 0xd800 && cp <= 0xdfff))
+        if (cp != '?' && !is_control(cp) && !is_noncharacter(cp) && !(cp >= 0xd800 && cp <= 0xdfff))
             return cp;
     }
 }
@@ -172,8 +180,42 @@ static void test_specific_cases(void **state) {
     expect_sanitized("\xe2\x82x", "?x");                       /* ... and before ASCII */
     expect_sanitized("\xe2\x82\xe2\x82\xac", "?\xe2\x82\xac"); /* ... and before a valid one */
     expect_sanitized("\xf5\xff\xfe", "???");
-    expect_sanitized("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",
-                     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
+    expect_sanitized("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbd",
+                     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbd");
+    /* noncharacters, one '?' each: XML 1.0 has no U+FFFE or U+FFFF (a junit.xml that held one
+     * would not parse); their neighbours U+FFFD, U+FDCF, U+FDF0 and U+10FFFD stay */
+    expect_sanitized("a\xef\xbf\xbe"
+                     "b\xef\xbf\xbf"
+                     "c",
+                     "a?b?c");                          /* U+FFFE, U+FFFF */
+    expect_sanitized("\xef\xb7\x90\xef\xb7\xaf", "??"); /* U+FDD0, U+FDEF */
+    expect_sanitized("\xef\xb7\x8f\xef\xb7\xb0\xef\xbf\xbd",
+                     "\xef\xb7\x8f\xef\xb7\xb0\xef\xbf\xbd");
+    expect_sanitized("\xf0\x9f\xbf\xbe\xf0\x9f\xbf\xbf", "??"); /* U+1FFFE, U+1FFFF */
+    expect_sanitized("\xf3\xaf\xbf\xbf", "?");                  /* U+EFFFF */
+    expect_sanitized("x\xf4\x8f\xbf\xbfy", "x?y");              /* U+10FFFF, the last */
+    expect_sanitized("\xf4\x8f\xbf\xbd\xf0\x9f\xbf\xbd", "\xf4\x8f\xbf\xbd\xf0\x9f\xbf\xbd");
+    expect_sanitized("\xef\xbf", "?"); /* a truncated U+FFFF is invalid UTF-8: still one '?' */
+}
+
+/* Every code point, alone and between two letters: kept as it is when the validator above (which
+ * decodes first and then judges the number) calls it safe, else exactly one '?'. Random text
+ * seldom forms a noncharacter; this reaches all 66, and every neighbour of each. */
+static void test_every_code_point(void **state) {
+    (void)state;
+    for (uint32_t cp = 1; cp <= 0x10ffff; cp++) {
+        if (cp >= 0xd800 && cp <= 0xdfff)
+            continue; /* a surrogate has no UTF-8 (test_specific_cases: its bytes are invalid) */
+        char in[8] = "a";
+        size_t length = encode(cp, (unsigned char *)in + 1);
+        in[1 + length] = 'b';
+        in[2 + length] = '\0';
+        int safe = !is_control(cp) && !is_noncharacter(cp);
+        char *got = sanitized(in);
+        CHECK(safe ? strcmp(got, in) == 0 : strcmp(got, "a?b") == 0,
+              "U+%04X (%s) came out as \"%s\"", (unsigned)cp, safe ? "safe" : "unsafe", got);
+        free(got);
+    }
 }
 
 /* Random bytes, weighted towards the troublesome ones: the result is always safe, never longer,
@@ -181,8 +223,8 @@ static void test_specific_cases(void **state) {
 static void test_random_bytes_come_out_safe(void **state) {
     (void)state;
     struct rng r = rng_for("random_bytes");
-    static const unsigned char special[] = {0x1b, 0x7f, 0x9b, 0xc2, 0xc0, 0xe0, 0xed,
-                                            0xf0, 0xf4, 0x80, 0xbf, '\r', 0x0c, 0xff};
+    static const unsigned char special[] = {0x1b, 0x7f, 0x9b, 0xc2, 0xc0, 0xe0, 0xed, 0xef, 0xb7,
+                                            0xbe, 0xf0, 0xf4, 0x8f, 0x80, 0xbf, '\r', 0x0c, 0xff};
     for (int round = 0; round < 2000; round++) {
         size_t length = (size_t)rng_range(&r, 1, 200);
         char *in = malloc(length + 1);
@@ -254,7 +296,12 @@ static void test_unsafe_pieces_become_question_marks(void **state) {
                                    "\xc3",
                                    "\xf5",
                                    "\xff",
-                                   "\xf8\x88\x80\x80\x80"};
+                                   "\xf8\x88\x80\x80\x80",
+                                   "\xef\xbf\xbe",
+                                   "\xef\xbf\xbf",
+                                   "\xef\xb7\x90",
+                                   "\xf0\x9f\xbf\xbf",
+                                   "\xf4\x8f\xbf\xbe"};
     for (int round = 0; round < 500; round++) {
         char in[1200], want_safe[1200];
         int kind[64];         /* 0: safe piece, 1: unsafe piece */
@@ -624,6 +671,7 @@ static void test_date_and_version(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_specific_cases),
+        cmocka_unit_test(test_every_code_point),
         cmocka_unit_test(test_random_bytes_come_out_safe),
         cmocka_unit_test(test_valid_utf8_survives),
         cmocka_unit_test(test_unsafe_pieces_become_question_marks),

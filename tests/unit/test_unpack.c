@@ -1,16 +1,17 @@
-/* test_unpack.c - unit tests (cmocka) of build/grader/unpack, make batch's unpacker of students'
- * archives, run as a program on archives made here with zip and tar from random content: good
+/* test_unpack.c - unit tests (cmocka) of `build/grader/intake unpack`, the intake's unpacker of
+ * students' archives, run as a program on archives made here with zip and tar from random content: good
  * .zip, .tar.gz and .tar unpack byte for byte with fixed modes; every refused kind (absolute
  * path, .., symlink, hard link, FIFO, device, a line break in a name, an encrypted member, a name
  * twice, not a zip or tar) is refused with its reason and writes nothing outside DIR; the caps
  * count real bytes and members (one byte or member over is refused, exactly at the cap is not),
- * also for a zip whose headers understate its sizes; malformed numbers are usage errors.
+ * also for a zip whose headers understate its sizes; the folders a few members' paths make, a
+ * path's depth and a name's length have caps too (intake.h); malformed numbers are usage errors.
  *
  * Contained: when root, unpack runs as nobody, always under rlimits, on archives whose escapes
  * would land in this test's own temporary folder. Random inputs come from a seed chosen at run
  * time and printed at the start and in every failure; TEST_UNPACK_SEED=<seed> repeats a run.
  * Built and run by tests/run.sh from the repository root, after `make all` built the program
- * (UNPACK=path overrides where it is).
+ * (INTAKE=path overrides where it is).
  */
 #define _GNU_SOURCE /* mkdtemp, mknod, setgroups */
 #include "grader.h"
@@ -34,10 +35,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "intake/intake.h"
 #include "testkit.h"
 
 static char g_tmp[64];
-static const char *g_unpack = "build/grader/unpack";
+static const char *g_unpack = "build/grader/intake";
 
 /* ---------------------------------------------------------------- running programs */
 
@@ -263,7 +265,7 @@ static long long bytes_under(const char *dir) {
 /* Run unpack on case/ARCHIVE into case/out with optional cap flags (NULL-terminated). */
 static struct ran unpack(const char *dir, const char *archive, ...) {
     struct grader_argv argv = GRADER_ARGV_INIT;
-    grader_argv_push_all(&argv, (const char *const[]){g_unpack, archive, "out", NULL});
+    grader_argv_push_all(&argv, (const char *const[]){g_unpack, "unpack", archive, "out", NULL});
     va_list args;
     va_start(args, archive);
     for (const char *flag; (flag = va_arg(args, const char *));)
@@ -284,7 +286,7 @@ static void expect_refused(const struct ran *r, const char *what, const char *re
 
 static int group_setup(void **state) {
     (void)state;
-    const char *path = getenv("UNPACK");
+    const char *path = getenv("INTAKE");
     if (path && *path)
         g_unpack = path;
     static char absolute[4096];
@@ -294,7 +296,7 @@ static int group_setup(void **state) {
         g_unpack = absolute;
     }
     if (access(g_unpack, X_OK) != 0) {
-        print_error("no unpack program at %s: run make all\n", g_unpack);
+        print_error("no intake program at %s: run make all\n", g_unpack);
         return -1;
     }
     if (testkit_start("test_unpack", "TEST_UNPACK_SEED", g_tmp, sizeof g_tmp) != 0)
@@ -304,7 +306,7 @@ static int group_setup(void **state) {
     if (chmod(g_tmp, 0711) != 0)
         return -1;
     static char copy[sizeof g_tmp + 16];
-    snprintf(copy, sizeof copy, "%s/unpack", g_tmp);
+    snprintf(copy, sizeof copy, "%s/intake", g_tmp);
     if (grader_copy_trusted(g_unpack, copy) != 0 || chmod(copy, 0755) != 0) {
         print_error("cannot copy %s to %s\n", g_unpack, copy);
         return -1;
@@ -573,6 +575,63 @@ static void test_refused_kinds(void **state) {
 
 /* ---------------------------------------------------------------- usage */
 
+/* A tar of CHAINS chains of LENGTH folders each (top/cN/d1/.../f), as tar writes it from disk. */
+static void folder_chains(const char *dir, long chains, long length, const char *transform) {
+    char src[300], path[4096];
+    snprintf(src, sizeof src, "%s/src", dir);
+    for (long c = 0; c < chains; c++) {
+        int n = snprintf(path, sizeof path, "%s/top/c%ld", src, c);
+        for (long d = 1; d < length; d++)
+            n += snprintf(path + n, sizeof path - (size_t)n, "/d%ld", d);
+        tool(dir, (const char *const[]){"mkdir", "-p", path, NULL});
+        snprintf(path + n, sizeof path - (size_t)n, "/f");
+        write_file(path, "x", 1);
+    }
+    if (transform)
+        tool(src, (const char *const[]){"tar", "-czf", "../bomb.tar.gz", "--transform", transform,
+                                        "top", NULL});
+    else
+        tool(src, (const char *const[]){"tar", "-czf", "../bomb.tar.gz", "top", NULL});
+}
+
+/* The folders a few members' paths make count (a small tar of deep paths is a folder bomb), and
+ * a path's depth and a name's length have caps: one over is refused, the cap itself is not. */
+static void test_folder_depth_and_name_caps(void **state) {
+    (void)state;
+    struct rng r = rng_for("folders");
+    /* chains of 10 to 15 folders, as many as stay at or under the cap of 1000 (top/ is one) */
+    long length = rng_range(&r, 10, 15), under = (INTAKE_MAX_FOLDERS - 1) / length;
+    char dir[256];
+    make_case("folders_at_cap", dir, sizeof dir);
+    folder_chains(dir, under, length, NULL);
+    struct ran u = unpack(dir, "bomb.tar.gz", NULL);
+    CHECK(u.status == 0, "%ld chains of %ld folders: exit %d, said: %s", under, length, u.status,
+          u.out);
+    make_case("folders_over_cap", dir, sizeof dir);
+    folder_chains(dir, under + 1, length, NULL);
+    u = unpack(dir, "bomb.tar.gz", NULL);
+    expect_refused(&u, "folders over the cap", "makes more than 1000 folders");
+    /* depth: top/c0/d1/.../f is LENGTH + 2 components */
+    make_case("depth_at_cap", dir, sizeof dir);
+    folder_chains(dir, 1, INTAKE_MAX_DEPTH - 2, NULL);
+    u = unpack(dir, "bomb.tar.gz", NULL);
+    CHECK(u.status == 0, "a path %d deep: exit %d, said: %s", INTAKE_MAX_DEPTH, u.status, u.out);
+    make_case("depth_over_cap", dir, sizeof dir);
+    folder_chains(dir, 1, INTAKE_MAX_DEPTH - 1, NULL);
+    u = unpack(dir, "bomb.tar.gz", NULL);
+    expect_refused(&u, "a path one too deep", "more than 16 folders deep");
+    /* a name of 256 bytes (longer than a Linux file name) renamed in by tar */
+    char transform[400] = "s,/c0/,/";
+    size_t n = strlen(transform);
+    for (int i = 0; i < INTAKE_MAX_NAME + 1; i++)
+        transform[n++] = (char)('a' + rng_range(&r, 0, 25));
+    snprintf(transform + n, sizeof transform - n, "/,");
+    make_case("name_over_cap", dir, sizeof dir);
+    folder_chains(dir, 1, 2, transform);
+    u = unpack(dir, "bomb.tar.gz", NULL);
+    expect_refused(&u, "a name of 256 bytes", "name is longer than 255 bytes");
+}
+
 static void test_malformed_numbers_are_usage_errors(void **state) {
     (void)state;
     char dir[256];
@@ -590,9 +649,9 @@ static void test_malformed_numbers_are_usage_errors(void **state) {
             CHECK(u.status == 2 && u.out[0] == '\0', "%s '%s': exit %d, said: %s",
                   flag ? "--max-entries" : "--max-bytes", value, u.status, u.out);
         }
-    struct ran u = run_in(dir, (const char *const[]){g_unpack, "only-one", NULL}, 1, 0);
+    struct ran u = run_in(dir, (const char *const[]){g_unpack, "unpack", "only-one", NULL}, 1, 0);
     CHECK(u.status == 2, "one argument: exit %d", u.status);
-    u = run_in(dir, (const char *const[]){g_unpack, "missing.zip", "out", NULL}, 1, 0);
+    u = run_in(dir, (const char *const[]){g_unpack, "unpack", "missing.zip", "out", NULL}, 1, 0);
     CHECK(u.status == 2 && u.out[0] == '\0', "a missing archive: exit %d, said: %s", u.status,
           u.out);
 }
@@ -605,6 +664,7 @@ int main(void) {
         cmocka_unit_test(test_caps_count_written_bytes_and_members),
         cmocka_unit_test(test_understated_zip),
         cmocka_unit_test(test_refused_kinds),
+        cmocka_unit_test(test_folder_depth_and_name_caps),
         cmocka_unit_test(test_malformed_numbers_are_usage_errors),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,47 +1,40 @@
-/* unpack.c - `unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]`: make batch's unpacker of a
- * student's .zip or .tar(.gz), built as build/grader/unpack.
+/* intake_unpack.c - one archive of a student's upload (.zip, .tar, .tar.gz) unpacked into a folder.
  *
  * The archive is hostile: its headers may lie about sizes, types and owners, so nothing it claims
  * is trusted. Each member is checked as it streams past (libarchive): only regular files and
  * folders, no absolute path, no `..`, no control character in a name, nothing encrypted; files
  * are written here, under DIR only, with O_EXCL|O_NOFOLLOW and fixed modes (no owner or mode from
- * the archive; a file's time is its member's, which make batch reports as the upload's claimed
- * time, never trusts), and the caps count the bytes actually written and the members seen, so
- * the unpacking stops the moment either is passed.
- *
- * Exit 0: unpacked. 1: refused, with one line "archive refused: REASON" on stdout. 2: usage or
- * internal error, on stderr. What was written before a refusal stays in DIR: the caller discards
- * DIR.
+ * the archive; a file's time is its member's, which nothing believes but for a platform's own
+ * download). The caps (intake.h) count what is actually written and made: bytes, members, the
+ * folders a path makes (a 450-byte tar of paths a/b/c/... makes thousands), each path's depth and
+ * length; the unpacking stops the moment one is passed. What was written before a refusal stays
+ * in DIR: the caller discards it.
  */
-#define _GNU_SOURCE /* getopt_long */
+#define _GNU_SOURCE
+#include "intake.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { UNPACK_OK = 0, UNPACK_REFUSED = 1, UNPACK_ERROR = 2 };
+enum { UNPACK_OK = INTAKE_OK, UNPACK_REFUSED = INTAKE_REFUSED, UNPACK_ERROR = INTAKE_ERROR };
 
-#define UNPACK_DEFAULT_BYTES   20971520ull /* batch.sh's MAX_UNPACKED */
-#define UNPACK_DEFAULT_ENTRIES 10000ull    /* members, folders included */
-#define UNPACK_NAME_SHOWN      160         /* characters of a member name quoted in a reason */
+#define UNPACK_NAME_SHOWN 160 /* characters of a member name quoted in a reason */
 
 struct unpack {
-    struct archive *archive;        /* the reader, NULL once freed */
-    int root;                       /* DIR, opened as a folder; every path starts from it */
-    unsigned long long max_bytes;   /* refuse once more than this has been written */
-    unsigned long long max_entries; /* refuse once more members than this are seen */
-    unsigned long long bytes;       /* bytes written so far (holes of sparse members too) */
-    unsigned long long entries;     /* members seen so far */
-    char reason[512];               /* the refusal (stdout) or the internal error (stderr) */
+    struct archive *archive;       /* the reader, NULL once freed */
+    int root;                      /* DIR, opened as a folder; every path starts from it */
+    struct intake_budget *budget;  /* the upload's caps and what it has used */
+    char reason[512];              /* the refusal or the internal error */
 };
 
 static int unpack_say(struct unpack *u, int code, const char *format, ...)
@@ -71,19 +64,6 @@ static const char *unpack_shown(const char *name, char *out, size_t size) {
     return out;
 }
 
-/* A whole decimal number, nothing else (no sign, no blanks, no overflow). */
-static int unpack_parse_count(const char *text, unsigned long long *out) {
-    if (!text || *text < '0' || *text > '9')
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = value;
-    return 0;
-}
-
 /* Refuse names that could leave DIR or break the caller's one-line records. */
 static int unpack_check_name(struct unpack *u, const char *name) {
     char shown[UNPACK_NAME_SHOWN + 8];
@@ -104,6 +84,22 @@ static int unpack_check_name(struct unpack *u, const char *name) {
     if (name[0] == '/' || dotdot)
         return unpack_say(u, UNPACK_REFUSED, "a member has an absolute path or .. (%s)",
                           unpack_shown(name, shown, sizeof shown));
+    if (strlen(name) > INTAKE_MAX_PATH)
+        return unpack_say(u, UNPACK_REFUSED, "a member's path is longer than %d bytes (%s)",
+                          INTAKE_MAX_PATH, unpack_shown(name, shown, sizeof shown));
+    int depth = 0;
+    for (const char *part = name; part;) {
+        const char *slash = strchr(part, '/');
+        size_t length = slash ? (size_t)(slash - part) : strlen(part);
+        depth += length > 0 && !(length == 1 && part[0] == '.');
+        if (length > INTAKE_MAX_NAME)
+            return unpack_say(u, UNPACK_REFUSED, "a member's name is longer than %d bytes (%s)",
+                              INTAKE_MAX_NAME, unpack_shown(name, shown, sizeof shown));
+        part = slash ? slash + 1 : NULL;
+    }
+    if (depth > INTAKE_MAX_DEPTH)
+        return unpack_say(u, UNPACK_REFUSED, "a member is more than %d folders deep (%s)",
+                          INTAKE_MAX_DEPTH, unpack_shown(name, shown, sizeof shown));
     return UNPACK_OK;
 }
 
@@ -134,6 +130,17 @@ static void unpack_normalise(char *name) {
     *out = '\0';
 }
 
+/* Make the folder PART in DIR, counting it against the cap when it is new. */
+static int unpack_mkdir(struct unpack *u, int dir, const char *part, const char *original,
+                        const char *what) {
+    if (mkdirat(dir, part, 0755) != 0)
+        return errno == EEXIST ? UNPACK_OK : unpack_path_error(u, original, what);
+    if (++u->budget->folders > u->budget->max_folders)
+        return unpack_say(u, UNPACK_REFUSED, "it makes more than %llu folders",
+                          u->budget->max_folders);
+    return UNPACK_OK;
+}
+
 /* Open the folder that will hold the member `name` (normalised), making the missing folders on
  * the way without ever following a link, and point *leaf at its last component ("" for DIR
  * itself). Returns a folder descriptor the caller closes unless it is u->root, or -1 with *code
@@ -144,10 +151,9 @@ static int unpack_parent(struct unpack *u, char *name, const char *original, con
     char *part = name;
     for (char *slash; (slash = strchr(part, '/')); part = slash + 1) {
         *slash = '\0';
-        if (mkdirat(dir, part, 0755) != 0 && errno != EEXIST) {
-            *code = unpack_path_error(u, original, "cannot create a folder for");
+        *code = unpack_mkdir(u, dir, part, original, "cannot create a folder for");
+        if (*code != UNPACK_OK)
             break;
-        }
         int inner = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (inner < 0) {
             *code = unpack_path_error(u, original, "cannot open a folder for");
@@ -184,10 +190,10 @@ static int unpack_copy(struct unpack *u, int fd, const char *name) {
             return unpack_say(u, UNPACK_REFUSED, "a member's data overlaps itself (%s)",
                               unpack_shown(name, shown, sizeof shown));
         /* a hole (sparse member) counts as written: it is what the file would hold */
-        u->bytes += (unsigned long long)(offset - end) + size;
-        if (u->bytes > u->max_bytes)
+        u->budget->bytes += (unsigned long long)(offset - end) + size;
+        if (u->budget->bytes > u->budget->max_bytes)
             return unpack_say(u, UNPACK_REFUSED, "it unpacks to more than %llu bytes",
-                              u->max_bytes);
+                              u->budget->max_bytes);
         for (size_t done = 0; done < size;) {
             ssize_t wrote = pwrite(fd, (const char *)block + done, size - done, offset + done);
             if (wrote < 0)
@@ -213,9 +219,8 @@ static int unpack_member(struct unpack *u, const char *original, int is_dir,
     int code = UNPACK_OK;
     int dir = unpack_parent(u, name, original, &leaf, &code);
     if (dir >= 0 && is_dir && *leaf) {
-        if (mkdirat(dir, leaf, 0755) != 0 && errno != EEXIST)
-            code = unpack_path_error(u, original, "cannot create the folder");
-        else {
+        code = unpack_mkdir(u, dir, leaf, original, "cannot create the folder");
+        if (code == UNPACK_OK) {
             /* an existing name must be a real folder, not a file or a link */
             int check = openat(dir, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (check < 0)
@@ -255,8 +260,9 @@ static int unpack_entry(struct unpack *u, struct archive_entry *entry) {
     if (base != ARCHIVE_FORMAT_ZIP && base != ARCHIVE_FORMAT_TAR)
         return unpack_say(u, UNPACK_REFUSED, "not a zip or tar archive (%s)",
                           archive_format_name(u->archive));
-    if (++u->entries > u->max_entries)
-        return unpack_say(u, UNPACK_REFUSED, "it holds more than %llu members", u->max_entries);
+    if (++u->budget->members > u->budget->max_members)
+        return unpack_say(u, UNPACK_REFUSED, "it holds more than %llu members",
+                          u->budget->max_members);
     const char *name = archive_entry_pathname(entry);
     int code = unpack_check_name(u, name);
     if (code != UNPACK_OK)
@@ -307,56 +313,42 @@ static int unpack_run(struct unpack *u, const char *path) {
     return UNPACK_OK;
 }
 
-static void unpack_usage(FILE *to) {
-    fprintf(to,
-            "usage: unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]\n"
-            "  unpack a .zip or .tar(.gz) into the existing folder DIR, refusing links,\n"
-            "  special files, absolute paths, .., control characters in names, encrypted\n"
-            "  members, and more than N bytes written (default %llu) or N members (default\n"
-            "  %llu). Exit 0: unpacked; 1: refused (the reason on stdout); 2: error.\n",
-            UNPACK_DEFAULT_BYTES, UNPACK_DEFAULT_ENTRIES);
+void intake_budget_upload(struct intake_budget *budget, unsigned long long max_bytes) {
+    *budget = (struct intake_budget){.max_bytes = max_bytes ? max_bytes : INTAKE_MAX_BYTES,
+                                     .max_members = INTAKE_MAX_MEMBERS,
+                                     .max_folders = INTAKE_MAX_FOLDERS};
 }
 
-int main(int argc, char **argv) {
-    struct unpack u = {
-        .root = -1, .max_bytes = UNPACK_DEFAULT_BYTES, .max_entries = UNPACK_DEFAULT_ENTRIES};
-    static const struct option options[] = {{"max-bytes", required_argument, NULL, 'b'},
-                                            {"max-entries", required_argument, NULL, 'e'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
-    for (int c; (c = getopt_long(argc, argv, "h", options, NULL)) != -1;) {
-        if (c == 'h') {
-            unpack_usage(stdout);
-            return UNPACK_OK;
-        }
-        unsigned long long *cap = c == 'b' ? &u.max_bytes : c == 'e' ? &u.max_entries : NULL;
-        if (!cap || unpack_parse_count(optarg, cap) != 0) {
-            if (cap)
-                fprintf(stderr, "unpack: %s needs a whole number, not '%s'\n",
-                        c == 'b' ? "--max-bytes" : "--max-entries", optarg);
-            unpack_usage(stderr);
-            return UNPACK_ERROR;
-        }
+void intake_budget_class(struct intake_budget *budget) {
+    *budget = (struct intake_budget){.max_bytes = INTAKE_CLASS_MAX_BYTES,
+                                     .max_members = INTAKE_CLASS_MAX_MEMBERS,
+                                     .max_folders = INTAKE_CLASS_MAX_FOLDERS};
+}
+
+int intake_is_archive(const char *name) {
+    static const char *const endings[] = {".zip", ".tar", ".tar.gz", ".tgz", NULL};
+    size_t n = strlen(name);
+    for (size_t i = 0; endings[i]; i++) {
+        size_t e = strlen(endings[i]);
+        if (n > e && strcasecmp(name + n - e, endings[i]) == 0)
+            return 1;
     }
-    if (argc - optind != 2) {
-        unpack_usage(stderr);
-        return UNPACK_ERROR;
-    }
-    /* UTF-8 member names must read as names whatever the caller's locale */
-    if (!setlocale(LC_CTYPE, "C.UTF-8"))
-        setlocale(LC_CTYPE, "");
-    umask(022);
-    u.root = open(argv[optind + 1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int code = u.root < 0 ? unpack_say(&u, UNPACK_ERROR, "cannot open the folder %s: %s",
-                                       argv[optind + 1], strerror(errno))
-                          : unpack_run(&u, argv[optind]);
+    return 0;
+}
+
+int intake_unpack(const char *archive, const char *dir, struct intake_budget *budget, char *why,
+                  size_t why_size) {
+    struct unpack u = {.root = -1, .budget = budget};
+    /* UTF-8 member names must read as names whatever the caller's locale (intake_main.c sets
+     * C.UTF-8 once) */
+    u.root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int code = u.root < 0 ? unpack_say(&u, UNPACK_ERROR, "cannot open the folder %s: %s", dir,
+                                       strerror(errno))
+                          : unpack_run(&u, archive);
     if (u.archive)
         archive_read_free(u.archive);
     if (u.root >= 0)
         close(u.root);
-    if (code == UNPACK_REFUSED)
-        printf("archive refused: %s\n", u.reason);
-    else if (code == UNPACK_ERROR)
-        fprintf(stderr, "unpack: %s\n", u.reason);
+    snprintf(why, why_size, "%s", code == UNPACK_OK ? "" : u.reason);
     return code;
 }
