@@ -9,7 +9,8 @@
 #                                                 (07 on) on a device; the best goes to
 #                                                 results/tuning/<device>.conf, which grade and
 #                                                 bench read (TUNING=dir: another folder for them)
-#   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [SANDBOX=none]  grade a class
+#   make batch SUBMISSIONS=dir|zip [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [ROSTER=file]
+#              [WORKSHEET=file] [SANDBOX=none]  grade a class
 #   make gradescope [EX="00_vadd 04"] [CONFIG=file] [RESULTS=dir]  RESULTS/gradescope/autograder.zip,
 #                                                 the autograder to upload to Gradescope
 #   make gradescope-test SUBMISSION=dir|archive [RESULTS=dir]  that zip run on a sample upload as
@@ -46,7 +47,11 @@ GRADER     := $(BUILD)/grader/grader
 TILES      := $(BUILD)/grader/oclgrind-tiles.so
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 DEPFLAGS   := -MMD -MP
-UNPACK     := $(BUILD)/grader/unpack
+# make batch's, Slurm's and Gradescope's one intake of students' uploads (a program of its own:
+# libarchive, no OpenCL); its library (every object but main's) links the unit tests too
+INTAKE_SRC := $(filter-out grader/intake/intake_main.c,$(wildcard grader/intake/*.c))
+INTAKE_LIB := $(BUILD)/libintake.a
+INTAKE     := $(BUILD)/grader/intake
 EXERCISES  := $(notdir $(wildcard solutions/[0-9][0-9]_*))
 SUBMISSION ?= $(ROOT)/exercises
 RESULTS    ?= $(ROOT)/results
@@ -56,7 +61,7 @@ EX         ?=
 SKELETONS  ?= exercises
 
 .PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-slurm test-speed test-hints test-planted-slow deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
-all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(UNPACK) programs
+all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(INTAKE) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
 
@@ -93,21 +98,27 @@ $(LAYER): $(LAYER_SRC) | deps-build
 	$(CC) $(STRICT) $(DEPFLAGS) -fPIC -shared -fvisibility=hidden -Icommon -Igrader -o $@ $<
 
 # make unit: the fast tests (cmocka), each a program linked with the grader's library
-$(BUILD)/tests/%: tests/unit/%.c $(GRADER_LIB) $(LIBCLU) | deps-test
+$(BUILD)/tests/%: tests/unit/%.c $(GRADER_LIB) $(INTAKE_LIB) $(LIBCLU) | deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(STRICT) $(DEPFLAGS) -Icommon -Igrader -o $@ $< $(GRADER_LIB) $(LIBCLU) -lcmocka -lOpenCL \
-	    -lcrypt -lm
+	$(CC) $(STRICT) $(DEPFLAGS) -Icommon -Igrader -o $@ $< $(GRADER_LIB) $(INTAKE_LIB) $(LIBCLU) \
+	    -lcmocka -lOpenCL -larchive -lcrypt -lm
 
 unit: unit-build
 	@status=0; for t in $(UNIT_TESTS); do $$t || status=1; done; exit $$status
 
 # the unit tests built, not run (make test runs them once, under ASan and UBSan)
-unit-build: $(UNIT_TESTS) $(UNPACK)
+unit-build: $(UNIT_TESTS) $(INTAKE)
 
-# make batch's unpacker of students' archives (a program of its own: libarchive, no OpenCL)
-$(UNPACK): grader/batch/unpack.c | deps-batch
+# (objects in build/intake/: build/grader/intake is the program)
+$(BUILD)/intake/%.o: grader/intake/%.c | deps-batch
 	@mkdir -p $(dir $@)
-	$(CC) $(STRICT) -o $@ $< -larchive
+	$(CC) $(STRICT) $(DEPFLAGS) -Igrader/intake -c -o $@ $<
+
+$(INTAKE_LIB): $(patsubst grader/intake/%.c,$(BUILD)/intake/%.o,$(INTAKE_SRC))
+	rm -f $@ && ar rcs $@ $^
+
+$(INTAKE): $(BUILD)/intake/intake_main.o $(INTAKE_LIB)
+	$(CC) -o $@ $^ -larchive
 
 # The grader and the unit tests once more with AddressSanitizer and UBSan (tests/run.sh runs them
 # and the planted submissions with it). Objects are compiled once and shared by every test.
@@ -117,6 +128,7 @@ ASAN       := $(BUILD)/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
 ASAN_WARN  := -Wno-format-truncation
 ASAN_OBJ   := $(patsubst %.c,$(ASAN)/%.o,$(GRADER_SRC) $(CLU_SRC) tests/unit/asan_defaults.c)
+ASAN_INTAKE := $(patsubst %.c,$(ASAN)/%.o,$(INTAKE_SRC))
 ASAN_TESTS := $(patsubst tests/unit/%.c,$(ASAN)/unit/%,$(wildcard tests/unit/test_*.c))
 asan: $(ASAN)/grader/grader $(ASAN)/grader/oclgrind-tiles.so $(ASAN_TESTS)
 
@@ -127,10 +139,11 @@ $(ASAN)/%.o: %.c | deps-build
 $(ASAN)/grader/grader: $(ASAN_OBJ)
 	$(CC) $(ASAN_FLAGS) -o $@ $^ -lOpenCL -lcrypt -lm
 
-$(ASAN)/unit/%: tests/unit/%.c tests/unit/testkit.h $(filter-out $(ASAN)/grader/main.o,$(ASAN_OBJ))
+$(ASAN)/unit/%: tests/unit/%.c tests/unit/testkit.h $(filter-out $(ASAN)/grader/main.o,$(ASAN_OBJ)) \
+                $(ASAN_INTAKE)
 	@mkdir -p $(dir $@)
 	$(CC) $(STRICT) $(DEPFLAGS) $(ASAN_WARN) $(ASAN_FLAGS) -Icommon -Igrader -o $@ $< $(filter %.o,$^) \
-	    -lcmocka -lOpenCL -lcrypt -lm
+	    -lcmocka -lOpenCL -larchive -lcrypt -lm
 
 # every exercise and solution host program, held to -Werror like the rest of our code
 # (exercises/ is the student's: built with its folders' own flags, warnings but no -Werror;
@@ -172,10 +185,11 @@ tune: deps-grade
 	    $(if $(filter file,$(origin SUBMISSION)),,--submission $(SUBMISSION))
 
 # ENGINE=slurm: grader/batch/slurm.sh (a job array) instead of batch.sh (this machine)
-batch: deps-batch $(GRADER) $(TILES) $(UNPACK) $(LIBCLU)
+batch: deps-batch $(GRADER) $(TILES) $(INTAKE) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
 	    TUNING="$(TUNING)" PARTITION="$(PARTITION)" GRES="$(GRES)" STATUS="$(STATUS)" ONE_NODE="$(ONE_NODE)" \
-	    SANDBOX="$(SANDBOX)" ONLY="$(ONLY)" ROSTER="$(ROSTER)" ASSIGNMENT="$(ASSIGNMENT)" sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
+	    SANDBOX="$(SANDBOX)" ONLY="$(ONLY)" ROSTER="$(ROSTER)" ASSIGNMENT="$(ASSIGNMENT)" WORKSHEET="$(WORKSHEET)" \
+	    sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
 
 # the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret
 gradescope: deps-gradescope $(GRADER) $(TILES)

@@ -38,12 +38,15 @@
  *                    runner (run.c, spawn.c) and its watch (watch.c), sessions and seccomp
  *                    (session.c), control groups (cgroup.h: cgroup_student.c a student's,
  * cgroup_run.c a run's, cgroup_fs.c their files), the bubblewrap sandbox policy (sandbox.c), jail
- * folders and file helpers (folders.c), a growing argv (argv.h) batch/           `make batch`
- * (batch.sh), its archive unpacker (unpack.c, a program of its own) and the Gradescope entry point
- * (gradescope.sh)
+ * folders and file helpers (folders.c), a growing argv (argv.h)
+ *   intake/          students' uploads before anything grades them (intake.h; build/grader/intake,
+ *                    a program of its own): platform names, archives under one set of caps, a
+ *                    class walked into students, one student's uploads staged
+ *   batch/           `make batch` (batch.sh), Slurm (slurm.sh) and the Gradescope entry point
+ *                    (gradescope.sh), shell over the intake and the grader
  *
- * Layers, each including only those below it: main -> {grade, bench, child} -> exercise -> jail
- * -> common/ (clu.h). tests/layers.sh checks it in `make test`.
+ * Layers, each including only those below it: main -> {grade, bench, child, intake} -> exercise
+ * -> jail -> common/ (clu.h). tests/layers.sh checks it in `make test`.
  *
  * The grader never trusts a student's program: it builds the student's main.c against the pristine
  * common/ library, runs every student program and kernel in a jailed child process with a time

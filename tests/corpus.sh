@@ -18,9 +18,11 @@
 #                                     (so a snoop that succeeds loses points). It may use
 #                                     WORKBOOK_ROOT, SUBMISSIONS_DIR, OUT_DIR, LISTENER_PORT and
 #                                     INSTRUCTOR_HOME (the batch's $HOME).
-#   form folder|repo|zip|tar|dotdot|link|fifo|oversize|zip_understated|tar_owner_space
-#                                     how it is handed in (default folder); the last two hide
-#                                     54 MB of zeros (3 files of 18 MB) in headers that lie
+#   form folder|repo|zip|tar|dotdot|link|fifo|oversize|zip_understated|tar_owner_space|folder_bomb
+#                                     how it is handed in (default folder); zip_understated and
+#                                     tar_owner_space hide 54 MB of zeros (3 files of 18 MB) in
+#                                     headers that lie; folder_bomb makes 1,040 folders from 82
+#                                     members
 #   score N                           its total; refused TEXT: its status instead
 #   output TEST | TEXT                that test's output holds TEXT
 #   needs_sandbox                     checked only where bubblewrap can run
@@ -107,6 +109,9 @@ assemble() { # assemble CLASS OUT PORT
             --absolute-names "../$ex/kernel.cl" ;;
         link) ln -s /etc/passwd "$files/passwd" && tar -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
         fifo) mkfifo "$files/pipe" && tar -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
+        folder_bomb) (cd "$files" && for c in $(seq 1 80); do
+            mkdir -p "c$c/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12" && : >"c$c/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/f"
+        done) && (cd "$stage/$id" && find "$ex" -type f | tar -czf "$class/$id.tar.gz" --no-recursion -T -) ;;
         oversize) head -c 67108864 /dev/zero >"$files/padding.bin" &&
             tar -czf "$class/$id.tar.gz" -C "$stage/$id" "$ex" ;;
         zip_understated) padding "$files" && (cd "$stage/$id" && zip -qr "$class/$id.zip" "$ex") &&
@@ -312,6 +317,8 @@ check "junit.xml: $graded suites, all closed" \
     "$(grep -c '</testsuite>' "$out/junit.xml")" -eq "$graded"
 check "junit.xml holds no control characters (fake_100 prints terminal escapes)" \
     sh -c "! LC_ALL=C grep -q '[$(printf '\001-\010\013\014\016-\037')]' '$out/junit.xml'"
+check "every class file reads back with a real parser (tests/outputs.sh: unicode_noncharacters)" \
+    sh "$root/tests/outputs.sh" "$out"
 # (iconv fails on invalid UTF-8; grep -P in a UTF-8 locale matches the C1 code points and DEL)
 clean_text() {
     for f in $(find "$out/students" -name results.json -o -name "*.log"); do

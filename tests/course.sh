@@ -4,7 +4,10 @@
 # with a late penalty; Canvas and Moodle grade imports; the similarity report (two copied kernels
 # flagged, an independent one not); then a resubmission and a config change regraded exactly
 # when stale, ONLY=, and a FORCE=1 run killed half-way that a plain run finishes; last the
-# student's `make submit`, its archive graded by make batch (tests/submit.sh).
+# student's `make submit`, its archive graded by make batch (tests/submit.sh). Issue 31's intake:
+# hostile names (a classmate's Moodle number, a name read two ways), a Canvas user's loose files,
+# a backdated archive, Moodle's own zip and worksheet, every output read by a real parser
+# (tests/outputs.sh), and an interrupted batch resumed (tests/course_interrupt.sh).
 # A small class of 04_local_B with short settings (tests/course.conf style, written here): about a
 # minute on two cores. `make test-course`; .ci/run runs it.
 set -u
@@ -66,7 +69,24 @@ __kernel void mm(const int N, __global const float *A, __global const float *B, 
 EOF
 touch -d "2026-01-01 00:00" "$class/carl/$ex/kernel.cl" "$class/carl/$ex/main.c"
 echo "nothing here yet" >"$class/eve/notes.txt"
-printf 'id,name,lms\nada,"Lovelace, Ada",1234\nalan,Alan Turing,12345\ngrace,Grace Hopper,555\ncarl,Carl,\neve,Eve,\ndan,Dan Absent,999\n' \
+# hostile names (issue 31): Mallory's own file name holds Ada's Moodle number, and a Canvas
+# upload's own name holds Moodle's marker with Dan's number (read two ways: listed, not graded)
+(cd "$src" && zip -qr "$class/Mallory Evil_4321_assignsubmission_file_x_1234_assignsubmission_file_.zip" "$ex")
+touch -d "2026-01-09 11:00" "$class/Mallory Evil_4321_assignsubmission_file_x_1234_assignsubmission_file_.zip"
+tar -czf "$class/trudy_LATE_556_778_x_999_assignsubmission_file_.tar.gz" -C "$src" "$ex"
+# a Canvas user's several files (no archive): kernel.cl and main.c, then kernel.cl again (Canvas
+# names the second kernel-1.cl), the newer one the right one
+printf '// an early draft\n' >"$class/linlin_777_1_kernel.cl"
+touch -d "2026-01-08 09:00" "$class/linlin_777_1_kernel.cl"
+cp "$src/$ex/main.c" "$class/linlin_777_2_main.c"
+cp "$src/$ex/kernel.cl" "$class/linlin_777_3_kernel-1.cl"
+touch -d "2026-01-09 09:00" "$class/linlin_777_2_main.c" "$class/linlin_777_3_kernel-1.cl"
+# a backdated archive: its members say 1 January, the upload came on 12 January (3 days late)
+cp -r "$src/$ex" "$tmp/bart-$ex" && mkdir -p "$tmp/bart" && mv "$tmp/bart-$ex" "$tmp/bart/$ex"
+touch -d "2026-01-01 00:00" "$tmp/bart/$ex/main.c" "$tmp/bart/$ex/kernel.cl" "$tmp/bart/$ex"
+tar -czf "$class/bart.tar.gz" -C "$tmp/bart" "$ex"
+touch -d "2026-01-12 13:00" "$class/bart.tar.gz"
+printf 'id,name,lms\nada,"Lovelace, Ada",1234\nalan,Alan Turing,12345\ngrace,Grace Hopper,555\ncarl,Carl,\neve,Eve,\ndan,Dan Absent,999\nmallory,Mallory Evil,4321\nlin,Lin Lin,777\nbart,Bart,\n' \
     >"$tmp/roster.csv"
 
 batch() { # batch ENV...: one make batch run over the class
@@ -82,22 +102,37 @@ cell() { # cell ID COLUMN
 # ---------------------------------------------------------------- 1. the class
 batch >"$tmp/run1.txt" 2>&1
 check "the first run grades the class" [ $? -eq 0 ]
-check "6 roster rows in the gradebook" [ "$(tail -n +2 "$out/gradebook.csv" | wc -l)" -eq 6 ]
+check "9 roster rows in the gradebook" [ "$(tail -n +2 "$out/gradebook.csv" | wc -l)" -eq 9 ]
 check "Moodle's and Canvas's names map to the roster's ids" \
     sh -c "for id in ada alan grace; do grep -q \"^\$id,\" '$out/gradebook.csv' || exit 1; done"
 check "the missing student's row says so" [ "$(cell dan status)" = "missing: nothing submitted" ]
-check "the empty upload is 'empty: no exercise folder'" [ "$(cell eve status)" = "empty: no exercise folder" ]
-check "the progress line counts this run's students from the first ([1/5])" \
-    grep -q '^batch: \[1/5\] ' "$tmp/run1.txt"
+check "the empty upload says what it held: $(cell eve status)" \
+    [ "$(cell eve status)" = "empty: no exercise folder (the upload held: notes.txt)" ]
+check "the progress line counts this run's students from the first ([1/8])" \
+    grep -q '^batch: \[1/8\] ' "$tmp/run1.txt"
+check "a classmate's number in Mallory's own file name: Ada keeps her row, Mallory has hers" \
+    sh -c "[ '$(cell ada status)' = graded ] && [ '$(cell mallory status)' = graded ] &&
+        [ '$(cell mallory total)' = '$(cell ada total)' ] && ! grep -q 'taken by another' '$tmp/run1.txt'"
+check "a name read as Canvas's and Moodle's is skipped and listed, Dan still missing" \
+    sh -c "grep -q 'skipped trudy_LATE_556_778_x_999_assignsubmission_file_.tar.gz: the name reads as Canvas' '$tmp/run1.txt' &&
+        grep -q 'trudy_LATE' '$out/skipped.txt' && grep -q '^dan,.*missing: nothing submitted' '$out/gradebook.csv'"
+check "a Canvas user's loose files are one submission, the newer kernel taken: lin $(cell lin total)" \
+    [ "$(cell lin total)" = "$(cell ada total)" ]
+check "the backdated archive is 3 days late by its upload's time, not its members'" \
+    sh -c "[ '$(cell bart 'days late')' = 3 ] && grep '^bart,' '$out/gradebook.csv' | grep -q '2026-01-12 13:00 (the upload'"
 full=$(cell ada max)
 check "graded: ada full marks ($(cell ada total) of $full)" [ "$(cell ada total)" = "$full" ]
 check "late by 3 days, 30 % off: grace $(cell grace raw) -> $(cell grace total)" \
     awk -v d="$(cell grace 'days late')" -v r="$(cell grace raw)" -v t="$(cell grace total)" \
     'BEGIN { exit !(d == 3 && r > 0 && t == int(r * 70 + 0.5) / 100) }'
 check "within the grace: alan not late" [ -z "$(cell alan 'days late')" ]
-check "the submission time says where it came from" \
+check "the submission time says where it came from, never the files' own times" \
     sh -c "grep '^grace,' '$out/gradebook.csv' | grep -q 'platform download' &&
-        grep '^carl,' '$out/gradebook.csv' | grep -q '2026-01-01 00:00 (the files'"
+        grep '^carl,' '$out/gradebook.csv' | grep -q 'own file time on this disk' &&
+        ! grep '^carl,' '$out/gradebook.csv' | grep -q '2026-01-01 00:00'"
+check "the intake's list of editable files is the scripts' (make submit's)" \
+    [ "$("$root/build/grader/intake" caps | sed -n 's/^intake_editable="\(.*\)"$/\1/p')" = \
+        "$(root=$root && . "$root/grader/batch/stage.sh" && echo "$stage_editable")" ]
 check "only the graded exercise has columns, the device none (one device)" \
     sh -c "! head -n 1 '$out/gradebook.csv' | grep -q -e 00_vadd -e ',device'"
 check "Canvas import: its columns, Points Possible, alan by Canvas ID" \
@@ -127,8 +162,8 @@ check "ONLY= with an id not in the class is refused" refuses_unknown
 # ---------------------------------------------------------------- 3. a config change, FORCE=1 killed
 echo "$ex.points.host = 3" >>"$conf"
 batch STATUS=1 >"$tmp/status2.txt" 2>&1
-check "a config change makes every result stale (5)" \
-    [ "$(grep -c '^batch: stale .*: the grader, the config or EX changed' "$tmp/status2.txt")" -eq 5 ]
+check "a config change makes every result stale (8)" \
+    [ "$(grep -c '^batch: stale .*: the grader, the config or EX changed' "$tmp/status2.txt")" -eq 8 ]
 # a forced run killed once one student is published (the whole process group, as kill -9 would)
 setsid sh -c "$(printf '%s ' env SUBMISSIONS="$class" OUT="$out" CONFIG="$conf" ROSTER="$tmp/roster.csv" \
     JOBS=1 GRADER_SECRET=course-secret SANDBOX=none FORCE=1 sh "$root/grader/batch/batch.sh")" \
@@ -141,18 +176,42 @@ done
 kill -9 -"$leader" 2>/dev/null
 wait "$leader" 2>/dev/null
 leader=""
-check "the forced run said what it forces ([1/5] first)" grep -q '^batch: \[1/5\] ' "$tmp/forced.txt"
+check "the forced run said what it forces ([1/8] first)" grep -q '^batch: \[1/8\] ' "$tmp/forced.txt"
 batch >"$tmp/run3.txt" 2>&1
-check "a plain run finishes the forced one: 4 to grade" grep -q ', 4 to grade (4 of them stale)' "$tmp/run3.txt"
+check "a plain run finishes the forced one: 7 to grade" grep -q ", 7 to grade (7 of them stale)" "$tmp/run3.txt"
 batch STATUS=1 >"$tmp/status3.txt" 2>&1
-check "then nothing is stale" grep -q ': 5 current, 0 stale, 0 new' "$tmp/status3.txt"
+check "then nothing is stale" grep -q ': 8 current, 0 stale, 0 new' "$tmp/status3.txt"
 check "the new maximum in the gradebook ($(cell ada max), was $full)" [ "$(cell ada max)" -gt "$full" ]
 
-# ---------------------------------------------------------------- 4. the student's make submit
+# ---------------------------------------------------------------- 4. the platform's own zip
+# Moodle's "download all submissions" as it comes: a zip of the participants' folders and files
+# (their times the platform's), given as SUBMISSIONS without unpacking it by hand
+(cd "$class" && zip -q -r "$tmp/moodle-download.zip" "Ada Lovelace_1234_assignsubmission_file_" \
+    "Mallory Evil_4321_assignsubmission_file_x_1234_assignsubmission_file_.zip")
+# and Moodle's grading worksheet, whose "Last modified (submission)" says when Mallory's came
+printf '%s\r\n' 'Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Online text,Last modified (grade),Feedback comments' \
+    '"Participant 4321","Mallory Evil",m@example.org,"Submitted for grading",,,Yes,"Monday, 12 January 2026, 1:00 PM",,-,' \
+    '"Participant 999","Dan Absent",d@example.org,"No submission",,,Yes,-,,-,' >"$tmp/worksheet.csv"
+env SUBMISSIONS="$tmp/moodle-download.zip" OUT="$tmp/out-zip" CONFIG="$conf" ROSTER="$tmp/roster.csv" JOBS=2 \
+    WORKSHEET="$tmp/worksheet.csv" GRADER_SECRET=course-secret SANDBOX=none sh "$root/grader/batch/batch.sh" \
+    >"$tmp/zip.txt" 2>&1
+check "the Moodle zip given as SUBMISSIONS is graded: ada on time, mallory late by the worksheet" \
+    sh -c "grep -q '^ada,.*,graded,,2026-01-09 10:00 (the platform download' '$tmp/out-zip/gradebook.csv' &&
+        grep -q '^mallory,Mallory Evil,[0-9.]*,[0-9.]*,3,.*,graded,,2026-01-12 13:00 (Moodle.s grading worksheet)' \
+        '$tmp/out-zip/gradebook.csv'"
+
+# every file the batches wrote for the instructor, read by a real parser (XML, CSV, JSON, HTML)
+check "every output file parses (tests/outputs.sh: the class, the zip's class)" \
+    sh -c "sh '$root/tests/outputs.sh' '$out' && sh '$root/tests/outputs.sh' '$tmp/out-zip'"
+
+# ---------------------------------------------------------------- 5. the student's make submit
 sh "$root/tests/submit.sh" || fails=$((fails + 1))
 
+# ---------------------------------------------------------------- 6. Ctrl-C, kill, and resume
+sh "$root/tests/course_interrupt.sh" || fails=$((fails + 1))
+
 if [ $fails -gt 0 ]; then
-    for f in run1 status1 run2 status2 forced run3 status3; do
+    for f in run1 status1 run2 status2 forced run3 status3 zip; do
         echo "---- $f"
         cat "$tmp/$f.txt" 2>/dev/null | tail -n 15
     done

@@ -95,7 +95,7 @@ sandbox "$base" "bash /autograder/source/setup.sh" >"$tmp/setup.txt" 2>&1
 code=$?
 setup_s=$(($(date +%s) - start))
 check "setup.sh installs and builds the grader (exit $code, $setup_s s)" \
-    test $code -eq 0 -a -x "$base/source/build/grader/grader" -a -x "$base/source/build/grader/unpack"
+    test $code -eq 0 -a -x "$base/source/build/grader/grader" -a -x "$base/source/build/grader/intake"
 [ $code -eq 0 ] || { tail -n 30 "$tmp/setup.txt"; exit 1; }
 
 # ---------------------------------------------------------------- one submission

@@ -3,7 +3,8 @@
 # and fails on an include cycle between modules (a file and its header are one: x.c including y.h
 # and y.c including x.h is a cycle), or on an include that goes up a layer or across
 # to a sibling wing. The layers, top first (grader/grader.h tells what each holds):
-#     main (grader/*.c, grader.h)  >  grade, bench, child  >  exercise  >  jail  >  common/
+#     main (grader/*.c, grader.h)  >  grade, bench, child, intake  >  exercise  >  jail  >  common/
+# (intake/ is a program of its own, build/grader/intake, that includes only its own header)
 # Before checking the tree it checks itself: a planted cycle and a planted upward include must
 # each be refused.
 #   sh tests/layers.sh [ROOT]   (ROOT: the repository, default this one)
@@ -35,7 +36,7 @@ check() {
     }
     function rank(w) {
         if (w == "main") return 5
-        if (w == "grade" || w == "bench" || w == "child") return 4
+        if (w == "grade" || w == "bench" || w == "child" || w == "intake") return 4
         if (w == "exercise") return 3
         if (w == "jail") return 2
         if (w == "common") return 1

@@ -5,8 +5,9 @@
 #   make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=04_local_B] [FORCE=1] [ONLY=id,id]
 #              [CONFIG=file] [SANDBOX=none] [STATUS=1]
 #
-# Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz), the student id
-# taken from its name. Each is graded by grade_one.sh (what it takes from a submission, its
+# SUBMISSIONS is a folder of downloads (or the platform's own zip of them): each student's
+# entries, named by the student id or as Moodle and Canvas name their downloads, found by the
+# intake (lib.sh's batch_queue). Each is graded by grade_one.sh (what it takes from a submission, its
 # sandbox; without bubblewrap the batch refuses to run unless given SANDBOX=none), JOBS at a time,
 # and the result is published atomically, so a batch stopped half-way (even by kill -9) finishes
 # the rest when run again. Every result has a stamp of what it graded (lib.sh): a run grades the
@@ -23,6 +24,13 @@
 # OUT (default results/batch): gradebook.csv, summary.md, junit.xml (class_files.sh), and
 # students/<id>/ with results.json (Gradescope's format), grade.log and a status file.
 set -u
+# A shell cannot trap a signal that was ignored when it started, and a batch started in the
+# background of a script starts with SIGINT ignored: started again once with it at its default
+# (coreutils' env; without that option, a Ctrl-C still reaches each grade_one.sh, see the workers)
+if [ -z "${BATCH_INT_DEFAULT:-}" ] && env --default-signal=INT true 2>/dev/null; then
+    BATCH_INT_DEFAULT=1 exec env --default-signal=INT sh "$0" "$@"
+fi
+unset BATCH_INT_DEFAULT
 who="batch"
 . "$(dirname "$0")/lib.sh"
 jobs=${JOBS:-1}
@@ -31,8 +39,8 @@ batch_settings
 # STATUS=1: which results are current, stale or missing, without grading (beside a running batch
 # too: its own queue and stamps)
 if [ "${STATUS:-0}" = 1 ]; then
-    queue=$out/work/.status-$$
-    trap 'rm -f "$queue" "$queue.stamps"' EXIT
+    queue=$out/work/.status-$$ staged=$out/work/.status-$$.staged
+    trap 'rm -rf "$queue" "$queue".* "$staged"' EXIT
     batch_queue
     batch_stamps
     current=0 stale=0 new=0 failed=0
@@ -56,6 +64,33 @@ if [ "${STATUS:-0}" = 1 ]; then
     exit 0
 fi
 batch_lock
+# ---------------------------------------------------------------- stopped by a signal
+# SIGINT, SIGTERM or SIGHUP to any process of the batch stops all of it: the first to get one
+# writes why into $stop (created once: the first reason stands) and this front end, told by a
+# SIGTERM, stops every worker; each stops its grade_one.sh, which stops its grader and publishes
+# nothing, so the students in flight keep their earlier results (and stamps) and the next run
+# grades them. No class files then: the next run writes them
+stop=$out/work/.interrupted
+rm -f "$stop"
+BATCH_STOP=$stop
+export BATCH_STOP
+workers=""
+on_signal() { # on_signal NAME NUMBER
+    trap '' INT TERM HUP # once: the workers' notices of the same stop change nothing
+    (set -C && echo "SIG$1 to the batch" >"$stop") 2>/dev/null
+    stopped $((128 + $2))
+}
+stopped() { # stopped CODE: stop the workers, wait for them, say why, exit with CODE
+    for p in $workers; do kill -TERM "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    echo "batch: interrupted ($(head -n 1 "$stop" 2>/dev/null || echo "a signal")): nothing was" \
+        "published for the students being graded (their earlier results stand); make batch again" \
+        "resumes" >&2
+    exit "$1"
+}
+trap 'on_signal INT 2' INT
+trap 'on_signal TERM 15' TERM
+trap 'on_signal HUP 1' HUP
 batch_tuning
 batch_secret
 sh "$root/grader/batch/grade_one.sh" --check 9>&- || exit 2
@@ -90,20 +125,53 @@ echo "batch: $total students in $subs, $left to grade ($stale of them stale), $j
 start=$(date +%s)
 rm -rf "$out/work/.done" && mkdir -p "$out/work/.done" || die "cannot create $out/work/.done"
 
-# JOBS workers, each taking every JOBS-th student of the queue
+# grade_one.sh with SIGINT at its default: the workers, in the background, ignore it (and cannot
+# trap it), and what they start would too
+default_int=""
+env --default-signal=INT true 2>/dev/null && default_int="env --default-signal=INT"
+# JOBS workers, each taking every JOBS-th student of the queue, none once the batch is stopped.
+# A worker stopped (SIGTERM, SIGHUP) stops its grade_one.sh; a grade_one.sh that ended by a
+# signal (128 + n) was stopped: either way the worker tells this front end ($$), which stops all
 worker=0
 while [ $worker -lt "$jobs" ]; do
     (
+        child=""
+        worker_stop() { # worker_stop NAME NUMBER
+            trap '' TERM HUP
+            (set -C && echo "SIG$1 to a worker of the batch" >"$stop") 2>/dev/null
+            [ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child" 2>/dev/null
+            kill -TERM $$ 2>/dev/null
+            exit $((128 + $2))
+        }
+        trap 'worker_stop TERM 15' TERM
+        trap 'worker_stop HUP 1' HUP
         line=0
         while IFS="$(printf '\t')" read -r id entry; do
+            [ -e "$stop" ] && break
             if [ $((line % jobs)) -eq $worker ] && batch_wanted "$id"; then
-                sh "$root/grader/batch/grade_one.sh" "$id" "$entry" 9>&- && progress "$id"
+                # (in the background and waited for, so that a signal here is handled at once)
+                # shellcheck disable=SC2086 # default_int is a command and its words
+                $default_int sh "$root/grader/batch/grade_one.sh" "$id" "$entry" 9>&- &
+                child=$!
+                wait "$child" 2>/dev/null # (no "Terminated" of dash: the batch says why, once)
+                code=$?
+                child=""
+                [ $code -eq 0 ] && progress "$id"
+                if [ $code -gt 128 ] || [ -e "$stop" ]; then
+                    [ $code -gt 128 ] && (set -C && echo "signal $((code - 128)) to grade_one.sh of $id" \
+                        >"$stop") 2>/dev/null
+                    kill -TERM $$ 2>/dev/null
+                    exit 1
+                fi
             fi
             line=$((line + 1))
         done <"$queue"
     ) &
+    workers="$workers $!"
     worker=$((worker + 1))
 done
 wait
+# (a stop the traps above did not see through: a worker's notice lost)
+[ -e "$stop" ] && stopped 1
 echo "batch: graded in $(($(date +%s) - start)) s"
 sh "$root/grader/batch/class_files.sh"

@@ -96,6 +96,10 @@ BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
 jq -rs -f "$root/grader/batch/gradebook.jq" "$class_json" >"$out/gradebook.csv.tmp" &&
     mv "$out/gradebook.csv.tmp" "$out/gradebook.csv" || die "cannot write $out/gradebook.csv"
 csv=$out/gradebook.csv
+# the uploads that are nobody's (a name read two ways, an id taken twice, not an upload): the
+# instructor's to sort out, one a line with the reason
+cp "$queue.skipped" "$out/skipped.txt.tmp" 2>/dev/null || : >"$out/skipped.txt.tmp"
+mv "$out/skipped.txt.tmp" "$out/skipped.txt" || die "cannot write $out/skipped.txt"
 
 # ---------------------------------------------------------------- the platforms' grade imports
 # The final scores (late penalty applied) in the import formats of Canvas (the gradebook's CSV:
@@ -113,22 +117,39 @@ jq -rs -f "$root/grader/batch/lms_export.jq" --arg to moodle --arg now "$(date '
     die "cannot write $out/moodle.csv"
 
 # ---------------------------------------------------------------- summary and JUnit
+# every published results.json that is an object with a list of tests (an older grader's or a
+# forged one may be anything: one that is not is left out here, as the gradebook leaves it out)
 all_json=$(while IFS="$(printf '\t')" read -r id entry; do
     f=$out/students/$id/results.json
-    [ -s "$f" ] && jq -c --arg id "$id" '. + {student: $id}' "$f" 2>/dev/null
+    [ -s "$f" ] && jq -c --arg id "$id" 'select(type == "object" and (.tests | type == "array"))
+        | . + {student: $id}' "$f" 2>/dev/null
 done <"$queue")
 
 printf '%s\n' "$all_json" | jq -rs --arg total "$total" -f "$root/grader/batch/summary.jq" \
-    >"$out/summary.md.tmp" 2>/dev/null && mv "$out/summary.md.tmp" "$out/summary.md"
+    >"$out/summary.md.tmp" 2>"$out/summary.md.err" && mv "$out/summary.md.tmp" "$out/summary.md" ||
+    echo "batch: no summary.md: $(tail -n 1 "$out/summary.md.err")" >&2
+rm -f "$out/summary.md.tmp" "$out/summary.md.err"
 
-# XML 1.0 has no place for control characters other than tab and line breaks: they become ?
+# JUnit's XML: the grader has made each output safe already, but a results.json may come from an
+# older grader (or be forged), so every string is mapped again, code point by code point: what
+# lies outside XML 1.0's Char production (C0 controls but tab, LF and CR; U+FFFE, U+FFFF) makes
+# the file unreadable, and DEL, the C1 controls (U+0080..U+009F) and the other noncharacters
+# (U+FDD0..U+FDEF, U+xFFFE and U+xFFFF of every plane) are no text either: each becomes ?. Then
+# &<>'" are escaped, which also keeps a ]]> from closing anything. Numbers go through it too: a
+# forged score may be a string.
 printf '%s\n' "$all_json" | jq -rs '
-  def xml: gsub("[\u0001-\u0008\u000b\u000c\u000e-\u001f]"; "?") | @html;
+  def xml: if type == "string" then . elif . == null then "" else tojson end
+    | explode
+    | map(if (. < 32 and . != 9 and . != 10 and . != 13) or (. >= 127 and . <= 159)
+             or (. >= 55296 and . <= 57343) or (. >= 64976 and . <= 65007) or (. % 65536 >= 65534)
+          then 63 else . end)
+    | implode | @html;
   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
   "<testsuites>",
-  (.[] | "  <testsuite name=\"\(.student | xml)\" tests=\"\(.tests | length)\" failures=\"\([.tests[] | select(.status == "failed")] | length)\">",
-    (.tests[] | "    <testcase classname=\"\(.extra_data.exercise | xml)\" name=\"\(.name | xml)\">" +
-      (if .status == "failed" then "<failure message=\"\(.score)/\(.max_score)\">\(.output | xml)</failure>" else "" end) +
+  (.[] | [.tests[] | objects] as $tests
+    | "  <testsuite name=\"\(.student | xml)\" tests=\"\($tests | length)\" failures=\"\([$tests[] | select(.status == "failed")] | length)\">",
+    ($tests[] | "    <testcase classname=\"\(.extra_data.exercise? // "" | xml)\" name=\"\(.name | xml)\">" +
+      (if .status == "failed" then "<failure message=\"\(.score | xml)/\(.max_score | xml)\">\(.output | xml)</failure>" else "" end) +
       "</testcase>"),
     "  </testsuite>"),
   "</testsuites>"

@@ -72,7 +72,7 @@ if ! command -v cc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
     apt-get update -q && apt-get install -y -q --no-install-recommends gcc make libc6-dev || exit 1
 fi
 sh common/deps.sh batch || exit 1
-make -s -j"$(nproc)" grader "$PWD/build/grader/unpack" || exit 1
+make -s -j"$(nproc)" grader "$PWD/build/grader/intake" || exit 1
 # the secret: root's alone (the students' programs run under another uid)
 chown -R 0:0 gradescope && chmod 0700 gradescope && chmod 0600 gradescope/secret || exit 1
 echo "setup.sh: the grader is built; exercises: $(cat gradescope/exercises)"

@@ -29,9 +29,6 @@ metadata=$(dirname "$submission")/submission_metadata.json
 baked=$source/gradescope
 root=$source
 grader=$source/build/grader/grader
-unpacker=$source/build/grader/unpack
-max_file=1048576
-max_unpacked=20971520
 
 die() {
     echo "gradescope: $*" >&2
@@ -40,7 +37,7 @@ die() {
 }
 rm -f "$results"
 [ -d "$submission" ] || die "no submission folder $submission"
-[ -x "$grader" ] && [ -x "$unpacker" ] || die "no grader in $source/build: setup.sh builds it"
+[ -x "$grader" ] && [ -x "$source/build/grader/intake" ] || die "no grader in $source/build: setup.sh builds it"
 command -v jq >/dev/null 2>&1 || die "jq is missing: setup.sh installs it"
 . "$source/grader/batch/stage.sh"
 
@@ -55,39 +52,26 @@ work=$(mktemp -d /tmp/gradescope.XXXXXX) || die "cannot create a work folder"
 trap 'rm -rf "$work"' EXIT
 # the grader makes folders below it for the students' programs, which run under their own uid
 chmod 0755 "$work"
-mkdir -p "$work/sub" "$work/unpacked" "$(dirname "$results")" || die "cannot create folders"
+mkdir -p "$(dirname "$results")" || die "cannot create folders"
 sandbox=""
 command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev true 2>/dev/null && sandbox=bwrap
 
 # ---------------------------------------------------------------- the upload staged
+# The intake make batch uses (stage.sh): the submission folder is the student's one upload
+# (folders, archives Gradescope kept as files, loose kernel.cl and main.c for an assignment of
+# one exercise)
+baked_ex=$(cat "$baked/exercises" 2>/dev/null)
+stage_entry "$work" "$(stage_single "${baked_ex:-$(sed -n 's/^[[:space:]]*exercises[[:space:]]*=[[:space:]]*\([^#]*\).*/\1/p' \
+    "$baked/grader.conf" 2>/dev/null | tail -n 1 | tr ',' ' ')}")" "$submission" || die "cannot stage the upload"
 notes=""
-if stage_has_line_break "$submission"; then
-    notes="The upload was refused: a file or folder name holds a line break."
-else
-    stage_exercises "$submission" "$work/sub"
-    # archives in the upload (a student's zip that Gradescope kept as a file), the first 10: each
-    # unpacked on its own, adding the exercises that the folders above lacked
-    n=0
-    find "$submission" -maxdepth 3 -type f \( -name '*.zip' -o -name '*.tar.gz' -o -name '*.tgz' \) \
-        2>/dev/null | sort | head -n 10 >"$work/archives"
-    while IFS= read -r archive; do
-        n=$((n + 1))
-        mkdir -p "$work/unpacked/$n"
-        if why=$(stage_unpack "$archive" "$work/unpacked/$n"); then
-            if stage_has_line_break "$work/unpacked/$n"; then
-                notes="$notes${notes:+ }${archive#"$submission"/}: refused, a name holds a line break."
-            else
-                stage_exercises "$work/unpacked/$n" "$work/sub"
-            fi
-        else
-            notes="$notes${notes:+ }${archive#"$submission"/}: $why."
-        fi
-    done <"$work/archives"
-fi
+case $stage_status in
+refused:*) notes="The upload was ${stage_status#refused: }." ;;
+empty:*) notes="Its ${stage_status#empty: }." ;;
+esac
+[ -n "$stage_took" ] && echo "gradescope: the intake $(printf '%s\n' "$stage_took" | paste -sd ';' | sed 's/;/; /g')"
 # the exercises baked in (EX of make gradescope); none: the config's, or every one. Each is
 # graded, found or not: one the upload lacks scores 0 of its points, so every student's maximum
 # is the assignment's
-baked_ex=$(cat "$baked/exercises" 2>/dev/null)
 exercises=${baked_ex:-$(cd "$source/solutions" && ls -d [0-9][0-9]_*)}
 found=""
 for ex in $exercises; do [ -d "$work/sub/$ex" ] && found="$found $ex"; done

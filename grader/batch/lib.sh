@@ -6,7 +6,6 @@
 # The front end sets `who` (the prefix of its messages) before sourcing this file.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 grader=$root/build/grader/grader
-unpacker=$root/build/grader/unpack # unpacks a .zip or .tar.gz, checking every member
 # what a student's upload becomes (its editable files only) and the seeds' derivation, shared
 # with Gradescope's run_autograder
 . "$root/grader/batch/stage.sh"
@@ -29,16 +28,19 @@ batch_settings() {
     config=${CONFIG:-}
     ONLY=$(printf '%s' "${ONLY:-}" | tr -d ' ')
     [ -n "$subs" ] || die "usage: make batch SUBMISSIONS=dir [OUT=dir] [JOBS=n] [EX=id] [FORCE=1]"
-    [ -d "$subs" ] || die "SUBMISSIONS=$subs is not a folder"
+    # a folder of downloads, or the platform's own zip of them (Moodle's "download all")
+    [ -d "$subs" ] || { [ -f "$subs" ] && case $subs in *.zip | *.ZIP) true ;; *) false ;; esac; } ||
+        die "SUBMISSIONS=$subs is not a folder or a .zip"
     [ -x "$grader" ] || die "no grader at $grader: run make grader"
-    [ -x "$unpacker" ] || die "no unpacker at $unpacker: run make all"
+    [ -x "$intake" ] || die "no intake at $intake: run make all"
     if [ -n "$config" ]; then
         [ -f "$config" ] || die "CONFIG=$config is not a file"
         config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
         # a mistake in it stops the batch before anyone is graded
         "$grader" --config "$config" --help >/dev/null || die "CONFIG=$config has an error (above)"
     fi
-    subs=$(cd "$subs" && pwd)
+    if [ -d "$subs" ]; then subs=$(cd "$subs" && pwd)
+    else subs=$(cd "$(dirname "$subs")" && pwd)/$(basename "$subs"); fi
     mkdir -p "$out/students" "$out/work" "$out/cache" || die "cannot create $out"
     out=$(cd "$out" && pwd)
     case $out/ in "$subs"/*) die "OUT must not be inside SUBMISSIONS" ;; esac
@@ -46,8 +48,15 @@ batch_settings() {
         [ -f "$ROSTER" ] || die "ROSTER=$ROSTER is not a file"
         ROSTER=$(cd "$(dirname "$ROSTER")" && pwd)/$(basename "$ROSTER")
     fi
+    # WORKSHEET=file: Moodle's grading worksheet, whose "Last modified (submission)" is when each
+    # participant's upload came, as Moodle recorded it
+    if [ -n "${WORKSHEET:-}" ]; then
+        [ -f "$WORKSHEET" ] || die "WORKSHEET=$WORKSHEET is not a file"
+        WORKSHEET=$(cd "$(dirname "$WORKSHEET")" && pwd)/$(basename "$WORKSHEET")
+        said=$("$intake" worksheet "$WORKSHEET" 2>&1 >/dev/null) || die "WORKSHEET=$WORKSHEET: $said"
+    fi
     SUBMISSIONS=$subs OUT=$out EX=$only FORCE=$force CONFIG=$config
-    export SUBMISSIONS OUT EX FORCE CONFIG ONLY ROSTER
+    export SUBMISSIONS OUT EX FORCE CONFIG ONLY ROSTER WORKSHEET
 }
 
 # one batch at a time on an OUT folder (fd 9 holds the lock until the front end exits)
@@ -68,16 +77,23 @@ batch_tuning() {
 }
 
 # ---------------------------------------------------------------- the queue
-# $out/work/.queue: one line `ID<tab>ENTRY` per student, in the order of SUBMISSIONS; total its
-# length. Every entry of SUBMISSIONS is one student: a folder, a .zip or a .tar.gz (.tgz), named
-# by the student's id, or as a learning platform's download names it:
-#   Moodle  `Full Name_1234_assignsubmission_file_...` (a folder, or the file itself), 1234 the
-#           assignment's participant number (its grading worksheet's "Participant 1234")
-#   Canvas  `name_12345_67890_file.zip`, `name_LATE_12345_67890_file.zip`: 12345 the user's
-#           Canvas ID, LATE its flag that the upload came after the due date
-# Such a number maps to the ROSTER id whose `lms` field is that number (or which is that number),
-# else it is the id. A Moodle folder holding one archive and no exercise is that archive.
-# $queue.info: `ID<tab>NAME<tab>LMS<tab>LATE<tab>UPLOAD` per student (LATE: canvas or empty).
+# $out/work/.queue: one line `ID<tab>UPLOAD<tab>UPLOAD...` per student (absolute paths), in the
+# order of SUBMISSIONS; total its length. The intake (build/grader/intake class) walks
+# SUBMISSIONS (a folder, or the platform's zip, unpacked into $queue.intake) into students:
+# every entry named by a student id (a folder, a .zip or .tar.gz), or as a learning platform's
+# download names it, read where the platform writes it (grader/intake/intake_name.c):
+#   Moodle  `Full Name_1234_assignsubmission_file_...` (a folder, or the files themselves), 1234
+#           the participant number (the grading worksheet's "Participant 1234"): the first
+#           `_N_assignsubmission_`, whatever the student's own file name holds
+#   Canvas  `login_12345_67890_file.zip`, `login_LATE_12345_67890_file.zip`: 12345 the user's
+#           Canvas ID, LATE its flag that the upload came after the due date; several files of
+#           one user (kernel.cl beside main.c) are one student's
+# A name that reads both ways is listed and skipped, never guessed. Such a number maps to the
+# ROSTER id whose `lms` field is that number (or which is that number), else it is the id.
+# $queue.info: `ID<tab>NAME<tab>LMS<tab>LATE<tab>UPLOADS` per student (LATE: canvas or empty);
+# $queue.times: `ID<tab>EPOCH<tab>SOURCE`, when the upload came as the instructor's disk says
+# (never a time inside an archive), or Moodle's own record where WORKSHEET (its grading worksheet)
+# has one; $queue.skipped: the entries that are nobody's, and why.
 # ROSTER=file: lines `id[,name[,lms number]]` (# comments, a header line `id,...`): every id gets
 # a row in the gradebook ($queue.missing: `ID<tab>NAME<tab>LMS<tab>WHY` for those with no entry).
 batch_roster() {
@@ -121,59 +137,64 @@ batch_queue() {
     next=$queue.$$
     : >"$next"
     : >"$next.info"
-    for entry in "$subs"/*; do
-        [ -e "$entry" ] || continue
-        name=$(basename "$entry")
-        full="" lms="" late=""
-        # a learning platform's name: the number after the student's name
-        lms_name=$(printf '%s' "$name" | sed -n -E \
-            -e 's/^(.*)_([0-9]+)_assignsubmission_[a-z]+_(.*)$/moodle\t\2\t\1\t/p' \
-            -e 't' -e 's/^([^_]+)_(LATE_)?([0-9]+)_([0-9]+)_(.+)$/canvas\t\3\t\1\t\2/p')
-        if [ -n "$lms_name" ]; then
-            lms=$(printf '%s' "$lms_name" | cut -f2)
-            full=$(printf '%s' "$lms_name" | cut -f3 | tr -d '\000-\037\177')
-            [ -n "$(printf '%s' "$lms_name" | cut -f4)" ] && late=canvas
-            mapped=$(batch_roster_id "$lms")
-            id=${mapped%%	*}
-            [ -n "${mapped#*	}" ] && full=${mapped#*	}
-            # a Moodle folder that holds one archive (the upload itself) and no exercise
-            if [ -d "$entry" ] && [ -z "$(find "$entry" -maxdepth 3 -type d -name '[0-9][0-9]_*' | head -n 1)" ]; then
-                inner=$(find "$entry" -maxdepth 1 -type f \( -name '*.zip' -o -name '*.tar.gz' -o -name '*.tgz' \))
-                [ -n "$inner" ] && [ "$(printf '%s\n' "$inner" | wc -l)" -eq 1 ] && entry=$inner
-            fi
-            case $entry in *.zip | *.tar.gz | *.tgz) ;; *)
-                [ -d "$entry" ] || { echo "$who: skipped $name: not a folder, .zip or .tar.gz" >&2
-                    continue; } ;;
-            esac
-        else
-            case $name in
-            *.tar.gz) id=${name%.tar.gz} ;;
-            *.tgz) id=${name%.tgz} ;;
-            *.zip) id=${name%.zip} ;;
-            *) [ -d "$entry" ] || { echo "$who: skipped $name: not a folder, .zip or .tar.gz" >&2; continue; }
-                id=$name ;;
-            esac
+    : >"$next.times"
+    : >"$next.skipped"
+    rm -rf "$queue.intake" && mkdir -p "$queue.intake" || die "cannot create $queue.intake"
+    sandbox=""
+    command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev true 2>/dev/null && sandbox=bwrap
+    # (a platform's zip holds every upload: each file under the class cap, 4 GB)
+    stage_contained "$queue.intake" 4294967296 "$intake" class "$subs" "$queue.intake" \
+        >"$next.records" 2>"$next.said"
+    case $? in
+    0) ;;
+    1) die "SUBMISSIONS=$subs: $(tail -n 1 "$next.records")" ;;
+    *) die "SUBMISSIONS=$subs could not be read: $(tail -n 1 "$next.said")" ;;
+    esac
+    : >"$next.worksheet"
+    [ -n "${WORKSHEET:-}" ] && "$intake" worksheet "$WORKSHEET" >"$next.worksheet" 2>/dev/null
+    sed -n 's/^skipped //p' "$next.said" | while IFS= read -r line; do
+        echo "$who: skipped $line" >&2
+        printf '%s\n' "$line" >>"$next.skipped"
+    done
+    # (read at the unit separator: a tab is blank to read, and empty fields would merge)
+    tab=$(printf '\t') us=$(printf '\037')
+    tr '\t' '\037' <"$next.records" | while IFS="$us" read -r key platform number person late epoch source uploads; do
+        uploads=$(printf '%s' "$uploads" | tr '\037' '\t')
+        lms="" full=""
+        if [ "$platform" = plain ]; then
+            id=$key
             full=$(awk -F '\t' -v id="$id" '$1 == id { print $2; exit }' "$out/work/.roster")
+        else
+            lms=$number full=$person
+            if [ "$platform" = moodle ]; then
+                said=$(awk -F '\t' -v n="$number" '$1 == n { print $2; exit }' "$next.worksheet")
+                [ -n "$said" ] && epoch=$said source="Moodle's grading worksheet"
+            fi
+            mapped=$(batch_roster_id "$lms")
+            id=${mapped%%"$tab"*}
+            [ -n "${mapped#*"$tab"}" ] && full=${mapped#*"$tab"}
         fi
-        case $id in
-        '' | *[!A-Za-z0-9._-]* | .*) echo "$who: skipped $name: the id must be letters, digits, . _ -" >&2
-            continue ;;
-        esac
+        names=$(printf '%s\n' "$uploads" | tr '\t' '\n' | sed 's,.*/,,' | paste -sd '|' | sed 's/|/, /g')
         if cut -f1 "$next" | grep -qxF -- "$id"; then
-            echo "$who: skipped $name: student id $id is taken by another entry" >&2
+            echo "$who: skipped $names: student id $id is taken by another entry" >&2
+            printf '%s: student id %s is taken by another entry\n' "$names" "$id" >>"$next.skipped"
             continue
         fi
         if [ -s "$out/work/.roster" ] && ! cut -f1 "$out/work/.roster" | grep -qxF -- "$id"; then
-            echo "$who: $name: $id is not on the roster (graded all the same)" >&2
+            echo "$who: $names: $id is not on the roster (graded all the same)" >&2
         fi
-        printf '%s\t%s\n' "$id" "$entry" >>"$next"
-        printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$full" "$lms" "$late" "$name" | tr -d '\r' >>"$next.info"
+        printf '%s\t%s\n' "$id" "$uploads" >>"$next"
+        printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$full" "$lms" "${late:+canvas}" "$names" >>"$next.info"
+        printf '%s\t%s\t%s\n' "$id" "$epoch" "$source" >>"$next.times"
     done
+    rm -f "$next.records" "$next.said" "$next.worksheet"
     # the roster's students with no entry
     awk -F '\t' 'NR == FNR { have[$1] = 1; next } !($1 in have) { print $1 "\t" $2 "\t" $3 "\tmissing: nothing submitted" }' \
         "$next" "$out/work/.roster" >"$next.missing"
-    mv "$next.info" "$queue.info" && mv "$next.missing" "$queue.missing" && mv "$next" "$queue" ||
-        die "cannot write $queue"
+    for part in info times skipped missing; do
+        mv "$next.$part" "$queue.$part" || die "cannot write $queue.$part"
+    done
+    mv "$next" "$queue" || die "cannot write $queue"
     total=$(wc -l <"$queue")
     [ "$total" -gt 0 ] || die "no submissions in $subs"
 }
@@ -199,51 +220,38 @@ batch_settings_stamp() {
 }
 
 # $queue.stamps: one line `ID<tab>STAMP` per student of the queue, the stamp its result must have
-# to be current (an upload staged as grade_one.sh stages it, in a sandbox where bubblewrap runs)
+# to be current. Every upload is staged here, once a run (the intake, in a sandbox where
+# bubblewrap runs), into $staged/ID: sub/ (the editable files, which grade_one.sh grades and the
+# similarity report reads), status and took (what the intake said). STATUS=1 stages beside a
+# running batch into a folder of its own.
 batch_stamps() {
     settings_stamp=$(batch_settings_stamp)
     BATCH_SETTINGS_STAMP=$settings_stamp
     export BATCH_SETTINGS_STAMP
-    max_file=1048576 max_unpacked=${MAX_UNPACKED:-20971520}
     sandbox=""
     command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev true 2>/dev/null && sandbox=bwrap
+    staged=${staged:-$out/work/staged}
+    single=$(stage_single "${only:-$(batch_config_exercises)}")
     stamps=$queue.stamps
     next=$stamps.$$
     : >"$next"
-    : >"$next.times"
-    rm -rf "$out/work/staged"
-    while IFS="$(printf '\t')" read -r id entry; do
-        s=$out/work/.stage-$$
-        rm -rf "$s"
-        stage_entry "$entry" "$s" || die "cannot stage $entry into $s"
-        printf '%s\t%s\n' "$id" "$(stage_stamp "$entry" "$s" "")" >>"$next"
-        printf '%s\t%s\n' "$id" "$(batch_submitted "$id" "$entry" "$s")" >>"$next.times"
-        # the staged files kept for the similarity report (similarity.sh)
-        rm -rf "$out/work/staged/$id" && mkdir -p "$out/work/staged" && mv "$s/sub" "$out/work/staged/$id" ||
-            die "cannot keep the staged files of $id in $out/work/staged"
+    rm -rf "$staged" && mkdir -p "$staged" || die "cannot create $staged"
+    tab=$(printf '\t')
+    while IFS="$tab" read -r id uploads; do
+        s=$staged/$id
+        mkdir -p "$s" || die "cannot create $s"
+        # shellcheck disable=SC2086 # the uploads, split at tabs only
+        (IFS=$tab && set -f && stage_entry "$s" "$single" $uploads && printf '%s\n' "$stage_status" >"$s/status" &&
+            printf '%s\n' "$stage_took" >"$s/took" && printf '%s\t%s\n' "$id" "$(stage_stamp "$s" $uploads)" >>"$next") ||
+            die "cannot stage the uploads of $id into $s"
     done <"$queue"
-    rm -rf "$out/work/.stage-$$"
-    mv "$next.times" "$queue.times" && mv "$next" "$stamps" || die "cannot write $stamps"
+    mv "$next" "$stamps" || die "cannot write $stamps"
 }
 
-# When an upload came, and what says so: EPOCH<tab>SOURCE. The platform's own record first (the
-# time its download gave the file: the upload's on Moodle and Canvas), else the newest time of the
-# editable files (an archive's member times, which the student's clock wrote; a folder's file
-# times). Canvas's LATE flag is kept beside it ($queue.info) and counts even when the time does not
-# tell
-batch_submitted() { # batch_submitted ID ENTRY STAGED
-    lms=$(awk -F '\t' -v id="$1" '$1 == id { print $3; exit }' "$queue.info")
-    if [ -n "$lms" ]; then
-        printf '%s\tthe platform download'"'"'s file time\n' "$(stat -c %Y "$2")"
-        return
-    fi
-    newest=$(find "$3/sub" -type f -printf '%T@\n' 2>/dev/null | sort -n | tail -n 1)
-    [ -n "$newest" ] || return 0
-    case $2 in
-    *.zip | *.tar.gz | *.tgz) how="archive member times: the student's clock" ;;
-    *) how="the files' times" ;;
-    esac
-    printf '%s\t%s\n' "${newest%.*}" "$how"
+# the config's `exercises` line (the exercises it grades), or nothing
+batch_config_exercises() {
+    [ -n "${config:-}" ] && [ -f "$config" ] || return 0
+    sed -n 's/^[[:space:]]*exercises[[:space:]]*=[[:space:]]*\([^#]*\).*/\1/p' "$config" | tail -n 1 | tr ',' ' '
 }
 
 # the stamp a current result of ID has (empty when the front end computed none)

@@ -6,7 +6,7 @@
 # starts from it: only what a student wrote is compared). A hint for the instructor to read the
 # two files, never part of a score. Lines: exercise, file, student, student, percent (the larger
 # of the two directions: how much of one file is the other's material), largest first.
-# The files are OUT/work/staged/ID/NN_name/ (lib.sh's batch_stamps keeps each upload's staged
+# The files are OUT/work/staged/ID/sub/NN_name/ (lib.sh's batch_stamps keeps each upload's staged
 # editable files there). Without sim_c: one line on stderr, an empty table, exit 0.
 set -u
 out=${1:?usage: similarity.sh OUT}
@@ -23,10 +23,10 @@ tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 # the skeletons as committed (exercises/ may hold someone's work)
 sh "$root/tests/skeletons.sh" "$tmp/skeletons" >/dev/null 2>&1 || mkdir -p "$tmp/skeletons"
-for exdir in "$out"/work/staged/*/[0-9][0-9]_*/; do
+for exdir in "$out"/work/staged/*/sub/[0-9][0-9]_*/; do
     [ -d "$exdir" ] || continue
     ex=$(basename "$exdir")
-    id=$(basename "$(dirname "$exdir")")
+    id=$(basename "$(dirname "$(dirname "$exdir")")")
     for f in kernel.cl main.c; do
         [ -f "$exdir/$f" ] || continue
         mkdir -p "$tmp/own/$ex/$f"

@@ -27,6 +27,11 @@
 # Slurm's own record, in OUT/private/slurm/: jobs (one line per array: its job id and its list of
 # students, the queue's format), the lists, and logs/ (each task's output).
 set -u
+# started again once with SIGINT at its default, so that the traps below take it (as batch.sh)
+if [ -z "${BATCH_INT_DEFAULT:-}" ] && env --default-signal=INT true 2>/dev/null; then
+    BATCH_INT_DEFAULT=1 exec env --default-signal=INT sh "$0" "$@"
+fi
+unset BATCH_INT_DEFAULT
 who="batch"
 . "$(dirname "$0")/lib.sh"
 status_only=${STATUS:-0}
@@ -44,6 +49,37 @@ jobs_file=$slurm_dir/jobs
 active_file=$slurm_dir/.active.$$
 submitted_file=$slurm_dir/.submitted.$$
 trap 'rm -f "$active_file" "$submitted_file"' EXIT
+# SIGINT, SIGTERM or SIGHUP stops this front end with one line, its own files removed (the EXIT
+# trap) and a list never handed to Slurm with them. What Slurm already took runs on: scancel
+# stops it (SIGTERM to each task, whose grade_one.sh then publishes nothing, so the student keeps
+# an earlier result and a run again submits it)
+list=""
+slurm_stop() { # slurm_stop NAME NUMBER
+    [ -n "$list" ] && ! grep -qF " $list" "$jobs_file" 2>/dev/null && rm -f "$list"
+    echo "batch: interrupted by SIG$1: nothing more submitted; make batch ENGINE=slurm again" \
+        "resumes (squeue, scancel for what Slurm already runs)" >&2
+    exit $((128 + $2))
+}
+slurm_traps() {
+    trap 'slurm_stop INT 2' INT
+    trap 'slurm_stop TERM 15' TERM
+    trap 'slurm_stop HUP 1' HUP
+}
+slurm_traps
+# While sbatch submits, a signal waits until what it says is recorded: sbatch runs with the three
+# ignored, this shell notes the signal and stops after (an array submitted but not in $jobs_file
+# would be submitted again by the next run, each student graded twice at once)
+slurm_hold() {
+    held=""
+    trap 'held="INT 2"' INT
+    trap 'held="TERM 15"' TERM
+    trap 'held="HUP 1"' HUP
+}
+slurm_release() {
+    slurm_traps
+    # shellcheck disable=SC2086 # held is a name and a number
+    [ -z "$held" ] || slurm_stop $held
+}
 
 # ---------------------------------------------------------------- a place every node sees
 # A node's own disk or memory is no place for OUT (the tasks of other nodes would publish where
@@ -187,10 +223,12 @@ if [ "$count" -gt 0 ]; then
         --output="$slurm_dir/logs/%A_%a.out" --export=ALL
     [ -n "$partition" ] && set -- "$@" --partition="$partition"
     [ -n "$gres" ] && set -- "$@" --gres="$gres"
-    job=$("$@" --wrap="sh '$root/grader/batch/grade_one.sh' --task '$list'" 2>&1) ||
+    slurm_hold
+    job=$(trap '' INT TERM HUP && exec "$@" --wrap="sh '$root/grader/batch/grade_one.sh' --task '$list'" 2>&1) ||
         { rm -f "$list"; die "sbatch refused the array: $job"; }
     job=${job%%;*}
     printf '%s %s\n' "$job" "$list" >>"$jobs_file"
+    slurm_release
     waits="$waits$job:"
     [ $skipped -gt 0 ] && skipped=" ($skipped still pending or running)" || skipped=""
     echo "batch: submitted job array $job: $count of $total students$skipped," \
@@ -204,8 +242,10 @@ if [ -n "$waits" ]; then
     set -- sbatch --parsable --job-name=clmm-class-files --dependency="afterany:${waits%:}" \
         --time=30 --mem=1024 --output="$slurm_dir/logs/class-files-%j.out" --export=ALL
     [ -n "$partition" ] && set -- "$@" --partition="$partition"
-    final=$("$@" --wrap="sh '$root/grader/batch/class_files.sh' --lock" 2>&1) ||
+    slurm_hold
+    final=$(trap '' INT TERM HUP && exec "$@" --wrap="sh '$root/grader/batch/class_files.sh' --lock" 2>&1) ||
         die "sbatch refused the job of the class files: $final"
+    slurm_release
     echo "batch: job ${final%%;*} writes the gradebook when they end (or run this again);" \
         "make batch ENGINE=slurm OUT=$out STATUS=1 says how far it is"
 else

@@ -10,8 +10,8 @@
 # student committed counts too; elsewhere PRISTINE, a fresh copy of the workbook's exercises/
 # (without one every exercise folder is taken, which grades the same, only slower). A changed
 # folder goes in with all its editable files (the grader needs both main.c and kernel.cl), and
-# nothing else: a Makefile or notes are never read by the grader. The members keep their times
-# (make batch takes a late upload's time from them where the LMS gives none).
+# nothing else: a Makefile or notes are never read by the grader. (When it came is the
+# platform's record, or the upload's own time on the instructor's disk, never its members'.)
 # Exit 0: RESULTS/ID.tar.gz written (its path is the last line); 2: nothing to hand in.
 # shellcheck disable=SC2154 # (stage_editable is stage.sh's)
 set -u

@@ -9,7 +9,8 @@
  *   intake_unpack.c one archive unpacked under the caps below, checking every member
  *   intake_stage.c  one student's uploads staged into DIR/NN_name/{main.c,kernel.cl,...}
  *   intake_class.c  a class's downloads walked into one record a student
- *   intake_main.c   the command line (intake class|stage|unpack|name|caps)
+ *   intake_worksheet.c  Moodle's grading worksheet: when each upload came, as Moodle says
+ *   intake_main.c   the command line (intake class|stage|unpack|name|worksheet|caps)
  */
 #ifndef INTAKE_H
 #define INTAKE_H
@@ -47,10 +48,10 @@ enum intake_platform { INTAKE_PLAIN, INTAKE_MOODLE, INTAKE_CANVAS, INTAKE_AMBIGU
  * A name both read differently is INTAKE_AMBIGUOUS: refused, never guessed. */
 struct intake_name {
     enum intake_platform platform;
-    char number[24];   /* Moodle's participant number or Canvas's user id ("" when plain) */
-    char person[256];  /* the name part the platform wrote (Moodle's full name, Canvas's login) */
-    int late;          /* Canvas's LATE flag */
-    const char *rest;  /* inside the parsed string: the student's own file name ("" for none) */
+    char number[24];  /* Moodle's participant number or Canvas's user id ("" when plain) */
+    char person[256]; /* the name part the platform wrote (Moodle's full name, Canvas's login) */
+    int late;         /* Canvas's LATE flag */
+    const char *rest; /* inside the parsed string: the student's own file name ("" for none) */
 };
 
 /* Parse NAME (a file or folder name, no slash). Returns 0, or -1 when NAME cannot be one entry
@@ -86,10 +87,10 @@ int intake_is_archive(const char *name);
 
 /* ---------------------------------------------------------------- staging */
 struct intake_stage_options {
-    const char *into;          /* the staged folder (made): INTO/NN_name/<editable files> */
-    const char *scratch;       /* an empty folder archives are unpacked into */
+    const char *into;             /* the staged folder (made): INTO/NN_name/<editable files> */
+    const char *scratch;          /* an empty folder archives are unpacked into */
     const char *const *exercises; /* the workbook's exercise folder names, NULL-terminated */
-    const char *single;        /* the assignment's one exercise: loose files go there (or NULL) */
+    const char *single; /* the assignment's one exercise: loose files go there (or NULL) */
     unsigned long long max_bytes; /* INTAKE_MAX_BYTES unless the instructor said otherwise */
 };
 
@@ -109,5 +110,16 @@ int intake_stage(const struct intake_stage_options *options, const char *const *
  * (a name that parses two ways, a bad id, a line break) are listed on ERR as `skipped NAME: WHY`.
  * Returns INTAKE_OK or INTAKE_ERROR. */
 int intake_class(const char *subs, FILE *out, FILE *err);
+
+/* ---------------------------------------------------------------- Moodle's worksheet */
+/* The next RFC 4180 field at *at into FIELD (cut to SIZE); *end_of_record when it ended a line.
+ * 0, or -1 at the end of the text. */
+int intake_csv_field(const char **at, char *field, size_t size, int *end_of_record);
+/* Moodle's userdate ("Tuesday, 10 January 2026, 12:00 PM") in local time; -1 for none. */
+long long intake_moodle_time(const char *text);
+/* Moodle's grading worksheet TEXT: `NUMBER<tab>EPOCH` on OUT for every participant whose
+ * "Last modified (submission)" is a date. INTAKE_REFUSED (said on ERR) when TEXT is no worksheet.
+ */
+int intake_worksheet(const char *text, FILE *out, FILE *err);
 
 #endif

@@ -23,11 +23,11 @@
 
 /* One student of the class, as its entries gather. */
 struct class_student {
-    char key[300];                /* moodle:N, canvas:N, or the id */
-    struct intake_name name;      /* the first entry's reading (rest not kept) */
-    struct timespec when;         /* the newest time of its entries */
-    const char *source;           /* what that time is */
-    char **uploads;               /* absolute paths */
+    char key[300];           /* moodle:N, canvas:N, or the id */
+    struct intake_name name; /* the first entry's reading (rest not kept) */
+    struct timespec when;    /* the newest time of its entries */
+    const char *source;      /* what that time is */
+    char **uploads;          /* absolute paths */
     size_t upload_count;
 };
 
@@ -43,7 +43,7 @@ static struct timespec class_newest(const char *dir, int depth) {
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
             lstat(path, &st) != 0)
             continue;
-        struct timespec t = S_ISDIR(st.st_mode) ? class_newest(path, depth + 1)
+        struct timespec t = S_ISDIR(st.st_mode)   ? class_newest(path, depth + 1)
                             : S_ISREG(st.st_mode) ? st.st_mtim
                                                   : (struct timespec){0, 0};
         if (t.tv_sec > newest.tv_sec || (t.tv_sec == newest.tv_sec && t.tv_nsec > newest.tv_nsec))
@@ -71,8 +71,9 @@ static const char *class_plain_id(const char *name, const struct stat *st, char 
         *why = "not a folder, .zip or .tar.gz";
         return NULL;
     }
-    if (!*id || id[0] == '.' || strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                           "0123456789._-") != strlen(id)) {
+    if (!*id || id[0] == '.' ||
+        strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                   "0123456789._-") != strlen(id)) {
         *why = "the id must be letters, digits, . _ -";
         return NULL;
     }

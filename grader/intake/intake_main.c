@@ -5,6 +5,7 @@
  *   intake stage --into DIR --scratch DIR --exercises "00_vadd ..." [--single EX]
  *                [--max-bytes N] UPLOAD...   one student's uploads staged (intake_stage)
  *   intake unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]   one archive (intake_unpack)
+ *   intake worksheet FILE        Moodle's grading worksheet: NUMBER<tab>EPOCH a participant
  *   intake name NAME             how a download's name reads: PLATFORM<tab>NUMBER<tab>PERSON<tab>
  *                                LATE<tab>REST
  *   intake caps                  the caps (intake.h) as shell assignments, for the scripts
@@ -40,6 +41,7 @@ static int intake_usage(FILE *to, int code) {
             "       intake stage --into DIR --scratch DIR --exercises \"NN_name ...\" "
             "[--single EX] [--max-bytes N] UPLOAD...\n"
             "       intake unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]\n"
+            "       intake worksheet FILE\n"
             "       intake name NAME\n"
             "       intake caps\n"
             "  the intake of students' uploads: archives checked member by member (links,\n"
@@ -125,8 +127,8 @@ static int intake_stage_command(int argc, char **argv) {
                                            .exercises = names,
                                            .single = a.single,
                                            .max_bytes = a.max_bytes};
-    int code = intake_stage(&options, (const char *const *)argv + first, (size_t)(argc - first),
-                            stdout);
+    int code =
+        intake_stage(&options, (const char *const *)argv + first, (size_t)(argc - first), stdout);
     if (code != INTAKE_OK)
         fprintf(stderr, "intake: cannot stage into %s\n", a.into);
     free(list);
@@ -164,6 +166,30 @@ static int intake_class_command(int argc, char **argv) {
     return intake_class(subs, stdout, stderr);
 }
 
+/* The worksheet read whole (a class of thousands is a few hundred kilobytes; 16 MB at most). */
+static int intake_worksheet_command(int argc, char **argv) {
+    if (argc != 2)
+        return intake_usage(stderr, INTAKE_ERROR);
+    FILE *f = fopen(argv[1], "rb");
+    if (!f) {
+        fprintf(stderr, "intake: cannot read %s: %s\n", argv[1], strerror(errno));
+        return INTAKE_ERROR;
+    }
+    size_t cap = 16u << 20;
+    char *text = malloc(cap + 1);
+    size_t n = text ? fread(text, 1, cap + 1, f) : 0;
+    fclose(f);
+    if (!text || n > cap) {
+        fprintf(stderr, "intake: %s is larger than 16 MB: no worksheet\n", argv[1]);
+        free(text);
+        return INTAKE_REFUSED;
+    }
+    text[n] = '\0';
+    int code = intake_worksheet(text, stdout, stderr);
+    free(text);
+    return code;
+}
+
 static int intake_name_command(int argc, char **argv) {
     if (argc != 2)
         return intake_usage(stderr, INTAKE_ERROR);
@@ -192,11 +218,17 @@ int main(int argc, char **argv) {
         return intake_unpack_command(argc - 1, argv + 1);
     if (strcmp(command, "name") == 0)
         return intake_name_command(argc - 1, argv + 1);
+    if (strcmp(command, "worksheet") == 0)
+        return intake_worksheet_command(argc - 1, argv + 1);
     if (strcmp(command, "caps") == 0) {
         printf("intake_max_bytes=%llu\nintake_max_file=%d\nintake_max_members=%llu\n"
                "intake_max_folders=%llu\nintake_max_nesting=%d\n",
                INTAKE_MAX_BYTES, INTAKE_MAX_FILE, INTAKE_MAX_MEMBERS, INTAKE_MAX_FOLDERS,
                INTAKE_MAX_NESTING);
+        printf("intake_editable=\"");
+        for (size_t i = 0; intake_editable[i]; i++)
+            printf("%s%s", i ? " " : "", intake_editable[i]);
+        printf("\"\n");
         return INTAKE_OK;
     }
     if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0)

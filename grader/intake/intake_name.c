@@ -13,8 +13,8 @@
 
 #include <string.h>
 
-const char *const intake_editable[] = {"main.c", "kernel.cl", "answers.txt", "kernel.cu", "main.cu",
-                                       NULL};
+const char *const intake_editable[] = {"main.c",    "kernel.cl", "answers.txt",
+                                       "kernel.cu", "main.cu",   NULL};
 
 const char *intake_platform_word(enum intake_platform platform) {
     switch (platform) {

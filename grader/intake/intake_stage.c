@@ -300,8 +300,9 @@ static int stage_loose(struct stage *s) {
     if (s->loose_count == 0)
         return 0;
     if (!s->options->single) {
-        stage_say_took(s, "took: nothing: loose %s%s but no exercise folder (NN_name/) and more "
-                          "than one exercise to grade\n",
+        stage_say_took(s,
+                       "took: nothing: loose %s%s but no exercise folder (NN_name/) and more "
+                       "than one exercise to grade\n",
                        s->loose[0].editable, s->loose_count > 1 ? " and others" : "");
         return 0;
     }
@@ -359,7 +360,8 @@ int intake_stage(const struct intake_stage_options *options, const char *const *
         struct intake_name name;
         const char *why = NULL;
         /* a platform's prefix is not the student's file name: kernel.cl, not x_1_2_kernel.cl */
-        const char *own = intake_parse_name(base, &name, &why) == 0 && *name.rest ? name.rest : base;
+        const char *own =
+            intake_parse_name(base, &name, &why) == 0 && *name.rest ? name.rest : base;
         if (lstat(uploads[i], &st) != 0)
             continue;
         if (S_ISDIR(st.st_mode)) {

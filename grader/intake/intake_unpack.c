@@ -31,10 +31,10 @@ enum { UNPACK_OK = INTAKE_OK, UNPACK_REFUSED = INTAKE_REFUSED, UNPACK_ERROR = IN
 #define UNPACK_NAME_SHOWN 160 /* characters of a member name quoted in a reason */
 
 struct unpack {
-    struct archive *archive;       /* the reader, NULL once freed */
-    int root;                      /* DIR, opened as a folder; every path starts from it */
-    struct intake_budget *budget;  /* the upload's caps and what it has used */
-    char reason[512];              /* the refusal or the internal error */
+    struct archive *archive;      /* the reader, NULL once freed */
+    int root;                     /* DIR, opened as a folder; every path starts from it */
+    struct intake_budget *budget; /* the upload's caps and what it has used */
+    char reason[512];             /* the refusal or the internal error */
 };
 
 static int unpack_say(struct unpack *u, int code, const char *format, ...)

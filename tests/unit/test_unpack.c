@@ -1,6 +1,6 @@
 /* test_unpack.c - unit tests (cmocka) of `build/grader/intake unpack`, the intake's unpacker of
- * students' archives, run as a program on archives made here with zip and tar from random content: good
- * .zip, .tar.gz and .tar unpack byte for byte with fixed modes; every refused kind (absolute
+ * students' archives, run as a program on archives made here with zip and tar from random content:
+ * good .zip, .tar.gz and .tar unpack byte for byte with fixed modes; every refused kind (absolute
  * path, .., symlink, hard link, FIFO, device, a line break in a name, an encrypted member, a name
  * twice, not a zip or tar) is refused with its reason and writes nothing outside DIR; the caps
  * count real bytes and members (one byte or member over is refused, exactly at the cap is not),
