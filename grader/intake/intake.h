@@ -15,8 +15,10 @@
 #ifndef INTAKE_H
 #define INTAKE_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 /* ---------------------------------------------------------------- the caps, defined once
  * A student's upload, all its archives together (nested ones included): what unpacking may
@@ -84,6 +86,10 @@ int intake_unpack(const char *archive, const char *dir, struct intake_budget *bu
 
 /* Whether NAME is an archive the intake opens (.zip, .tar, .tar.gz, .tgz). */
 int intake_is_archive(const char *name);
+
+/* The next entry of the open folder D (DIR's), . and .. left out: its path in PATH, its lstat
+ * in ST (never through a link); NULL at the end. Entries whose path does not fit are skipped. */
+struct dirent *intake_next_entry(DIR *d, const char *dir, char *path, size_t size, struct stat *st);
 
 /* ---------------------------------------------------------------- staging */
 struct intake_stage_options {

@@ -35,14 +35,9 @@ struct class_student {
 static struct timespec class_newest(const char *dir, int depth) {
     struct timespec newest = {0, 0};
     DIR *d = depth < CLASS_TIME_DEPTH ? opendir(dir) : NULL;
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
-            continue;
-        char path[PATH_MAX];
-        struct stat st;
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
-            lstat(path, &st) != 0)
-            continue;
+    char path[PATH_MAX];
+    struct stat st;
+    while (d && intake_next_entry(d, dir, path, sizeof path, &st)) {
         struct timespec t = S_ISDIR(st.st_mode)   ? class_newest(path, depth + 1)
                             : S_ISREG(st.st_mode) ? st.st_mtim
                                                   : (struct timespec){0, 0};

@@ -102,6 +102,17 @@ static void stage_top_file(struct stage *s, const char *path, const char *name,
         stage_add(s->loose, &s->loose_count, path, editable, st);
 }
 
+struct dirent *intake_next_entry(DIR *d, const char *dir, char *path, size_t size,
+                                 struct stat *st) {
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        if (snprintf(path, size, "%s/%s", dir, e->d_name) < (int)size && lstat(path, st) == 0)
+            return e;
+    }
+    return NULL;
+}
+
 /* Copy one editable file, a plain file of sane size, into TO (an open folder). */
 static int stage_copy(const char *from, int to_dir, const char *name) {
     int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -149,13 +160,10 @@ static void stage_find(const char *dir, int depth, const char *ex, char *best, i
     DIR *d = opendir(dir);
     if (!d)
         return;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
-            continue;
-        char path[PATH_MAX];
-        struct stat st;
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
-            lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || strcmp(e->d_name, "solutions") == 0)
+    char path[PATH_MAX];
+    struct stat st;
+    for (struct dirent *e; (e = intake_next_entry(d, dir, path, sizeof path, &st));) {
+        if (!S_ISDIR(st.st_mode) || strcmp(e->d_name, "solutions") == 0)
             continue;
         if (strcmp(e->d_name, ex) == 0 &&
             (depth + 1 < *best_depth || (depth + 1 == *best_depth && strcmp(path, best) < 0))) {
@@ -199,14 +207,9 @@ static void stage_scan_top(struct stage *s, const char *dir, int list) {
     DIR *d = opendir(dir);
     if (!d)
         return;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
-            continue;
-        char path[PATH_MAX];
-        struct stat st;
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
-            lstat(path, &st) != 0)
-            continue;
+    char path[PATH_MAX];
+    struct stat st;
+    for (struct dirent *e; (e = intake_next_entry(d, dir, path, sizeof path, &st));) {
         if (list)
             stage_held(s, e->d_name, S_ISDIR(st.st_mode));
         stage_top_file(s, path, e->d_name, &st);
@@ -278,15 +281,11 @@ static int stage_archives(struct stage *s) {
         DIR *d = opendir(dir);
         int folders = 0;
         char only[PATH_MAX] = "";
-        for (struct dirent *e; d && (e = readdir(d));) {
-            struct stat st;
-            char path[PATH_MAX];
-            if (e->d_name[0] == '.')
-                continue;
-            if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
-                lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && ++folders == 1)
+        char path[PATH_MAX];
+        struct stat st;
+        for (struct dirent *e; d && (e = intake_next_entry(d, dir, path, sizeof path, &st));)
+            if (e->d_name[0] != '.' && S_ISDIR(st.st_mode) && ++folders == 1)
                 snprintf(only, sizeof only, "%s", path);
-        }
         if (d)
             closedir(d);
         if (folders == 1)
