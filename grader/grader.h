@@ -11,7 +11,11 @@
  *                    host_oclgrind.c main.c once more under oclgrind; memcheck.c oclgrind's
  *                    check; findings.c oclgrind's log read and summarised; technique.c the
  *                    traffic and the technique;
- *                    timing.c the timing protocol against the reference; tuned.c the values
+ *                    the speed against the reference: timing.c the comparison's order,
+ *                    timing_protocol.c one harness's commands on the grader's clock and the lock
+ *                    (timing_protocol.h), busy.c which launches a busy machine starved, score.c
+ *                    the ratio, the fractions and the points (busy.h, score.h: pure, test_score),
+ *                    perf_test.c their verdicts; tuned.c the values
  *                    it builds each side with (a tuning file's); tune.c `make tune`'s search
  *                    of the tuning values, timed the same way; cuda.c the CUDA twin (cuda_build.c
  * its nvcc build); quiz.c the quiz; canon.c the one canonical kernel text; report.c the report, the

@@ -2,9 +2,10 @@
  * file of its own: the harness child runs and the loading of what they saved (harness_run.c), the
  * kernel at the hidden sizes (kernel_tests.c), the host program (host_test.c), the memory check
  * (memcheck.c), the technique and the traffic rows (technique.c), the timing against the reference
- * (timing.c), the CUDA twin (cuda.c), the quiz (quiz.c), the report, the logs' head and
- * results.json (report.c), and what that head says of the run (provenance.c). The instructor's
- * config is exercise/config.h. What those files share among themselves is internal.h.
+ * (perf_test.c, timing.c; score.h how speed is scored), the CUDA twin (cuda.c), the quiz
+ * (quiz.c), the report, the logs' head and results.json (report.c), and what that head says of the
+ * run (provenance.c). The instructor's config is exercise/config.h. What those files share among
+ * themselves is internal.h.
  */
 #ifndef GRADER_GRADE_H
 #define GRADER_GRADE_H
@@ -213,7 +214,7 @@ int grader_cuda_tests(const struct grader_config *cfg, const struct grader_exerc
                       struct grader_exercise_result *r);
 
 /* The vendor whose speed the capstone's fractions are of on cfg's device, the same for every
- * student graded there and known before any student's code runs (timing.c): OpenBLAS on a CPU
+ * student graded there and known before any student's code runs (score.c): OpenBLAS on a CPU
  * device, the library a CPU user would call (CLBlast runs untuned there: POCL at N = 512 here,
  * 1.6 GFLOP/s against OpenBLAS's 82, so every correct kernel beat it), CLBlast on a GPU. */
 enum clu_vendor_id grader_vendor_anchor(const struct grader_config *cfg);
@@ -273,8 +274,9 @@ struct grader_tune_request {
 /* The search (tune.c): the row's defaults first (which set the timed N: a launch of at least 20
  * ms where the device allows it), then the grid of candidates, every one where the budget allows
  * it, else a random sample and the neighbours of the best; each built with its values and timed
- * in a jailed serving harness as the grader times (timing.c), every round's C checked. A progress
- * line on stderr, then the table and the best on stdout, and the best kept in the tuning file.
+ * in a jailed serving harness as the grader times (timing_protocol.h), every round's C checked. A
+ * progress line on stderr, then the table and the best on stdout, and the best kept in the tuning
+ * file.
  * Returns 0 when a best was found and kept, 1 when nothing could be timed or kept. */
 int grader_tune(const struct grader_config *cfg, const struct grader_tune_request *req);
 

@@ -199,54 +199,14 @@ void grade_traffic_rows(const struct grader_config *cfg, const struct grader_exe
 void grade_test_technique(const struct grader_exercise *ex, int all_right,
                           const struct grader_traffic *got, struct grader_exercise_result *r);
 
-/* ---------------------------------------------------------------- timing.c's machinery
- * (shared with tune.c, which times candidates the same way) */
+/* ---------------------------------------------------------------- the timed comparison
+ * (timing.c; one harness's commands in timing_protocol.h, its judgement in busy.h and score.h) */
 
 #define TIMED_ROUNDS GRADER_TIMED_ROUNDS /* timed rounds of each kernel, at least (grade.h) */
 #define MAX_ROUNDS   GRADER_MAX_ROUNDS   /* and at most, those measured again included */
 #define SLOTS        GRADER_VENDOR_SLOTS /* those and the capstone's rounds for a quiet vendor */
 
-/* One side of the comparison: a kernel in a serving harness of its own. */
-struct side {
-    const char *who;                /* "yours" or "reference" */
-    struct grader_child *child;     /* its serving harness */
-    char dir[PATH_MAX];             /* its folder (where it saves c-R-K.bin) */
-    char log[PATH_MAX + 32];        /* its stdout and stderr */
-    int launches;                   /* launches per timed command (0: one) */
-    int sets;                       /* launch sets (A, B and C each) they take in turn (0: one) */
-    double seconds[SLOTS];          /* each round's launch on the grader's clock (per launch) */
-    double reported[SLOTS];         /* each round's launch as the harness reported it */
-    double cpus[SLOTS];             /* CPUs it had during the command (CPU seconds / seconds) */
-    double waited[SLOTS];           /* its threads that waited for a CPU meanwhile, on average */
-    struct grader_run_result ended; /* how it ended */
-    char *log_text;                 /* its output, capped, once it ended */
-};
-
-/* The serving harness (harness.c --serve) on kernel at n, saving into dir, its output to log;
- * jailed (self: the jail's copy of the grader) or not (a trusted kernel). */
-struct grader_child *start_server(const struct grader_config *cfg, const struct grader_exercise *ex,
-                                  const char *self, const char *kernel, int n, const char *dir,
-                                  int jailed, int vendors, const char *log);
-/* One timed round of s: s->launches launch sets from seed (grader_launch_seed), the command on the
- * grader's clock, per launch, into s->seconds[round] (and what it had of the CPU into s->cpus).
- * 0, or -1 with why. */
-int timed_round(const struct grader_config *cfg, struct side *s, int round, uint64_t seed,
-                char *why, size_t why_size);
-/* Every launch set's C of s's timed round `round` (round seed `seed`) saved, checked and removed:
- * set `full` (-1: none) element by element (sampled above N = 1024), the others with Freivalds'
- * test, at ex->perf_n. "" in why when all are right. -1 when the harness did not save one. With
- * paused, s is paused between rounds: it runs only while it saves. */
-int round_checked(const struct grader_config *cfg, const struct grader_exercise *ex, struct side *s,
-                  int round, uint64_t seed, int full, int paused, char *why, size_t why_size);
-/* How many launches make one timed command of the side last PERF_COMMAND_SECONDS, from one launch
- * of it timed now (at ex->perf_n, within the memory the launch sets may take); sets s->launches.
- * 0, or -1 with why. */
-int calibrate_launches(const struct grader_config *cfg, const struct grader_exercise *ex,
-                       struct side *s, uint64_t seed, char *why, size_t why_size);
-/* The harness ended (within cfg->timeout), how in s->ended, its output in s->log_text. */
-void end_side(const struct grader_config *cfg, struct side *s);
-
-/* The kernel timed against the reference (timing.c), with the traffic rows when it earns it:
+/* The kernel timed against the reference (perf_test.c), with the traffic rows when it earns it:
  * kernel built with ex's tuning values, the reference with ref_ex's; note (may be "") heads the
  * report's text. A row with vendor_ratios gets its test against the vendor's anchor as well
  * (grader_vendor_anchor), right or not; vendors_off (NULL: it can) says why the anchor cannot be
@@ -256,7 +216,7 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
                      int all_right, const struct grader_traffic *mine, const char *vendors_off,
                      struct grader_exercise_result *r);
 
-/* The capstone's test against its anchor (timing.c, grader_vendor_anchor), for a row with
+/* The capstone's test against its anchor (perf_test.c, grader_vendor_anchor), for a row with
  * vendor_ratios: skipped where vendors_off says why the anchor is not timed here (NULL: it is),
  * not run where the kernel was not timed (v NULL, or no GFLOP/s), else the fractions reached
  * against v's anchor (timed alone,

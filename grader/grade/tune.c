@@ -2,7 +2,7 @@
  *
  * A kernel is code, whoever wrote it: each candidate is canonicalised at its values (canon.c)
  * and timed in a jailed serving harness exactly as the grader times a student's kernel
- * (timing.c's machinery): the grader's clock on each launch, its own seeds, every round's C
+ * (timing_protocol.h): the grader's clock on each launch, its own seeds, every round's C
  * checked with Freivalds' test. The defaults go first; their launch sets the timed N (doubled
  * while it lasts under 20 ms, as the grader does) and their cost predicts the others'. Where the
  * budget holds every candidate the launch can take, all are tried in a random order; else a
@@ -10,7 +10,8 @@
  * they improve it, then random ones again. The best is kept in the tuning file (tuning.h).
  */
 #define _GNU_SOURCE /* strcasestr */
-#include "grade/internal.h"
+#include "grade/grade.h"
+#include "grade/timing_protocol.h"
 #include "grade/canon.h"
 #include "exercise/protocol.h"
 #include "exercise/tuning.h"
@@ -54,7 +55,7 @@ struct tune {
     char cache[PATH_MAX];       /* POCL's cache for the jailed runs ("": none) */
     double start;               /* on the monotonic clock */
     uint64_t rng;               /* the random order's state */
-    uint64_t seeds[TIMED_ROUNDS];
+    uint64_t seeds[GRADER_TIMED_ROUNDS];
     long grid;            /* combinations */
     unsigned char *tried; /* per combination: tried (or not to be) */
     struct trial *trials;
@@ -146,7 +147,7 @@ static void first_error(const char *log, char *buf, size_t size) {
 
 /* Why a candidate's run failed, from how its harness ended (its words, not the kernel's), else
  * what the grader saw. */
-static void failure(const struct side *s, const char *seen, char *why, size_t size) {
+static void failure(const struct grade_side *s, const char *seen, char *why, size_t size) {
     char detail[160] = "", run[300];
     if (s->ended.how == RUN_EXITED) {
         switch (s->ended.code) {
@@ -196,29 +197,30 @@ static void time_trial(struct tune *t, const struct grader_exercise *row, const 
         snprintf(tr->why, sizeof tr->why, "the grader cannot prepare its folder in /tmp");
         return;
     }
-    struct side s = {.who = "the candidate"};
+    struct grade_side s = {.who = "the candidate"};
     snprintf(s.dir, sizeof s.dir, "%s", jail.dir);
     snprintf(s.log, sizeof s.log, "%s/trial-%d.log", t->work, t->count);
     tr->ran = 1;
-    s.child = start_server(&own, row, jail.self, jail.kernel, row->perf_n, jail.dir, 1, 0, s.log);
+    s.child =
+        grade_timing_start(&own, row, jail.self, jail.kernel, row->perf_n, jail.dir, 1, 0, s.log);
     char reply[64], seen[600] = "";
     if (!s.child || grader_child_ask(s.child, NULL, reply, sizeof reply, 3 * own.timeout) != 0 ||
         strcmp(reply, SERVE_READY) != 0)
         snprintf(seen, sizeof seen, "its timing run did not start");
     if (!seen[0])
-        calibrate_launches(&own, row, &s, t->seeds[0], seen, sizeof seen);
-    for (int r = 0; r < TIMED_ROUNDS && !seen[0]; r++) {
-        if (timed_round(&own, &s, r, t->seeds[r], seen, sizeof seen) != 0)
+        grade_timing_calibrate(&own, row, &s, t->seeds[0], seen, sizeof seen);
+    for (int r = 0; r < GRADER_TIMED_ROUNDS && !seen[0]; r++) {
+        if (grade_timing_round(&own, &s, r, t->seeds[r], seen, sizeof seen) != 0)
             break;
-        round_checked(&own, row, &s, r, t->seeds[r], -1, 0, seen, sizeof seen);
+        grade_timing_checked(&own, row, &s, r, t->seeds[r], -1, 0, seen, sizeof seen);
     }
-    end_side(&own, &s);
+    grade_timing_end(&own, &s);
     if (seen[0]) {
         tr->state = TRIAL_SKIPPED;
         failure(&s, seen, tr->why, sizeof tr->why);
     } else {
         tr->state = TRIAL_TIMED;
-        tr->s = clu_stats_of(s.seconds, TIMED_ROUNDS);
+        tr->s = clu_stats_of(s.timed.seconds, GRADER_TIMED_ROUNDS);
     }
     free(s.log_text);
     grader_jail_dir_remove(jail.dir);
@@ -470,7 +472,7 @@ int grader_tune(const struct grader_config *cfg, const struct grader_tune_reques
     t.tried = calloc((size_t)(t.grid > 0 ? t.grid : 1), 1);
     if (!t.tried)
         return 1;
-    for (int r = 0; r < TIMED_ROUNDS; r++)
+    for (int r = 0; r < GRADER_TIMED_ROUNDS; r++)
         t.seeds[r] = grader_derive_seed(req->seed, "tune round", r);
     snprintf(t.work, sizeof t.work, "%s/tune-%s", cfg->work, t.row.id);
     grader_remove_tree(t.work);
@@ -491,7 +493,7 @@ int grader_tune(const struct grader_config *cfg, const struct grader_tune_reques
         fprintf(stderr, "\r\033[K");
     printf("N = %d, %d timed launches each on the grader's clock, every result checked "
            "(Freivalds' test)\n",
-           t.row.perf_n, TIMED_ROUNDS);
+           t.row.perf_n, GRADER_TIMED_ROUNDS);
     report(&t, &defaults);
     const struct trial *best = best_of(&t), *base = NULL;
     for (int i = 0; i < t.count; i++)

@@ -1,0 +1,71 @@
+/* busy.h - which launches of the timed comparison a busy machine starved, and so which rounds
+ * count (busy.c). Pure functions of the figures the protocol recorded (timing_protocol.c): no
+ * clock, no /proc, no child; what the machine holds (its CPUs) is passed in. The scoring rule
+ * (score.h) reads only the rounds these keep. tests/unit/test_score.c reaches every rule here.
+ *
+ * A launch lost to a busy machine the larger of two shares: the CPUs it had under the best it had
+ * in any round (1 - had / best), and the time its threads waited for a CPU another task held
+ * against the time they ran and waited (waited / (had + waited)). The waits tell what the CPU
+ * share cannot: OpenBLAS's threads spin while they wait for each other, so a library starved of
+ * one core still counts two. A launch that lost more than GRADE_BUSY_LOST is starved.
+ */
+#ifndef GRADER_GRADE_BUSY_H
+#define GRADER_GRADE_BUSY_H
+
+#include "grade/grade.h"
+
+#define GRADE_BUSY_LOST 0.25 /* the most a launch may lose to other work and still count */
+/* Where fewer of the capstone's anchor's launches, or of the student's, were quiet, rounds of the
+ * two alone follow (timing.c) */
+#define GRADE_BUSY_QUIET_WANTED 2
+
+/* What one side's launches recorded, slot by slot: the rounds, then those taken again where the
+ * capstone's anchor had too few quiet launches. */
+struct grade_busy_launches {
+    double seconds[GRADER_VENDOR_SLOTS];  /* on the grader's clock, per launch (0: none) */
+    double reported[GRADER_VENDOR_SLOTS]; /* as the harness reported it, per launch */
+    double cpus[GRADER_VENDOR_SLOTS];     /* CPUs it had (CPU seconds / seconds; -1: unknown) */
+    double waited[GRADER_VENDOR_SLOTS]; /* its threads that waited for a CPU, on average (-1: "") */
+};
+
+/* The share of a window of `seen` seconds in which threads of a child waited for a CPU that
+ * another task held, from its waited seconds before and after (-1: unknown). */
+double grade_busy_waited_share(double before, double after, double seen);
+
+/* What the launch in slot r lost, from cpus[r] and waited[r], against the best CPUs it had in any
+ * round (best); 0 where neither is known (a GPU's launch). */
+double grade_busy_lost_share(const double *cpus, const double *waited, int r, double best);
+
+/* Whether round r, the last so far, was starved: any launch of it (the sides' mine and ref, NULL
+ * both where there are none; each vendor of v still timed, v NULL: none) lost more than
+ * GRADE_BUSY_LOST, judged against its best CPUs of rounds 0 to r. */
+int grade_busy_round_starved(const struct grade_busy_launches *mine,
+                             const struct grade_busy_launches *ref,
+                             const struct grader_vendor_times *v, int r);
+
+/* Whether `rounds` rounds, `kept` of them quiet, show a machine busy throughout: no more are
+ * measured (GRADER_TIMED_ROUNDS + 3 of them, under 3 quiet). */
+int grade_busy_throughout(int rounds, int kept);
+
+/* Which of the first `rounds` rounds count (kept[r] 1 or 0), and how many: those where no launch
+ * (as in grade_busy_round_starved) lost more than GRADE_BUSY_LOST against its best of every round;
+ * where fewer than 3 are, the GRADER_TIMED_ROUNDS (or all, if fewer) that lost least instead. */
+int grade_busy_rounds_kept(const struct grade_busy_launches *mine,
+                           const struct grade_busy_launches *ref,
+                           const struct grader_vendor_times *v, int rounds,
+                           int kept[GRADER_MAX_ROUNDS]);
+
+/* Vendor id's launches (the rounds' and those taken again) that lost at most GRADE_BUSY_LOST, each
+ * against its best CPUs in any of them: their seconds into quiet, unsorted, and how many. */
+int grade_busy_vendor_quiet(const struct grader_vendor_times *v, int id,
+                            double quiet[GRADER_VENDOR_SLOTS]);
+
+/* Whether the student's launch in slot r lost more than GRADE_BUSY_LOST to other work: its
+ * threads waited over that share of the time while it had under 1 - GRADE_BUSY_LOST of the
+ * machine's CPUs (cpus_here). 0 where unknown (a GPU). */
+int grade_busy_outside_starved(const struct grade_busy_launches *s, int r, double cpus_here);
+
+/* The student's launches in slots 0 to slots - 1 that other work did not starve. */
+int grade_busy_student_quiet(const struct grade_busy_launches *mine, int slots, double cpus_here);
+
+#endif

@@ -1,0 +1,144 @@
+/* score.c - how speed is scored (score.h): ratios, fractions and points from the recorded
+ * figures. Pure: nothing here runs, reads or waits.
+ */
+#include "grade/score.h"
+
+/* The rounds' own ratios (the reference's launch against the student's beside it), sorted. */
+static int round_ratios(const struct grade_busy_launches *mine,
+                        const struct grade_busy_launches *ref, const struct grader_vendor_times *v,
+                        int rounds, double ratios[GRADER_MAX_ROUNDS]) {
+    int kept[GRADER_MAX_ROUNDS], n = 0;
+    grade_busy_rounds_kept(mine, ref, v, rounds, kept);
+    for (int r = 0; r < rounds; r++)
+        if (kept[r] && mine->seconds[r] > 0.0)
+            ratios[n++] = ref->seconds[r] / mine->seconds[r];
+    clu_stats_of(ratios, n); /* (sorts them) */
+    return n;
+}
+
+double grade_score_spread(const struct grade_busy_launches *mine,
+                          const struct grade_busy_launches *ref,
+                          const struct grader_vendor_times *v, int rounds) {
+    double ratios[GRADER_MAX_ROUNDS];
+    int n = round_ratios(mine, ref, v, rounds, ratios);
+    if (n < 4)
+        return 0.0;
+    double median = clu_stats_of(ratios, n).median;
+    return median > 0.0 ? (ratios[(3 * n) / 4] - ratios[n / 4]) / median : 0.0;
+}
+
+void grade_score_figures(const struct grade_busy_launches *mine,
+                         const struct grade_busy_launches *ref, const struct grader_vendor_times *v,
+                         int rounds, struct grade_score_figures *f) {
+    const struct grade_busy_launches *sides[2] = {mine, ref};
+    int kept[GRADER_MAX_ROUNDS];
+    double s[4][GRADER_MAX_ROUNDS], cpus[2][GRADER_MAX_ROUNDS], ratios[GRADER_MAX_ROUNDS];
+    *f = (struct grade_score_figures){0};
+    f->kept = grade_busy_rounds_kept(mine, ref, v, rounds, kept);
+    f->starved = rounds - f->kept;
+    int n = 0, known[2] = {0, 0};
+    for (int r = 0; r < rounds; r++) {
+        if (!kept[r])
+            continue;
+        s[0][n] = mine->seconds[r], s[1][n] = ref->seconds[r];
+        s[2][n] = mine->reported[r], s[3][n] = ref->reported[r];
+        for (int w = 0; w < 2; w++)
+            if (sides[w]->cpus[r] >= 0.0)
+                cpus[w][known[w]++] = sides[w]->cpus[r];
+        /* the share of the CPU time it wanted that it had: the launch alone would take that much
+         * of its time */
+        double had = ref->cpus[r], waited = ref->waited[r], seconds = ref->seconds[r];
+        if (had > 0.0 && waited > 0.0)
+            seconds *= had / (had + waited);
+        if (n == 0 || seconds < f->ref_unloaded)
+            f->ref_unloaded = seconds;
+        n++;
+    }
+    f->mine = clu_stats_of(s[0], n);
+    f->ref = clu_stats_of(s[1], n);
+    f->mine_event = clu_stats_of(s[2], n).median;
+    f->ref_event = clu_stats_of(s[3], n).median;
+    for (int w = 0; w < 2; w++)
+        f->cpus[w] = known[w] ? clu_stats_of(cpus[w], known[w]).median : 0.0;
+    f->ratio = clu_stats_of(ratios, round_ratios(mine, ref, v, rounds, ratios)).median;
+}
+
+/* Generous on purpose: timings on shared machines swing up to 2x (exercise.h). */
+int grade_score_perf_earned(double ratio, double perf_ratio) {
+    return ratio >= perf_ratio;
+}
+
+/* ---------------------------------------------------------------- the capstone's vendors */
+
+/* The same for every student on one device, known before any student's code runs. */
+enum clu_vendor_id grader_vendor_anchor(const struct grader_config *cfg) {
+    return cfg->device_cpu ? CLU_OPENBLAS : CLU_CLBLAST;
+}
+
+/* A launch of the student's that a busy machine starved is only slower, so the fastest counts
+ * all the same; the quiet ones say whether the kernel was judged on other work alone. */
+void grade_score_yours(const struct grader_vendor_times *v, struct grade_score_yours *y) {
+    *y = (struct grade_score_yours){0};
+    for (int slot = 0; slot < v->rounds + v->again; slot++)
+        if (v->yours[slot] > 0.0) {
+            y->fastest = y->count == 0 || v->yours[slot] < y->fastest ? v->yours[slot] : y->fastest;
+            y->count++;
+            y->quiet += !v->yours_starved[slot];
+        }
+}
+
+/* The fastest of each is what the two do on the machine at its best: this machine's two cores run
+ * OpenBLAS at 33 ms or at 63 ms (N = 1024) in spells of a second or two with nothing else running
+ * (the host's doing, unseen from inside), and a slow capstone, hit less, measured from 0.57x to
+ * 0.87x of it alone by the rounds' medians. */
+void grade_score_vendor(const struct grader_vendor_times *v, int id, double fastest,
+                        double student_gflops, double flops, struct grade_score_vendor *out) {
+    double quiet[GRADER_VENDOR_SLOTS];
+    int n = grade_busy_vendor_quiet(v, id, quiet);
+    out->every_starved = n == 0;
+    if (n == 0) /* (not the anchor: its points are never judged on these) */
+        for (int round = 0; round < v->rounds; round++)
+            if (v->kept[round])
+                quiet[n++] = v->seconds[id][round];
+    out->t = clu_stats_of(quiet, n);
+    out->gflops = flops / out->t.median * 1e-9;
+    out->ratio = fastest > 0.0 ? out->t.min / fastest : student_gflops / out->gflops;
+}
+
+int grade_score_fractions(const struct grader_exercise *ex) {
+    int count = 0;
+    while (count < GRADER_MAX_RATIOS && ex->vendor_ratios[count] > 0)
+        count++;
+    return count;
+}
+
+int grade_score_reached(double ratio, const double *ratios, int count) {
+    int reached = 0;
+    while (reached < count && ratio >= ratios[reached])
+        reached++;
+    return reached;
+}
+
+/* Never judged on a starved library (it ran at a third of its speed where a kernel slowed by
+ * half), nor on a kernel starved while the anchor was not. */
+void grade_score_vendor_points(const struct grader_exercise *ex,
+                               const struct grader_vendor_times *v, int anchor,
+                               const struct grade_score_yours *y, double student_gflops,
+                               struct grade_score_vendor_points *out) {
+    double quiet[GRADER_VENDOR_SLOTS];
+    *out = (struct grade_score_vendor_points){GRADE_SCORE_SCORED, 0.0, 0, 0};
+    if (grade_busy_vendor_quiet(v, anchor, quiet) == 0) {
+        out->part = GRADE_SCORE_ANCHOR_STARVED;
+        return;
+    }
+    if (y->count > 0 && y->quiet == 0) {
+        out->part = GRADE_SCORE_YOURS_STARVED;
+        return;
+    }
+    struct grade_score_vendor a;
+    grade_score_vendor(v, anchor, y->fastest, student_gflops,
+                       grader_flops(ex, grader_square(ex->perf_n)), &a);
+    out->ratio = a.ratio;
+    out->reached = grade_score_reached(a.ratio, ex->vendor_ratios, grade_score_fractions(ex));
+    out->points = out->reached * ex->points.vendor;
+}

@@ -1,0 +1,679 @@
+/* test_score.c - unit tests (cmocka) of how speed is scored (grade/score.h) and of the busy-machine
+ * judgement that picks the rounds it scores (grade/busy.h): pure functions, fed recorded figures.
+ *   - the starved-launch rule: a launch that lost more than a quarter (of the CPUs it had at best,
+ *     or of the CPU time it wanted, waiting) is starved; a quarter exactly is not; unknown is not;
+ *   - which rounds count: the quiet ones where 3 or more are, else the 5 that lost least; a round
+ *     is judged against its best of the rounds so far while measuring, of every round after;
+ *     a machine busy throughout stops at 8 rounds under 3 quiet;
+ *   - the vendor's quiet launches, the student's launches starved by other work;
+ *   - the ratio (the median of the kept rounds' own ratios) and the point at perf_ratio: just
+ *     below, at and just above it; the spread that adds rounds;
+ *   - the capstone's anchor (OpenBLAS on a CPU, CLBlast on a GPU): the student's fastest launch
+ *     against the anchor's fastest quiet one, each fraction just below, at and just above; no
+ *     quiet launch of the anchor, or none of the student's, skips the part.
+ * Figures are drawn from a seed chosen at run time and printed at the start and in every failure;
+ * TEST_SCORE_SEED=<seed> repeats a run. Where a threshold is met exactly the figures are chosen so
+ * that floating point computes it exactly (3m of 4m CPUs, seconds that are powers of two).
+ */
+#define _GNU_SOURCE /* mkdtemp, clock_gettime (testkit.h) */
+#include "grader.h"
+#include "grade/score.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "testkit.h"
+
+static char g_tmp[64];
+
+static int group_setup(void **state) {
+    (void)state;
+    return testkit_start("test_score", "TEST_SCORE_SEED", g_tmp, sizeof g_tmp);
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    grader_remove_tree(g_tmp);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- figures */
+
+#define LOST 0.25 /* a quarter: the README's rule, written here apart from busy.h's constant */
+
+/* Uniform in [lo, hi). */
+static double uniform(struct rng *r, double lo, double hi) {
+    return lo + (hi - lo) * (double)(rng_next(r) >> 11) * 0x1p-53;
+}
+
+/* 2^-k seconds, k in [3, 10]: a ratio of it and q times it is q exactly. */
+static double power_seconds(struct rng *r) {
+    return ldexp(1.0, -(int)rng_range(r, 3, 10));
+}
+
+/* Every slot of s a quiet launch: `cpus` CPUs (-1: unknown, a GPU), no waits, seconds. */
+static void fill(struct grade_busy_launches *s, double cpus, double seconds) {
+    for (int i = 0; i < GRADER_VENDOR_SLOTS; i++) {
+        s->seconds[i] = seconds;
+        s->reported[i] = seconds;
+        s->cpus[i] = cpus;
+        s->waited[i] = cpus < 0 ? -1.0 : 0.0;
+    }
+}
+
+/* Slot i of s waited for a CPU `share` of the CPU time it wanted (had `cpus`). */
+static void plant_wait(double *cpus, double *waited, int i, double had, double share) {
+    cpus[i] = had;
+    waited[i] = had * share / (1.0 - share);
+}
+
+/* Vendor times with every vendor's launches in `rounds` rounds quiet at `cpus` CPUs. */
+static void fill_vendors(struct grader_vendor_times *v, int rounds, double cpus, double seconds) {
+    memset(v, 0, sizeof *v);
+    v->rounds = rounds;
+    for (int id = 0; id < CLU_VENDOR_COUNT; id++)
+        for (int i = 0; i < rounds; i++) {
+            v->seconds[id][i] = seconds;
+            v->cpus[id][i] = cpus;
+            v->waited[id][i] = cpus < 0 ? -1.0 : 0.0;
+        }
+    for (int i = 0; i < rounds; i++)
+        v->kept[i] = 1;
+    for (int id = 0; id < CLU_VENDOR_COUNT; id++)
+        v->timed[id] = 1;
+}
+
+/* ---------------------------------------------------------------- the starved-launch rule */
+
+/* Both shares a launch can lose, at a quarter exactly, a little over and a little under. */
+static void test_lost_share_threshold(void **state) {
+    (void)state;
+    struct rng r = rng_for("lost_share");
+    for (int trial = 0; trial < 2000; trial++) {
+        double m = (double)rng_range(&r, 1, 1000) / 8.0, best = 4 * m;
+        double eps = uniform(&r, 1e-9, 0.2) * m;
+        double cpus[3] = {3 * m, 3 * m - eps, 3 * m + eps}, waited[3] = {0, 0, 0};
+        /* against the best CPUs: 3m of 4m lost exactly a quarter */
+        CHECK(grade_busy_lost_share(cpus, waited, 0, best) == 0.25, "3m of 4m CPUs, m = %g", m);
+        CHECK(grade_busy_lost_share(cpus, waited, 1, best) > LOST, "%g of %g CPUs", cpus[1], best);
+        CHECK(grade_busy_lost_share(cpus, waited, 2, best) < LOST, "%g of %g CPUs", cpus[2], best);
+        /* waiting: m waited beside 3m had is a quarter exactly */
+        double had[3] = {3 * m, 3 * m, 3 * m}, wait[3] = {m, m + eps, m - eps};
+        CHECK(grade_busy_lost_share(had, wait, 0, 3 * m) == 0.25, "waited m of 4m, m = %g", m);
+        CHECK(grade_busy_lost_share(had, wait, 1, 3 * m) > LOST, "waited %g of %g", wait[1],
+              had[1] + wait[1]);
+        CHECK(grade_busy_lost_share(had, wait, 2, 3 * m) < LOST, "waited %g", wait[2]);
+        /* the larger of the two counts */
+        double both_c[1] = {3 * m - eps}, both_w[1] = {m - eps};
+        CHECK(grade_busy_lost_share(both_c, both_w, 0, best) > LOST, "the CPU share counts");
+        /* unknown CPUs (a GPU's launch): nothing lost, whatever the waits */
+        double gpu_c[1] = {-1.0}, gpu_w[1] = {uniform(&r, 0, 10)};
+        CHECK(grade_busy_lost_share(gpu_c, gpu_w, 0, best) == 0.0, "a GPU launch lost something");
+        CHECK(grade_busy_lost_share(cpus, waited, 0, 0.0) == 0.0, "no best: nothing lost");
+    }
+}
+
+/* grade_busy_waited_share: the waits of a window over its length; -1 where unknown. */
+static void test_waited_share(void **state) {
+    (void)state;
+    struct rng r = rng_for("waited_share");
+    for (int trial = 0; trial < 200; trial++) {
+        double before = uniform(&r, 0, 100), add = uniform(&r, 0, 5), seen = uniform(&r, 0.01, 9);
+        double share = grade_busy_waited_share(before, before + add, seen);
+        CHECK(fabs(share - add / seen) <= 1e-9 * (1 + add / seen), "share %g, want %g", share,
+              add / seen);
+        CHECK(grade_busy_waited_share(-1.0, before, seen) == -1.0, "unknown before");
+        CHECK(grade_busy_waited_share(before + 1, before, seen) == -1.0, "after before before");
+        CHECK(grade_busy_waited_share(before, before + add, 0.0) == -1.0, "no window");
+    }
+}
+
+/* A round is starved when any launch in it (either side, any vendor still timed) lost more than
+ * a quarter, against its best CPUs of the rounds up to it; a vendor left out is not judged. */
+static void test_round_starved(void **state) {
+    (void)state;
+    struct rng r = rng_for("round_starved");
+    static struct grade_busy_launches sides[2];
+    static struct grader_vendor_times v;
+    for (int trial = 0; trial < 500; trial++) {
+        int rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS),
+            at = (int)rng_range(&r, 0, rounds - 1);
+        double m = (double)rng_range(&r, 1, 64);
+        fill(&sides[0], 4 * m, 0.01);
+        fill(&sides[1], 4 * m, 0.02);
+        fill_vendors(&v, rounds, 4 * m, 0.03);
+        int who = (int)rng_range(&r, 0, 1 + CLU_VENDOR_COUNT); /* 0, 1: a side; 2 + id: a vendor */
+        double *cpus = who < 2 ? sides[who].cpus : v.cpus[who - 2];
+        double *waited = who < 2 ? sides[who].waited : v.waited[who - 2];
+        int how = (int)rng_range(&r, 0, 3);
+        double eps = uniform(&r, 1e-6, 0.5);
+        if (how == 0) /* a quarter exactly, both ways (3m of its best 4m, m waited): quiet */
+            cpus[at] = 3 * m, waited[at] = m;
+        else if (how == 1) /* a little over a quarter, waiting */
+            plant_wait(cpus, waited, at, 4 * m, 0.25 + eps * 0.5);
+        else if (how == 2) /* fewer CPUs than its best so far (none before round 0) */
+            cpus[at] = 3 * m - eps;
+        else /* unknown figures: never starved */
+            cpus[at] = -1.0, waited[at] = 5 * m;
+        int want = how == 1 || (how == 2 && at > 0);
+        int starved = grade_busy_round_starved(&sides[0], &sides[1], &v, at);
+        CHECK(starved == want, "round %d of %d, launch %d, case %d: starved %d, want %d", at,
+              rounds, who, how, starved, want);
+        if (who >= 2) { /* a vendor left out is not judged; nor without vendors */
+            snprintf(v.why[who - 2], sizeof v.why[who - 2], "left out");
+            CHECK(!grade_busy_round_starved(&sides[0], &sides[1], &v, at),
+                  "a vendor left out judged");
+            CHECK(!grade_busy_round_starved(&sides[0], &sides[1], NULL, at), "no vendors judged");
+        } else {
+            CHECK(!grade_busy_round_starved(NULL, NULL, &v, at), "no sides: a side judged");
+        }
+    }
+}
+
+/* The first round of few CPUs is judged against the rounds so far while measuring (itself: it
+ * is its own best) and against every round once they are all in (grade_busy_rounds_kept). */
+static void test_starved_known_later(void **state) {
+    (void)state;
+    static struct grade_busy_launches sides[2];
+    fill(&sides[0], 4.0, 0.01);
+    fill(&sides[1], 4.0, 0.01);
+    sides[0].cpus[0] = 2.0;
+    CHECK(!grade_busy_round_starved(&sides[0], &sides[1], NULL, 0), "round 0 against itself");
+    CHECK(grade_busy_round_starved(&sides[0], &sides[1], NULL, 1) == 0, "round 1 is quiet");
+    int kept[GRADER_MAX_ROUNDS];
+    CHECK(grade_busy_rounds_kept(&sides[0], &sides[1], NULL, 6, kept) == 5, "5 of 6 kept");
+    CHECK(!kept[0], "round 0 (half the CPUs of the others) kept");
+}
+
+/* ---------------------------------------------------------------- which rounds count */
+
+/* rounds rounds, `quiet` of them (at random) quiet, the others starved by distinct losses from
+ * 0.26 to 0.99 (at random in a side or a vendor): kept as grade_busy_rounds_kept keeps them. */
+static void test_rounds_kept(void **state) {
+    (void)state;
+    struct rng r = rng_for("rounds_kept");
+    static struct grade_busy_launches sides[2];
+    static struct grader_vendor_times v;
+    for (int trial = 0; trial < 2000; trial++) {
+        int rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS);
+        int quiet = (int)rng_range(&r, 0, rounds);
+        fill(&sides[0], 4.0, 0.01);
+        fill(&sides[1], 4.0, 0.01);
+        fill_vendors(&v, rounds, 4.0, 0.01);
+        int is_quiet[GRADER_MAX_ROUNDS], order[GRADER_MAX_ROUNDS];
+        double lost[GRADER_MAX_ROUNDS];
+        for (int i = 0; i < rounds; i++)
+            order[i] = i, is_quiet[i] = 0;
+        for (int i = rounds - 1; i > 0; i--) { /* shuffled: the first `quiet` are quiet */
+            int j = (int)rng_range(&r, 0, i), t = order[i];
+            order[i] = order[j], order[j] = t;
+        }
+        for (int i = 0; i < quiet; i++)
+            is_quiet[order[i]] = 1;
+        int steps[GRADER_MAX_ROUNDS]; /* distinct losses, shuffled */
+        for (int i = 0; i < rounds; i++)
+            steps[i] = i;
+        for (int i = rounds - 1; i > 0; i--) {
+            int j = (int)rng_range(&r, 0, i), t = steps[i];
+            steps[i] = steps[j], steps[j] = t;
+        }
+        for (int i = 0; i < rounds; i++) {
+            lost[i] = is_quiet[i] ? 0.0 : 0.26 + 0.045 * steps[i] + uniform(&r, 0, 0.01);
+            int who = (int)rng_range(&r, 0, 1 + CLU_VENDOR_COUNT);
+            double *cpus = who < 2 ? sides[who].cpus : v.cpus[who - 2];
+            double *waited = who < 2 ? sides[who].waited : v.waited[who - 2];
+            if (is_quiet[i]) { /* a quarter exactly (3 of its best 4 CPUs, 1 waited), or less */
+                int how = (int)rng_range(&r, 0, 3);
+                if (how == 1)
+                    cpus[i] = 3.0;
+                else if (how == 2)
+                    cpus[i] = 3.0, waited[i] = 1.0;
+                else if (how == 3)
+                    waited[i] = 4.0 / 3.0 * uniform(&r, 0.1, 0.99);
+                continue;
+            }
+            plant_wait(cpus, waited, i, 4.0, lost[i]);
+        }
+        int kept[GRADER_MAX_ROUNDS],
+            count = grade_busy_rounds_kept(&sides[0], &sides[1], &v, rounds, kept);
+        int want[GRADER_MAX_ROUNDS], want_count = 0;
+        if (quiet >= 3) {
+            for (int i = 0; i < rounds; i++)
+                want_count += want[i] = is_quiet[i];
+        } else {
+            /* the GRADER_TIMED_ROUNDS starved rounds that lost least (or every starved one). As
+             * the code stands the one or two quiet rounds are not among them: its pick walks the
+             * rounds not yet kept, and the quiet ones are, then all but the picked are cleared */
+            int limit = rounds < GRADER_TIMED_ROUNDS ? rounds : GRADER_TIMED_ROUNDS;
+            for (int i = 0; i < rounds; i++) {
+                int below = 0; /* starved rounds that lost less */
+                for (int j = 0; j < rounds; j++)
+                    below += !is_quiet[j] && lost[j] < lost[i];
+                want[i] = !is_quiet[i] && below < limit;
+                want_count += want[i];
+            }
+        }
+        CHECK(count == want_count, "%d rounds, %d quiet: %d kept, want %d", rounds, quiet, count,
+              want_count);
+        for (int i = 0; i < rounds; i++)
+            CHECK(kept[i] == want[i], "%d rounds, %d quiet: round %d (lost %.3f) kept %d, want %d",
+                  rounds, quiet, i, lost[i], kept[i], want[i]);
+    }
+}
+
+/* Busy throughout: GRADER_TIMED_ROUNDS + 3 rounds measured, under 3 of them quiet. */
+static void test_busy_throughout(void **state) {
+    (void)state;
+    for (int rounds = 0; rounds <= GRADER_MAX_ROUNDS; rounds++)
+        for (int kept = 0; kept <= rounds; kept++) {
+            int want = rounds >= GRADER_TIMED_ROUNDS + 3 && kept < 3;
+            CHECK(grade_busy_throughout(rounds, kept) == want, "%d rounds, %d quiet", rounds, kept);
+        }
+    CHECK(grade_busy_throughout(8, 2) && !grade_busy_throughout(8, 3) &&
+              !grade_busy_throughout(7, 0),
+          "the bounds: 8 rounds, 3 quiet");
+}
+
+/* ---------------------------------------------------------------- the vendor's and the student's
+ */
+
+/* A vendor's quiet launches: timed (seconds > 0), lost at most a quarter against the best CPUs
+ * of its timed launches, the rounds and those taken again alike. */
+static void test_vendor_quiet(void **state) {
+    (void)state;
+    struct rng r = rng_for("vendor_quiet");
+    static struct grader_vendor_times v;
+    for (int trial = 0; trial < 1000; trial++) {
+        int rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS);
+        int again = (int)rng_range(&r, 0, GRADER_VENDOR_AGAIN);
+        int id = (int)rng_range(&r, 0, CLU_VENDOR_COUNT - 1), slots = rounds + again;
+        double m = (double)rng_range(&r, 1, 32);
+        fill_vendors(&v, rounds, 4 * m, 0.0);
+        v.again = again;
+        int kind[GRADER_VENDOR_SLOTS];
+        for (int s = 0; s < slots; s++) {
+            v.seconds[id][s] = uniform(&r, 0.001, 0.1);
+            v.cpus[id][s] = 4 * m, v.waited[id][s] = 0.0;
+            kind[s] = s == slots - 1 ? 5 : (int)rng_range(&r, 0, 4); /* (the last at the best) */
+            double eps = uniform(&r, 1e-6, 0.5) * m;
+            if (kind[s] == 0)
+                v.cpus[id][s] = 3 * m; /* lost a quarter exactly: quiet */
+            else if (kind[s] == 1)
+                v.cpus[id][s] = 3 * m - eps; /* starved */
+            else if (kind[s] == 2)
+                v.cpus[id][s] = 3 * m, v.waited[id][s] = m; /* waited a quarter: quiet */
+            else if (kind[s] == 3)
+                v.cpus[id][s] = 3 * m, v.waited[id][s] = m + eps; /* starved */
+            else if (kind[s] == 4)
+                v.seconds[id][s] = 0.0, v.cpus[id][s] = 100 * m; /* not timed: not its best */
+        }
+        double want[GRADER_VENDOR_SLOTS];
+        int want_count = 0;
+        for (int s = 0; s < slots; s++)
+            if (kind[s] == 0 || kind[s] == 2 || kind[s] == 5)
+                want[want_count++] = v.seconds[id][s];
+        double quiet[GRADER_VENDOR_SLOTS];
+        int count = grade_busy_vendor_quiet(&v, id, quiet);
+        CHECK(count == want_count, "%d slots: %d quiet, want %d", slots, count, want_count);
+        for (int s = 0; s < count && s < want_count; s++)
+            CHECK(quiet[s] == want[s], "quiet launch %d: %g, want %g", s, quiet[s], want[s]);
+    }
+}
+
+/* The student's launch is starved by other work when its threads waited over a quarter while it
+ * had under three quarters of the machine's CPUs; the student's quiet launches count the rest. */
+static void test_outside_starved(void **state) {
+    (void)state;
+    struct rng r = rng_for("outside_starved");
+    static struct grade_busy_launches s;
+    for (int trial = 0; trial < 1000; trial++) {
+        double k = (double)rng_range(&r, 1, 1000) / 64.0, had = 3 * k, eps = uniform(&r, 1e-6, 0.2);
+        double here = had / 0.75 * (1 + eps); /* had is under three quarters of it */
+        fill(&s, had, 0.01);
+        s.cpus[0] = had, s.waited[0] = k;             /* waited a quarter exactly: not starved */
+        s.cpus[1] = had, s.waited[1] = k * (1 + eps); /* over: starved */
+        s.cpus[2] = 0.75 * here, s.waited[2] = here;  /* holds three quarters: its own waits */
+        s.cpus[3] = -1.0, s.waited[3] = here;         /* unknown */
+        s.cpus[4] = had, s.waited[4] = 0.0;           /* no wait */
+        s.cpus[5] = had, s.waited[5] = 10 * here, s.seconds[5] = 0.0; /* not launched */
+        int want[6] = {0, 1, 0, 0, 0, 1};
+        for (int i = 0; i < 6; i++)
+            CHECK(grade_busy_outside_starved(&s, i, here) == want[i], "launch %d of %d CPUs", i,
+                  (int)here);
+        CHECK(grade_busy_student_quiet(&s, 6, here) == 4, "%d quiet of 6, want 4",
+              grade_busy_student_quiet(&s, 6, here));
+    }
+}
+
+/* ---------------------------------------------------------------- the ratio and the point */
+
+/* The kept rounds' ratios q (each a round's reference over the student's) with medians at
+ * `median`; starved rounds with wild ratios around them: the ratio and the point. */
+static void test_perf_point_threshold(void **state) {
+    (void)state;
+    struct rng r = rng_for("perf_point");
+    static struct grade_busy_launches sides[2];
+    for (int trial = 0; trial < 3000; trial++) {
+        double perf_ratio = trial % 3 == 0 ? GRADER_PERF_RATIO : uniform(&r, 0.2, 1.5);
+        int where = (int)rng_range(&r, -1, 1); /* just under, at, just over */
+        double median = where == 0  ? perf_ratio
+                        : where < 0 ? nextafter(perf_ratio, 0.0)
+                                    : nextafter(perf_ratio, 2.0);
+        if (rng_range(&r, 0, 3) == 0) /* further off now and then */
+            median = perf_ratio * (1 + where * uniform(&r, 1e-6, 0.5));
+        int rounds = (int)rng_range(&r, 3, GRADER_MAX_ROUNDS);
+        int starved = (int)rng_range(&r, 0, rounds - 3), kept = rounds - starved;
+        fill(&sides[0], 2.0, 0.0);
+        fill(&sides[1], 2.0, 0.0);
+        /* kept rounds' ratios: half under the median, half over, the middle at it (an even count:
+         * the two middle ones) */
+        double q[GRADER_MAX_ROUNDS];
+        for (int i = 0; i < kept; i++) {
+            int side = i < (kept - 1) / 2 ? -1 : i > kept / 2 ? 1 : 0;
+            q[i] = side == 0 ? median : median * (1 + side * uniform(&r, 0.01, 1.0));
+        }
+        int at = 0;
+        for (int round = 0; round < rounds; round++) {
+            double mine = power_seconds(&r);
+            int is_starved = round >= kept; /* (the last ones) */
+            double ratio = is_starved ? uniform(&r, 0.01, 100.0) : q[at++];
+            sides[0].seconds[round] = mine, sides[1].seconds[round] = mine * ratio;
+            sides[0].reported[round] = mine, sides[1].reported[round] = mine * ratio;
+            if (is_starved) /* half its best CPUs */
+                sides[rng_range(&r, 0, 1)].cpus[round] = 1.0;
+        }
+        struct grade_score_figures f;
+        grade_score_figures(&sides[0], &sides[1], NULL, rounds, &f);
+        CHECK(f.kept == kept && f.starved == starved, "%d rounds: %d kept, %d starved, want %d, %d",
+              rounds, f.kept, f.starved, kept, starved);
+        CHECK(f.ratio == median, "ratio %.17g, want %.17g (%d kept)", f.ratio, median, kept);
+        int earned = grade_score_perf_earned(f.ratio, perf_ratio);
+        CHECK(earned == (where >= 0), "ratio %.17g at perf_ratio %.17g: earned %d", f.ratio,
+              perf_ratio, earned);
+    }
+}
+
+/* The figures beside the ratio: each side's median, min and max of the kept rounds, their
+ * medians of what the harnesses reported, the CPUs, the reference's fastest launch less what it
+ * waited. */
+static void test_figures(void **state) {
+    (void)state;
+    struct rng r = rng_for("figures");
+    static struct grade_busy_launches sides[2];
+    for (int trial = 0; trial < 500; trial++) {
+        int rounds = (int)rng_range(&r, 3, GRADER_MAX_ROUNDS);
+        fill(&sides[0], 2.0, 0.0);
+        fill(&sides[1], 2.0, 0.0);
+        double mine[GRADER_MAX_ROUNDS], ref[GRADER_MAX_ROUNDS], unloaded = 0.0;
+        for (int i = 0; i < rounds; i++) {
+            mine[i] = sides[0].seconds[i] = uniform(&r, 0.001, 0.1);
+            ref[i] = sides[1].seconds[i] = uniform(&r, 0.001, 0.1);
+            sides[0].reported[i] = 0.5 * mine[i], sides[1].reported[i] = 0.5 * ref[i];
+            double w = uniform(&r, 0.0, 0.6); /* a quarter of 2.6 at most: every round quiet */
+            sides[1].waited[i] = w;
+            double u = ref[i] * (w > 0.0 ? 2.0 / (2.0 + w) : 1.0);
+            unloaded = i == 0 || u < unloaded ? u : unloaded;
+        }
+        struct grade_score_figures f;
+        grade_score_figures(&sides[0], &sides[1], NULL, rounds, &f);
+        struct clu_stats m = clu_stats_of(mine, rounds), rf = clu_stats_of(ref, rounds);
+        CHECK(f.kept == rounds && f.starved == 0, "every round is quiet");
+        CHECK(f.mine.median == m.median && f.mine.min == m.min && f.mine.max == m.max,
+              "yours %g %g %g", f.mine.median, f.mine.min, f.mine.max);
+        CHECK(f.ref.median == rf.median && f.ref.min == rf.min && f.ref.max == rf.max,
+              "reference %g", f.ref.median);
+        CHECK(fabs(f.mine_event - 0.5 * m.median) < 1e-15 &&
+                  fabs(f.ref_event - 0.5 * rf.median) < 1e-15,
+              "events %g %g", f.mine_event, f.ref_event);
+        CHECK(f.cpus[0] == 2.0 && f.cpus[1] == 2.0, "CPUs %g %g", f.cpus[0], f.cpus[1]);
+        CHECK(fabs(f.ref_unloaded - unloaded) <= 1e-15, "unloaded %g, want %g", f.ref_unloaded,
+              unloaded);
+    }
+}
+
+/* The spread that adds rounds: (third quartile - first) / median of the kept rounds' ratios,
+ * 0 under 4 of them. */
+static void test_spread(void **state) {
+    (void)state;
+    struct rng r = rng_for("spread");
+    static struct grade_busy_launches sides[2];
+    for (int trial = 0; trial < 500; trial++) {
+        int rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS);
+        fill(&sides[0], -1.0, 0.0);
+        fill(&sides[1], -1.0, 0.0);
+        double q[GRADER_MAX_ROUNDS];
+        for (int i = 0; i < rounds; i++) {
+            double mine = power_seconds(&r);
+            q[i] = uniform(&r, 0.3, 3.0);
+            sides[0].seconds[i] = mine, sides[1].seconds[i] = mine * q[i];
+        }
+        struct clu_stats s = clu_stats_of(q, rounds); /* (sorts q) */
+        double want = rounds < 4 ? 0.0 : (q[(3 * rounds) / 4] - q[rounds / 4]) / s.median;
+        double got = grade_score_spread(&sides[0], &sides[1], NULL, rounds);
+        CHECK(fabs(got - want) <= 1e-12, "%d rounds: spread %g, want %g", rounds, got, want);
+    }
+}
+
+/* ---------------------------------------------------------------- the capstone's anchor */
+
+static void test_anchor_is_by_device(void **state) {
+    (void)state;
+    struct grader_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.device_cpu = 1;
+    CHECK(grader_vendor_anchor(&cfg) == CLU_OPENBLAS, "a CPU's anchor is OpenBLAS");
+    cfg.device_cpu = 0;
+    CHECK(grader_vendor_anchor(&cfg) == CLU_CLBLAST, "a GPU's anchor is CLBlast");
+}
+
+/* The student's launches in the rounds beside the vendors: the fastest counts whether starved or
+ * not, the quiet ones are counted, empty slots are not launches. */
+static void test_yours(void **state) {
+    (void)state;
+    struct rng r = rng_for("yours");
+    static struct grader_vendor_times v;
+    for (int trial = 0; trial < 500; trial++) {
+        memset(&v, 0, sizeof v);
+        v.rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS);
+        v.again = (int)rng_range(&r, 0, GRADER_VENDOR_AGAIN);
+        double fastest = 0.0;
+        int count = 0, quiet = 0;
+        for (int s = 0; s < v.rounds + v.again; s++) {
+            if (rng_range(&r, 0, 4) == 0)
+                continue; /* (not launched) */
+            v.yours[s] = uniform(&r, 0.001, 0.1);
+            v.yours_starved[s] = (int)rng_range(&r, 0, 1);
+            fastest = count == 0 || v.yours[s] < fastest ? v.yours[s] : fastest;
+            count++, quiet += !v.yours_starved[s];
+        }
+        if (v.rounds + v.again < GRADER_VENDOR_SLOTS)
+            v.yours[v.rounds + v.again] = 1e-9; /* past the slots: not read */
+        struct grade_score_yours y;
+        grade_score_yours(&v, &y);
+        CHECK(y.fastest == fastest && y.count == count && y.quiet == quiet,
+              "fastest %g count %d quiet %d, want %g %d %d", y.fastest, y.count, y.quiet, fastest,
+              count, quiet);
+    }
+}
+
+/* The capstone's row, at random fractions of the vendor's speed or the table's own. */
+static struct grader_exercise capstone(struct rng *r) {
+    const struct grader_exercise *row = grader_find_exercise("13_fastest_sgemm");
+    CHECK(row != NULL && row->vendor_ratios[0] > 0, "the table has a capstone with fractions");
+    struct grader_exercise ex = *row;
+    if (rng_range(r, 0, 1)) {
+        int count = (int)rng_range(r, 1, GRADER_MAX_RATIOS - 1);
+        double at = 0.0;
+        memset(ex.vendor_ratios, 0, sizeof ex.vendor_ratios);
+        for (int i = 0; i < count; i++)
+            ex.vendor_ratios[i] = at += ldexp((double)rng_range(r, 1, 16), -3);
+        ex.points.vendor = (int)rng_range(r, 1, 4);
+    }
+    return ex;
+}
+
+/* Each fraction of the anchor's speed: the student's fastest launch against the anchor's fastest
+ * quiet one just under it, at it and just over; a faster starved launch of the anchor, and the
+ * other vendors, change nothing. */
+static void test_vendor_fractions(void **state) {
+    (void)state;
+    struct rng r = rng_for("vendor_fractions");
+    static struct grader_vendor_times v;
+    for (int trial = 0; trial < 3000; trial++) {
+        struct grader_exercise ex = capstone(&r);
+        int count = grade_score_fractions(&ex), at = (int)rng_range(&r, 0, count - 1);
+        int where = (int)rng_range(&r, -1, 1);
+        double t = ex.vendor_ratios[at];
+        double ratio = where == 0 ? t : where < 0 ? nextafter(t, 0.0) : nextafter(t, 100.0);
+        int anchor = (int)rng_range(&r, 0, 1) ? CLU_OPENBLAS : CLU_CLBLAST;
+        int rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS);
+        double yours = power_seconds(&r);
+        fill_vendors(&v, rounds, 2.0, 0.0);
+        for (int s = 0; s < rounds; s++) {
+            v.yours[s] = yours * uniform(&r, 1.0, 3.0);
+            v.yours_starved[s] = (int)rng_range(&r, 0, 1);
+            for (int id = 0; id < CLU_VENDOR_COUNT; id++)
+                v.seconds[id][s] = yours * ratio * uniform(&r, 1.0, 3.0);
+        }
+        int fast = (int)rng_range(&r, 0, rounds - 1), quiet_at = (int)rng_range(&r, 0, rounds - 1);
+        v.yours[fast] = yours, v.yours_starved[fast] = 0;
+        v.seconds[anchor][quiet_at] = yours * ratio; /* exact: yours is a power of two */
+        if (rounds > 1) {                            /* a faster launch of the anchor, starved */
+            int other = (quiet_at + 1) % rounds;
+            v.seconds[anchor][other] = yours * ratio * 0.25;
+            plant_wait(v.cpus[anchor], v.waited[anchor], other, 2.0, 0.3);
+        }
+        struct grade_score_yours y;
+        grade_score_yours(&v, &y);
+        struct grade_score_vendor_points p;
+        grade_score_vendor_points(&ex, &v, anchor, &y, uniform(&r, 1, 100), &p);
+        int reached = 0;
+        for (int i = 0; i < count; i++)
+            reached += ratio >= ex.vendor_ratios[i];
+        CHECK(p.part == GRADE_SCORE_SCORED, "scored: part %d", (int)p.part);
+        CHECK(p.ratio == ratio, "ratio %.17g, want %.17g", p.ratio, ratio);
+        CHECK(p.reached == reached && reached == at + (where >= 0),
+              "ratio %.17g at fraction %d (%.17g): %d reached, want %d", ratio, at, t, p.reached,
+              reached);
+        CHECK(p.points == reached * ex.points.vendor, "%d points for %d fractions", p.points,
+              reached);
+    }
+}
+
+/* grade_score_reached on its own: how many of an ascending list a ratio reaches, from a random
+ * ratio (independently counted). */
+static void test_reached(void **state) {
+    (void)state;
+    struct rng r = rng_for("reached");
+    for (int trial = 0; trial < 2000; trial++) {
+        struct grader_exercise ex = capstone(&r);
+        int count = grade_score_fractions(&ex), want = 0;
+        double ratio = uniform(&r, 0.0, ex.vendor_ratios[count - 1] * 1.5);
+        for (int i = 0; i < count; i++)
+            want += ratio >= ex.vendor_ratios[i];
+        CHECK(grade_score_reached(ratio, ex.vendor_ratios, count) == want, "%.17g: want %d", ratio,
+              want);
+        CHECK(grade_score_reached(ratio, ex.vendor_ratios, 0) == 0, "no fractions");
+    }
+}
+
+/* No quiet launch of the anchor: the part is skipped, whatever the student's; quiet ones of the
+ * anchor but none of the student's: skipped too; no launch of the student's at all: the
+ * comparison's GFLOP/s against the anchor's median. */
+static void test_vendor_skipped(void **state) {
+    (void)state;
+    struct rng r = rng_for("vendor_skipped");
+    static struct grader_vendor_times v;
+    for (int trial = 0; trial < 1000; trial++) {
+        struct grader_exercise ex = capstone(&r);
+        int anchor = (int)rng_range(&r, 0, 1) ? CLU_OPENBLAS : CLU_CLBLAST;
+        int rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS);
+        fill_vendors(&v, rounds, 2.0, 0.02);
+        v.again = (int)rng_range(&r, 0, 10);
+        for (int s = 0; s < rounds + v.again; s++) {
+            v.seconds[anchor][s] = uniform(&r, 0.01, 0.1);
+            v.cpus[anchor][s] = 2.0;
+            v.yours[s] = uniform(&r, 0.01, 0.1);
+            v.yours_starved[s] = 0;
+        }
+        struct grade_score_yours y;
+        struct grade_score_vendor_points p;
+        int c = (int)rng_range(&r, 0, 2);
+        if (c == 0) { /* every launch of the anchor starved (the others quiet: no matter) */
+            for (int s = 0; s < rounds + v.again; s++)
+                plant_wait(v.cpus[anchor], v.waited[anchor], s, 2.0, uniform(&r, 0.2501, 0.9));
+            grade_score_yours(&v, &y);
+            grade_score_vendor_points(&ex, &v, anchor, &y, 10.0, &p);
+            CHECK(p.part == GRADE_SCORE_ANCHOR_STARVED && p.points == 0,
+                  "no quiet launch of the anchor: part %d, %d points", (int)p.part, p.points);
+        } else if (c == 1) { /* every launch of the student's starved */
+            for (int s = 0; s < rounds + v.again; s++)
+                v.yours_starved[s] = 1;
+            grade_score_yours(&v, &y);
+            grade_score_vendor_points(&ex, &v, anchor, &y, 10.0, &p);
+            CHECK(p.part == GRADE_SCORE_YOURS_STARVED && p.points == 0,
+                  "no quiet launch of yours: part %d, %d points", (int)p.part, p.points);
+        } else { /* none of the student's (timed alone): GFLOP/s against the median */
+            memset(v.yours, 0, sizeof v.yours);
+            grade_score_yours(&v, &y);
+            double flops = grader_flops(&ex, grader_square(ex.perf_n));
+            double quiet[GRADER_VENDOR_SLOTS];
+            int n = grade_busy_vendor_quiet(&v, anchor, quiet);
+            double median = clu_stats_of(quiet, n).median, gflops = uniform(&r, 1, 500);
+            grade_score_vendor_points(&ex, &v, anchor, &y, gflops, &p);
+            double want = gflops / (flops / median * 1e-9);
+            CHECK(y.count == 0 && p.part == GRADE_SCORE_SCORED, "scored without launches");
+            CHECK(fabs(p.ratio - want) <= 1e-12 * want, "ratio %g, want %g", p.ratio, want);
+        }
+    }
+}
+
+/* Another vendor with no quiet launch is still shown, from the rounds kept, and said so. */
+static void test_vendor_every_starved(void **state) {
+    (void)state;
+    static struct grader_vendor_times v;
+    fill_vendors(&v, 6, 2.0, 0.0);
+    double seconds[6] = {0.06, 0.01, 0.05, 0.02, 0.04, 0.03};
+    for (int s = 0; s < 6; s++) {
+        v.seconds[CLU_CUBLAS][s] = seconds[s];
+        plant_wait(v.cpus[CLU_CUBLAS], v.waited[CLU_CUBLAS], s, 2.0, 0.5);
+    }
+    v.kept[1] = 0; /* (the fastest, in a round left out) */
+    struct grade_score_vendor f;
+    grade_score_vendor(&v, CLU_CUBLAS, 0.01, 1.0, 2e9, &f);
+    CHECK(f.every_starved, "every launch starved");
+    CHECK(f.t.count == 5 && f.t.min == 0.02 && f.t.max == 0.06 && f.t.median == 0.04,
+          "the rounds kept: %d, min %g, median %g", f.t.count, f.t.min, f.t.median);
+    CHECK(fabs(f.ratio - 2.0) < 1e-12 && fabs(f.gflops - 50.0) < 1e-9, "ratio %g, %g GFLOP/s",
+          f.ratio, f.gflops);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lost_share_threshold),
+        cmocka_unit_test(test_waited_share),
+        cmocka_unit_test(test_round_starved),
+        cmocka_unit_test(test_starved_known_later),
+        cmocka_unit_test(test_rounds_kept),
+        cmocka_unit_test(test_busy_throughout),
+        cmocka_unit_test(test_vendor_quiet),
+        cmocka_unit_test(test_outside_starved),
+        cmocka_unit_test(test_perf_point_threshold),
+        cmocka_unit_test(test_figures),
+        cmocka_unit_test(test_spread),
+        cmocka_unit_test(test_anchor_is_by_device),
+        cmocka_unit_test(test_yours),
+        cmocka_unit_test(test_vendor_fractions),
+        cmocka_unit_test(test_reached),
+        cmocka_unit_test(test_vendor_skipped),
+        cmocka_unit_test(test_vendor_every_starved),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
