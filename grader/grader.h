@@ -32,8 +32,7 @@
  *   exercise/        what an exercise is and what "right" means (exercise.h): the exercise table
  *                    (table.c), the instructor's config as a plan (config.h), the launch geometry
  *                    of a row (launch.c), the reference and the checks (check.c), what a wrong
- *                    output says (hint.c), the seeds (seed.c), the sizes drawn for oclgrind's runs
- *                    (draws.c), the memory traffic count
+ *                    output says (hint.c), the seeds (seed.c), the memory traffic count
  *                    (traffic.h), the candidates of make tune and the tuning files of each
  *                    device (tuning.h: candidates.c, tuning_file.c), and protocol.h, what the
  *                    grader and its children agree on

@@ -118,11 +118,6 @@ grade_one() { # grade_one ID ENTRY
         # machine's to read), moved into the folder the grader reads it from and removes it
         mv "$out/private/seeds/$id" "$w/seed" 2>/dev/null ||
             { echo "batch: no seed for $id in $out/private/seeds (run make batch again)" >&2; return 1; }
-        # and the upload's stamp, which the grader mixes into the seed of oclgrind's sizes: the
-        # student's seed is the same at every grading, these sizes are drawn again for every
-        # upload (the same upload regraded: the same sizes)
-        upload=$(sed -n 's/^upload \([0-9a-f]\{1,64\}\)$/\1/p' "$w/stamp")
-        [ -z "$upload" ] || printf 'stamp %s\n' "$upload" >>"$w/seed" || return 1
         set --
         if [ -n "$sandbox" ]; then
             # The order matters (each mount covers what came before): first whole folders hidden

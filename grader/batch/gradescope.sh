@@ -93,9 +93,6 @@ if [ -z "$id" ]; then
     echo "gradescope: no submission id in $metadata: the seed comes from the files' hash"
 fi
 stage_seed "$secret" "gradescope:$id" "$work/seed" || die "cannot write the seed file"
-# the upload's stamp, mixed into the seed of oclgrind's sizes (as make batch does: grade_one.sh)
-printf 'stamp %s\n' "$(stage_stamp "$work" "$submission")" >>"$work/seed" ||
-    die "cannot write the seed file"
 unset secret
 set -- "$grader" --root "$source" --submission "$work/sub" --work "$work/grade" \
     --results "$work/logs" --json "$work/grade.json" --seed-file "$work/seed"

@@ -1,7 +1,6 @@
 /* exercise.h - what an exercise is and what "right" means, for grading, the child programs and
  * the benchmark: the exercise table (table.c), the launch geometry of a row (launch.c), the
- * reference and the checks (check.c), the seeds of every run (seed.c) and the sizes drawn for
- * the runs under oclgrind (draws.c). The traffic count is
+ * reference and the checks (check.c), and the seeds of every run (seed.c). The traffic count is
  * in traffic.h, the instructor's config (a plan made from the table) in config.h.
  */
 #ifndef GRADER_EXERCISE_H
@@ -53,10 +52,9 @@ static inline struct grader_size grader_square(int n) {
 #define GRADER_GROUP_LIMIT                                                                         \
     64 /* work-group size cap of SHAPE_ROWS_GROUPED, as the lecture's N/16                         \
         */
-#define GRADER_MAX_SIZES   6
-#define GRADER_CHECK_DRAWS 2 /* sizes drawn for the runs under oclgrind at each grading */
-#define GRADER_MAX_RATIOS  5 /* vendor_ratios, with the 0 that ends them */
-#define GRADER_MAX_ARGS    8
+#define GRADER_MAX_SIZES  6
+#define GRADER_MAX_RATIOS 5 /* vendor_ratios, with the 0 that ends them */
+#define GRADER_MAX_ARGS   8
 
 /* Points of one exercise; each correctness size is a test of its own. */
 struct grader_points {
@@ -106,9 +104,9 @@ struct grader_question {
 
 struct grader_exercise {
     const char *id; /* folder name, e.g. "04_local_B" */
-    /* (sizes: a square row lists N in sizes, host_n and perf_n; a rectangular one lists M x N x
-     * K in shapes and host_shape, and is timed at N = perf_n, square; both draw the sizes of the
-     * runs under oclgrind within memcheck_n's budget, draws.c) */
+    /* (sizes: a square row lists N in sizes, host_n, memcheck_n and perf_n; a rectangular one
+     * lists M x N x K in shapes and host_shape, draws its memcheck size around memcheck_n, and is
+     * timed at N = perf_n, square) */
     const char *title;                     /* the lecture's name of the case */
     const char *kernel;                    /* __kernel function name */
     int is_vector;                         /* c = a + b over count elements, not C = A * B */
@@ -133,15 +131,11 @@ struct grader_exercise {
     int rectangular;                             /* M x N x K sizes: shapes, host_shape */
     struct grader_size shapes[GRADER_MAX_SIZES]; /* hidden sizes of a rectangular row */
     struct grader_size host_shape;               /* its host program's run */
-    /* the size of one build's runs under oclgrind (builds.c), or 0; and the sizes drawn for this
-     * grading (grade_exercise.c, draws.c), or 0 */
-    struct grader_size memcheck_shape;
-    struct grader_size check_draws[GRADER_CHECK_DRAWS];
+    struct grader_size
+        memcheck_shape;          /* the drawn size of the oclgrind runs (grade_exercise.c), or 0 */
     int sizes[GRADER_MAX_SIZES]; /* hidden correctness sizes, 0-terminated */
     int host_n;                  /* size of the host program's run */
-    /* the budget of the runs under oclgrind (it interprets: about 8 s at the largest draw here,
-     * draws.c): the draws cost at most memcheck_n^3 multiply-adds (a vector: memcheck_n) */
-    int memcheck_n;
+    int memcheck_n;              /* size of the oclgrind run (it interprets: keep small) */
     int perf_n; /* size of the timed comparison (doubled while the reference's launch is short) */
     int perf_fixed; /* perf_n set by the instructor's config: timed at exactly that size */
     int max_n;      /* largest valid size (0: no limit) */
@@ -204,8 +198,7 @@ void grader_size_text(const struct grader_exercise *ex, struct grader_size s, ch
 int grader_size_count(const struct grader_exercise *ex);
 struct grader_size grader_hidden_size(const struct grader_exercise *ex, int i);
 struct grader_size grader_host_size(const struct grader_exercise *ex);
-/* The size of the runs under oclgrind: memcheck_shape (a build's), else the first draw, else
- * N = memcheck_n. */
+/* The size of the runs under oclgrind: the drawn memcheck_shape, else N = memcheck_n. */
 struct grader_size grader_memcheck_at(const struct grader_exercise *ex);
 
 /* The row of exercise id, or NULL. */
@@ -233,25 +226,13 @@ int grader_size_valid(const struct grader_exercise *ex, int n);
 /* The same for the defaults (check 0) or the oclgrind runs' values (check 1: memcheck sizes). */
 int grader_size_valid_at(const struct grader_exercise *ex, int check, int n);
 
-/* ---------------------------------------------------------------- the draws under oclgrind
- * (draws.c) */
-
-/* s as the build at the defaults (check 0) or the oclgrind values (check 1) runs it: each size
- * rounded up to the smallest the build allows (a square row: N x N x N). */
-struct grader_size grader_check_valid(const struct grader_exercise *ex, int check,
-                                      struct grader_size s);
-/* The multiply-adds oclgrind interprets at s in that build (a vector: its elements), each size
- * padded to whole tiles of the build's work-groups; and the costlier of the two builds. */
-double grader_check_cost_at(const struct grader_exercise *ex, int check, struct grader_size s);
-double grader_check_cost(const struct grader_exercise *ex, struct grader_size s);
-/* What a draw may cost: memcheck_n^3 (a vector: memcheck_n). */
-double grader_check_budget(const struct grader_exercise *ex);
-/* The sizes of the runs under oclgrind at one grading, from seed (the same seed, the same
- * sizes): a square row one N from the lower and one from the upper half of its valid sizes
- * within the budget, a rectangular row one M x N x K with N below M and K and one with N above
- * both; the two in an order drawn as well. */
-void grader_check_draws(const struct grader_exercise *ex, uint64_t seed,
-                        struct grader_size out[GRADER_CHECK_DRAWS]);
+/* The size of the memory check and the technique count: drawn by seed among the valid sizes
+ * from 3/4 to 3/2 of the row's memcheck_n, other than memcheck_n itself (which the table and
+ * the documentation show). */
+int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed);
+/* The same as M x N x K: a rectangular row draws each of the three from 3/4 to 3/2 of
+ * memcheck_n (any size it takes); a square one is grader_memcheck_size's N x N x N. */
+struct grader_size grader_memcheck_shape(const struct grader_exercise *ex, uint64_t seed);
 
 /* The row's tuning values as "TS=32 WPT=8" ("BLOCK=16" for a row without any: its block). */
 void grader_tuning_text(const struct grader_exercise *ex, char *buf, size_t size);

@@ -2,8 +2,7 @@
  * here (and its folders in exercises/ and solutions/); nothing else in the grader names one.
  *
  * Techniques: bounds on the global and local loads per multiply-add that oclgrind counts in the
- * graded build (the defaults, at each size drawn for the runs under oclgrind, rounded up to one
- * they allow: draws.c). Naive kernels load
+ * graded build (the defaults, at the smallest size they allow near memcheck_n). Naive kernels load
  * 2 floats from global memory per multiply-add; a private row of A makes it 1 + 1/N; a local column
  * of B 1/L + 1/N with 1 local load; 16x16 tiles 2/16 with 2 local loads; a WPTM x WPTN register
  * block 1/WPTM + 1/WPTN local loads (0.25 at 09's and 10's defaults, 1/8 when one operand skips
@@ -68,8 +67,8 @@ const struct grader_exercise grader_exercises[] = {
         .shape = SHAPE_VECTOR,
         .sizes = {1, 1000, 65537, 1 << 20},
         .host_n = 100003,
-        .memcheck_n = 1 << 19, /* the draws' budget (draws.c): about 7 s under oclgrind here */
-        .perf_n = 1 << 24,     /* memory-bound: ~6 ms on POCL; larger needs GBs */
+        .memcheck_n = 1000,
+        .perf_n = 1 << 24, /* memory-bound: ~6 ms on POCL; larger needs GBs */
         .multiple = 1,
         .points = {.per_size = 1, .host = 2, .memcheck = 1, .perf = 1},
     },
@@ -82,7 +81,7 @@ const struct grader_exercise grader_exercises[] = {
         .block = 16,
         .sizes = {16, 100, 257},
         .host_n = 129,
-        .memcheck_n = 96,
+        .memcheck_n = 20,
         .perf_n = 512,
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
@@ -96,7 +95,7 @@ const struct grader_exercise grader_exercises[] = {
         .block = 16,
         .sizes = {16, 100, 257},
         .host_n = 129,
-        .memcheck_n = 112,
+        .memcheck_n = 20,
         .perf_n = 512,
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
@@ -110,7 +109,7 @@ const struct grader_exercise grader_exercises[] = {
         .block = 16,
         .sizes = {16, 100, 257},
         .host_n = 129,
-        .memcheck_n = 112,
+        .memcheck_n = 20,
         .perf_n = 512,
         .max_n = 1024,
         .multiple = 1,
@@ -130,7 +129,7 @@ const struct grader_exercise grader_exercises[] = {
         .block = 16,
         .sizes = {16, 100, 200},
         .host_n = 120,
-        .memcheck_n = 96,
+        .memcheck_n = 24,
         .perf_n = 384,
         .max_n = 1024,
         .multiple = 1,
@@ -153,7 +152,7 @@ const struct grader_exercise grader_exercises[] = {
         .block = 16,
         .sizes = {16, 48, 208},
         .host_n = 112,
-        .memcheck_n = 96,
+        .memcheck_n = 32,
         .perf_n = 512,
         .multiple = 16,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
@@ -183,7 +182,7 @@ const struct grader_exercise grader_exercises[] = {
         .const_inputs = 1,
         .sizes = {32, 96, 224},
         .host_n = 128,
-        .memcheck_n = 96,
+        .memcheck_n = 32,
         .perf_n = 512,
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
@@ -212,7 +211,7 @@ const struct grader_exercise grader_exercises[] = {
         .const_inputs = 1,
         .sizes = {32, 128, 192},
         .host_n = 96,
-        .memcheck_n = 96,
+        .memcheck_n = 32,
         .perf_n = 512,
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
@@ -240,7 +239,7 @@ const struct grader_exercise grader_exercises[] = {
         .const_inputs = 1,
         .sizes = {128, 256, 384},
         .host_n = 128,
-        .memcheck_n = 128, /* the graded tile: no smaller size for it */
+        .memcheck_n = 32,
         .perf_n = 512,
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
@@ -267,7 +266,7 @@ const struct grader_exercise grader_exercises[] = {
         .const_inputs = 1,
         .sizes = {128, 256, 384},
         .host_n = 128,
-        .memcheck_n = 128, /* the graded tile: no smaller size for it */
+        .memcheck_n = 32,
         .perf_n = 512,
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .technique = 1},
@@ -298,7 +297,7 @@ const struct grader_exercise grader_exercises[] = {
         .rectangular = 1,
         .shapes = {{1, 1, 1}, {17, 33, 65}, {129, 7, 300}, {200, 1, 77}, {1000, 999, 1001}},
         .host_shape = {100, 130, 70},
-        .memcheck_n = 88, /* M x N x K padded to the tiles at most 88^3 */
+        .memcheck_n = 28,
         .perf_n = 512,
         .multiple = 1,
         /* its technique is its correctness at sizes that are multiples of nothing */
@@ -323,7 +322,7 @@ const struct grader_exercise grader_exercises[] = {
         .const_inputs = 1,
         .sizes = {128, 256, 384},
         .host_n = 128,
-        .memcheck_n = 128, /* the only multiple of TSN within reach: known, as a hidden size is */
+        .memcheck_n = 128, /* (the only multiple of TSN near it: known, as a hidden size is) */
         .perf_n = 512,
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1},
@@ -372,7 +371,7 @@ const struct grader_exercise grader_exercises[] = {
          * fast path that forgets K reads past A's rows and B's end there) */
         .shapes = {{1, 1, 1}, {31, 17, 129}, {257, 64, 5}, {260, 256, 132}, {777, 1025, 333}},
         .host_shape = {150, 97, 123},
-        .memcheck_n = 128, /* M x N x K padded to the tiles at most 128^3 */
+        .memcheck_n = 28,
         .perf_n = 512,
         .multiple = 1,
         .points = {.per_size = 2, .host = 2, .memcheck = 1, .perf = 1, .vendor = 1},
@@ -558,9 +557,7 @@ struct grader_size grader_hidden_size(const struct grader_exercise *ex, int i) {
 }
 
 struct grader_size grader_memcheck_at(const struct grader_exercise *ex) {
-    if (ex->memcheck_shape.n > 0)
-        return ex->memcheck_shape;
-    return ex->check_draws[0].n > 0 ? ex->check_draws[0] : grader_square(ex->memcheck_n);
+    return ex->memcheck_shape.n > 0 ? ex->memcheck_shape : grader_square(ex->memcheck_n);
 }
 
 struct grader_size grader_host_size(const struct grader_exercise *ex) {
@@ -591,4 +588,33 @@ int grader_max_points(const struct grader_exercise *ex) {
     return sizes * (ex->points.per_size + ex->cuda_per_size) + ex->points.host +
            ex->points.memcheck + ex->points.perf + ex->points.technique +
            ratios * ex->points.vendor + quiz;
+}
+
+int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed) {
+    int around = ex->memcheck_n, candidates[512], count = 0;
+    for (int n = around * 3 / 4; n <= around * 3 / 2 && count < 512; n++) {
+        /* a column of B in local memory needs a work-group of a few items to show: its group is
+         * the largest divisor of N up to GRADER_GROUP_LIMIT, so no prime sizes there */
+        if (n < 1 || n == around || !grader_size_valid_at(ex, 1, n) ||
+            (ex->shape == SHAPE_ROWS_GROUPED && n % 4 != 0))
+            continue;
+        candidates[count++] = n;
+    }
+    return count ? candidates[seed % (uint64_t)count] : around;
+}
+
+struct grader_size grader_memcheck_shape(const struct grader_exercise *ex, uint64_t seed) {
+    if (!ex->rectangular)
+        return grader_square(grader_memcheck_size(ex, seed));
+    /* any three sizes near memcheck_n: odd ones most of the time, never all equal to it */
+    int around = ex->memcheck_n, span = around * 3 / 2 - around * 3 / 4 + 1, got[3];
+    for (int d = 0; d < 3; d++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        got[d] = around * 3 / 4 + (int)((seed >> 33) % (uint64_t)(span > 0 ? span : 1));
+        if (got[d] < 1)
+            got[d] = 1;
+        if (got[d] % 8 == 0) /* never a multiple of the oclgrind tiles: an edge in every one */
+            got[d]++;
+    }
+    return (struct grader_size){got[0], got[1], got[2]};
 }

@@ -179,7 +179,6 @@ int grader_traffic(const char *self, const struct grader_exercise *ex, const cha
     memset(t, 0, sizeof *t);
     int n = s.n;
     t->n = n;
-    t->at = s;
     char oclgrind[PATH_MAX];
     if (grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0) {
         traffic_why(t, "oclgrind not installed (apt-get install oclgrind)");

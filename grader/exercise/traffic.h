@@ -16,9 +16,8 @@ struct grader_traffic {
     /* per work-group, counted by the tiles plugin (grader/exercise/tiles.cpp says how; 0 when
      * not asked for): its barriers, and the tiles it really takes along k, whatever TSK says */
     double barriers, tiles;
-    int n;                 /* N of the counting run */
-    struct grader_size at; /* ... and its M x N x K */
-    char why[200];         /* reason when not counted */
+    int n;         /* N of the counting run */
+    char why[200]; /* reason when not counted */
 };
 
 /* Count the traffic of kernel_path for exercise ex with BLOCK block (0: the row's), or with

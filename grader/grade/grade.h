@@ -104,9 +104,8 @@ struct grader_run_info {
     uint64_t seed;                /* the hidden seed */
     int seed_secret;              /* it came from --seed-file (a batch's secret): never written */
     unsigned long fingerprint; /* all a log says of a secret seed (the same seed, the same one) */
-    const char *draws;  /* what a secret seed's oclgrind sizes come from, for the log (NULL: it) */
-    const char *repeat; /* the command line of this run less --ex and --seed (NULL: none) */
-    char containment[1200]; /* what contains each run (cgroups, uid, rlimits), for the log */
+    const char *repeat;        /* the command line of this run less --ex and --seed (NULL: none) */
+    char containment[1200];    /* what contains each run (cgroups, uid, rlimits), for the log */
 };
 
 /* The head of an exercise's log: date, device, grader version, the seed and the command that
@@ -168,10 +167,7 @@ struct grader_config {
                        * timed launch's speed is the CPUs it had */
     const char *self; /* path of the grader executable (for --harness children) */
     uint64_t seed;    /* hidden seed of this grading run */
-    /* the seed of the sizes drawn for the runs under oclgrind (draws.c): the hidden seed, or for
-     * a --seed-file the hidden seed mixed with the upload's stamp (or fresh randomness) */
-    uint64_t draw_seed;
-    double timeout;    /* seconds allowed per run of a student's kernel or program */
+    double timeout;   /* seconds allowed per run of a student's kernel or program */
     double perf_ratio; /* full performance points at this fraction of the reference's speed */
     int memcheck;      /* run oclgrind when it is installed */
     const char *memcheck_off; /* why memcheck is 0, for the report (NULL: --no-memcheck) */

@@ -54,14 +54,11 @@ static void usage(FILE *out, grader_commands_fn commands) {
 }
 
 /* The hidden seed from a file the batch wrote for this run alone: removed at once, so that no
- * student program finds it later. A second line `stamp HEX` (the batch's stamp of the staged
- * upload, up to 64 hex digits) goes into stamp ("" without one). Returns 0, or -1 with a
- * message. */
-static int read_seed_file(const char *path, uint64_t *seed, char *stamp, size_t stamp_size) {
-    char text[64] = "", line[100] = "";
+ * student program finds it later. Returns 0, or -1 with a message. */
+static int read_seed_file(const char *path, uint64_t *seed) {
+    char text[64] = "";
     FILE *f = fopen(path, "r");
     int got = f && fgets(text, sizeof text, f) != NULL;
-    int more = got && fgets(line, sizeof line, f) != NULL;
     if (f)
         fclose(f);
     unlink(path);
@@ -73,16 +70,6 @@ static int read_seed_file(const char *path, uint64_t *seed, char *stamp, size_t 
         return -1;
     }
     *seed = (uint64_t)value & 0x7fffffffffffffffull;
-    stamp[0] = '\0';
-    if (more) {
-        size_t hex = strncmp(line, "stamp ", 6) == 0 ? strspn(line + 6, "0123456789abcdef") : 0;
-        if (hex < 1 || hex > 64 || hex + 1 > stamp_size ||
-            (line[6 + hex] != '\0' && line[6 + hex] != '\n')) {
-            fprintf(stderr, "grader: --seed-file %s: its second line is no `stamp HEX`\n", path);
-            return -1;
-        }
-        snprintf(stamp, stamp_size, "%.*s", (int)hex, line + 6);
-    }
     return 0;
 }
 
@@ -163,7 +150,6 @@ struct grade_request {
     int chosen[GRADER_MAX_EXERCISES]; /* rows of the plan, from --ex */
     int chosen_count;
     int seed_secret; /* the seed came from --seed-file: never print it */
-    char stamp[72];  /* the seed file's stamp of the upload ("": none) */
     /* every flag as parsed, by its full name, less --ex, --seed and --seed-file: the logs' command
      * that repeats the run appends one exercise and the seed */
     struct grader_argv repeat;
@@ -235,7 +221,7 @@ static int parse_grade_flags(int argc, char **argv, struct grader_config *cfg,
                 return grader_bad_number("--seed", value, "a whole number from 0 up");
             break;
         case OPT_SEED_FILE:
-            if (read_seed_file(value, &cfg->seed, req->stamp, sizeof req->stamp) != 0)
+            if (read_seed_file(value, &cfg->seed) != 0)
                 return EXIT_USAGE;
             req->seed_secret = 1;
             break;
@@ -319,24 +305,6 @@ int grader_grade_main(int argc, char **argv, const char *self, grader_commands_f
         return parsed;
     const char *root = req.root, *json = req.json;
     int *chosen = req.chosen, chosen_count = req.chosen_count, seed_secret = req.seed_secret;
-    /* the sizes of the runs under oclgrind: a seed the user gave or saw (--seed, or none) draws
-     * them, so that `--seed` repeats a run whole. A batch's seed is the student's at every
-     * grading, so there they come from it and the stamp of the upload (a resubmission draws
-     * again, a regrade of the same upload the same sizes), or fresh randomness where the batch
-     * gave no stamp */
-    cfg.draw_seed = cfg.seed;
-    const char *draws = NULL;
-    if (seed_secret && req.stamp[0]) {
-        char label[96];
-        snprintf(label, sizeof label, "oclgrind sizes:%s", req.stamp);
-        cfg.draw_seed = grader_derive_seed(cfg.seed, label, 0);
-        draws = "the secret seed and the upload's stamp (the same upload regraded draws the "
-                "same)";
-    } else if (seed_secret) {
-        cfg.draw_seed = grader_derive_seed(cfg.seed, "oclgrind sizes, fresh",
-                                           (long)(grader_hidden_seed() >> 1));
-        draws = "the secret seed and fresh randomness (drawn again at every grading)";
-    }
     if (cfg.device && !*cfg.device)
         cfg.device = NULL;
     cfg.timeout = plan.timeout > 0 ? plan.timeout : 30;
@@ -441,8 +409,7 @@ int grader_grade_main(int argc, char **argv, const char *self, grader_commands_f
     struct grader_run_info run = {.device = device,
                                   .seed = cfg.seed,
                                   .seed_secret = seed_secret,
-                                  .fingerprint = seed_fingerprint(cfg.seed),
-                                  .draws = draws};
+                                  .fingerprint = seed_fingerprint(cfg.seed)};
     grader_utc_date(time(NULL), run.date, sizeof run.date);
     grader_version(cfg.root, run.version, sizeof run.version);
     struct grader_argv repeat = GRADER_ARGV_INIT;
@@ -463,9 +430,8 @@ int grader_grade_main(int argc, char **argv, const char *self, grader_commands_f
     grader_argv_clear(&req.repeat);
 
     if (seed_secret) /* the log is the student's to read: never the seed itself */
-        printf("Grading %s on %s; hidden seed fingerprint %08lx (the batch's secret seed; "
-               "oclgrind's sizes from %s)\n",
-               cfg.submission, device, seed_fingerprint(cfg.seed), draws);
+        printf("Grading %s on %s; hidden seed fingerprint %08lx (the batch's secret seed)\n",
+               cfg.submission, device, seed_fingerprint(cfg.seed));
     else
         printf("Grading %s on %s; hidden seed %llu (make grade SEED=%llu repeats this run)\n",
                cfg.submission, device, (unsigned long long)cfg.seed, (unsigned long long)cfg.seed);

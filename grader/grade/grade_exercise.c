@@ -68,12 +68,12 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
             no_vendor = vendors_off;
         }
     }
-    /* the runs under oclgrind (the memory check, the technique's count, the host program's
-     * second run) at sizes drawn afresh for this grading (draws.c; cfg->draw_seed says from what),
-     * named only after each verdict: a kernel cannot behave at sizes it can predict and
-     * differently at the others */
+    /* the memory check and the technique at a size drawn from the hidden seed, printed only
+     * afterwards: a kernel cannot behave at one known size and differently at the others */
     struct grader_exercise drawn = *ex;
-    grader_check_draws(ex, grader_derive_seed(cfg->draw_seed, ex->id, -1), drawn.check_draws);
+    uint64_t draw = grader_derive_seed(cfg->seed, ex->id, -1);
+    drawn.memcheck_n = grader_memcheck_size(ex, draw);
+    drawn.memcheck_shape = grader_memcheck_shape(ex, draw);
     ex = &drawn;
     char kernel[PATH_MAX + 128], dead[480] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
     /* a fresh work folder: nothing of an earlier run or submission can be picked up */
@@ -147,23 +147,14 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
                            "point%s and the technique's are left out of the maximum",
                            cfg->memcheck_off ? cfg->memcheck_off : "--no-memcheck",
                            ex->points.memcheck, ex->points.memcheck == 1 ? "" : "s");
-    /* the kernel's memory traffic, counted on the graded build at each draw: for the technique,
-     * and the first (the graded build at the first draw) for the report */
-    struct grader_traffic traffic[GRADE_BUILDS];
-    int counts = 0, counted = 0;
-    memset(traffic, 0, sizeof traffic);
-    if (passed == sizes && !ex->is_vector && cfg->memcheck) {
-        counted = 1;
-        for (int i = 0; i < builds.count && counted; i++) {
-            char tag[32];
-            snprintf(tag, sizeof tag, "traffic-%d", i);
-            if (builds.b[i].graded)
-                counted = grade_count_traffic(&kernels, &builds.b[i].row, builds.b[i].kernel, tag,
-                                              &traffic[counts++]) == 0;
-        }
-    }
+    /* the kernel's memory traffic, counted once: for the technique and for the report */
+    struct grader_traffic traffic = {0};
+    int counted = 0;
+    if (passed == sizes && !ex->is_vector && cfg->memcheck)
+        counted =
+            grade_count_traffic(&kernels, &graded->row, graded->kernel, "traffic", &traffic) == 0;
     if (ex->points.technique > 0 && cfg->memcheck)
-        grade_test_technique(&graded->row, passed == sizes, traffic, counts, r);
+        grade_test_technique(&graded->row, passed == sizes, &traffic, r);
     else if (ex->points.technique > 0)
         grader_add_verdict(r, GRADER_SKIPPED, "technique: counted by oclgrind", 0,
                            ex->points.technique,
@@ -175,7 +166,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         timed.mine.memcheck_shape = graded->row.memcheck_shape;
         timed.mine.memcheck_n = graded->row.memcheck_n;
         grade_test_perf(&kernels, &timed.mine, &timed.reference, timed.kernel, timed.note,
-                        passed == sizes, counted ? &traffic[0] : NULL, no_vendor, r);
+                        passed == sizes, counted ? &traffic : NULL, no_vendor, r);
     } else {
         grader_add_verdict(r, GRADER_SKIPPED, "performance against the reference solution", 0,
                            ex->points.perf,

@@ -1,6 +1,5 @@
 /* host_oclgrind.c - the student's host program run once more, under oclgrind's API and memory
- * checks, on the build that is graded at the grading's first draw (builds.c: the graded values,
- * at a size they allow; draws.c; named after what the run found): a host
+ * checks, on the build that is graded (builds.c: the graded values, at a size they allow): a host
  * program whose result is right on the device can still misuse OpenCL there (a __local argument too
  * small for the kernel, a launch outside the contract) in ways that POCL forgives. Its findings
  * take the host test's points; where oclgrind is missing or the memory check is off, nothing is
@@ -244,27 +243,28 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
     }
     grader_describe_run(&run, what, sizeof what);
     if (read != 0) {
-        grade_appendf(out, size, "\nnot judged under oclgrind: %s, at %s", why, at_text);
+        grade_appendf(out, size, "\nnot judged under oclgrind at %s: %s", at_text, why);
         return 0;
     }
     /* only what oclgrind is known to report counts: not text of other kinds in its log */
     size_t api = f.counts[FINDING_API], memory = f.total - api - f.counts[FINDING_OTHER];
     if (api + memory == 0) {
         if (f.fatal)
-            grade_appendf(out, size,
-                          "\nnot judged under oclgrind: oclgrind cannot interpret the kernel "
-                          "(\"%s\"; the memory check says more), at %s",
-                          f.fatal_what, at_text);
+            grade_appendf(
+                out, size,
+                "\nnot judged under oclgrind at %s: oclgrind cannot interpret the kernel (\"%s\"; "
+                "the memory check says more)",
+                at_text, f.fatal_what);
         else if (run.how == RUN_EXITED && run.code == 0)
             grade_appendf(out, size,
-                          "; run again under oclgrind%s, it made no API or memory errors at %s",
+                          "; run again under oclgrind at %s%s, it made no API or memory errors",
+                          at_text,
                           stopped[0] ? ", without its check for uninitialised values (which cannot "
                                        "interpret the kernel)"
-                                     : "",
-                          at_text);
+                                     : "");
         else
-            grade_appendf(out, size, "\nnot judged under oclgrind: the run %s, at %s", what,
-                          at_text);
+            grade_appendf(out, size, "\nnot judged under oclgrind at %s: the run %s", at_text,
+                          what);
         return 0;
     }
     int memory_counts = 0;
@@ -283,20 +283,20 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
     if (!api && !memory_counts) {
         grade_appendf(
             out, size,
-            "\noclgrind also found %zu memory errors when it ran the program, but the grader's "
-            "own launch of your kernel at the same size finds errors too: they are the memory "
-            "check's, not this test's, at %s",
+            "\noclgrind also found %zu memory errors when it ran the program at %s, but the "
+            "grader's own launch of your kernel there finds errors too: they are the memory "
+            "check's, not this test's",
             memory, at_text);
         free(summary);
         return 0;
     }
-    grade_appendf(out, size, ", but run again under oclgrind it went wrong");
+    grade_appendf(out, size, ", but run again under oclgrind at %s it went wrong", at_text);
     if (memory_counts)
-        grade_appendf(out, size,
-                      " (the grader's own launch of your kernel at the same size is clean, so "
-                      "main.c is the cause)");
-    grade_appendf(out, size, ":\n%s\nfound at %s", summary ? summary : "oclgrind found errors",
-                  at_text);
+        grade_appendf(
+            out, size,
+            " (the grader's own launch of your kernel at %s is clean, so main.c is the cause)",
+            at_text);
+    grade_appendf(out, size, ":\n%s", summary ? summary : "oclgrind found errors");
     host_hints(ex, &f, n, memory_counts, main_text, out, size);
     free(summary);
     return 1;

@@ -63,20 +63,17 @@ struct grade_build {
     char kernel[PATH_MAX + 128]; /* the canonical text at these values */
     char values[160];            /* "TSM=128 TSN=128 ..." ("" for a row without tuning values) */
     const char *which;           /* what these values are, for the report */
-    int graded;                  /* the graded values: the technique is counted on this build */
 };
 
-/* Every build a kernel is judged on, each at every size drawn for this grading (the row's
- * check_draws), the graded one at the first draw first (the host program's run takes it):
+/* Every build a kernel is judged on, the graded one first:
  *   - the graded values (the row's defaults), which every hidden size and the host program build,
- *     at each draw rounded up to the smallest size those values allow;
+ *     at the drawn size rounded up to the smallest size those values allow;
  *   - where the device's tuning file times the student's kernel with other values, those, at the
- *     smallest size they allow from each draw up (the timed build);
- *   - where the row has smaller values for oclgrind, those at the draws: more work-groups and
- *     more tile edges for the same time, and every value the kernel's rules allow must work.
- * Rows without tuning values have one build, at each draw. A build at a size it already has is
- * left out. */
-#define GRADE_BUILDS (3 * GRADER_CHECK_DRAWS)
+ *     smallest size they allow from the drawn size up (the timed build);
+ *   - where the row has smaller values for oclgrind, those at the drawn size: more work-groups
+ *     and more tile edges for the same time, and every value the kernel's rules allow must work.
+ * Rows without tuning values have one build, at the drawn size. */
+#define GRADE_BUILDS 3
 struct grade_builds {
     struct grade_build b[GRADE_BUILDS];
     int count;
@@ -84,7 +81,7 @@ struct grade_builds {
 
 struct grade_timed; /* (tuned.c, below) */
 
-/* The builds of ex (the row with its draws): canonical is the text at the defaults,
+/* The builds of ex (the row with its drawn memcheck size): canonical is the text at the defaults,
  * checked at the row's check_tuning (the same path where it has none), timed what the timed
  * comparison builds (grade_timed_values; NULL: not timed). */
 void grade_oclgrind_builds(const struct grader_exercise *ex, const char *canonical,
@@ -190,19 +187,17 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
                          const struct grade_builds *builds, const char *dead,
                          struct grader_exercise_result *r);
 
-/* Memory traffic of a kernel at the row's oclgrind size (grader_memcheck_at), counted under
- * oclgrind (technique.c): 0, or -1 with t->why set. */
+/* Memory traffic of a kernel at memcheck_n, counted under oclgrind (technique.c): 0, or -1 with
+ * t->why set. */
 int grade_count_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const char *kernel, const char *tag, struct grader_traffic *t);
 /* The student's traffic beside the reference's, for the report ("" when not counted). */
 void grade_traffic_rows(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const struct grader_traffic *mine, const char *reference, char *out,
                         size_t size);
-/* The step's technique from the student's traffic, counted at each of the grading's draws
- * (count of them): the point where every count meets the step's bounds. */
+/* The step's technique from the student's counted traffic. */
 void grade_test_technique(const struct grader_exercise *ex, int all_right,
-                          const struct grader_traffic *counts, int count,
-                          struct grader_exercise_result *r);
+                          const struct grader_traffic *got, struct grader_exercise_result *r);
 
 /* ---------------------------------------------------------------- the timed comparison
  * (timing.c; one harness's commands in timing_protocol.h, its judgement in busy.h and score.h) */

@@ -239,12 +239,10 @@ void grader_print_log_header(FILE *out, const struct grader_run_info *run,
                 run->fingerprint);
         fprintf(out, "  repeat:  the instructor's `make batch` with the same secret (FORCE=1 "
                      "regrades)\n");
-        if (run->draws)
-            fprintf(out, "  oclgrind: its runs' sizes drawn from %s\n", run->draws);
     } else {
         fprintf(out,
-                "  seed:    %llu (hidden: it draws the data, the sizes of the runs under oclgrind "
-                "and the seed of every run)\n",
+                "  seed:    %llu (hidden: it draws the data, the memory check's size and the "
+                "seed of every run)\n",
                 (unsigned long long)run->seed);
         if (run->repeat)
             fprintf(out, "  repeat:  %s --ex %s --seed %llu\n", run->repeat, ex->id,

@@ -31,8 +31,7 @@ static int tiles_plugin_copy(const char *self, const char *dir, char *copy, size
     return -1;
 }
 
-/* Memory traffic of a kernel at the row's oclgrind size, counted under oclgrind in the work
- * folder `tag`
+/* Memory traffic of a kernel at memcheck_n, counted under oclgrind in the work folder `tag`
  * (with the tiles plugin where the row bounds the barriers per tile): 0, or -1 with t->why. */
 int grade_count_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const char *kernel, const char *tag, struct grader_traffic *t) {
@@ -85,8 +84,7 @@ static int reference_traffic(const struct grader_config *cfg, const struct grade
         if (f)
             fclose(f);
         if (got) {
-            t->n = z.n;
-            t->at = z;
+            t->n = ex->memcheck_n;
             return 0;
         }
     }
@@ -181,22 +179,9 @@ static double barriers_per_tile(const struct grader_traffic *got) {
     return got->tiles > 0 ? got->barriers / got->tiles : got->barriers;
 }
 
-/* Whether one count meets the step's bounds. */
-static int meets(const struct grader_technique *t, const struct grader_traffic *got) {
-    double per_tile = barriers_per_tile(got);
-    return (t->max_global_loads <= 0 || got->global_loads <= t->max_global_loads) &&
-           (t->min_local_loads <= 0 || got->local_loads >= t->min_local_loads) &&
-           (t->max_local_loads <= 0 || got->local_loads <= t->max_local_loads) &&
-           (t->min_load_bytes <= 0 || got->load_bytes >= t->min_load_bytes) &&
-           (t->max_barriers_per_tile <= 0 || per_tile <= t->max_barriers_per_tile);
-}
-
-/* The step's technique, from the memory traffic oclgrind counts in the student's kernel at each
- * size drawn for this grading: the point only where every count meets the bounds. The figures
- * shown are the first count that misses (else the first), the sizes after the verdict. */
+/* The step's technique, from the memory traffic oclgrind counts in the student's kernel. */
 void grade_test_technique(const struct grader_exercise *ex, int all_right,
-                          const struct grader_traffic *counts, int count,
-                          struct grader_exercise_result *r) {
+                          const struct grader_traffic *got, struct grader_exercise_result *r) {
     const struct grader_technique *t = &ex->technique;
     char name[120];
     int pts = ex->points.technique;
@@ -206,23 +191,16 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
                            "not checked: the kernel must first be right at every size");
         return;
     }
-    if (count < 1) {
-        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not checked: nothing was counted");
+    if (got->why[0]) {
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not checked: %s", got->why);
         return;
     }
-    int shown = 0, ok = 1;
-    for (int i = 0; i < count; i++) {
-        if (counts[i].why[0]) {
-            grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not checked: %s", counts[i].why);
-            return;
-        }
-        if (ok && !meets(t, &counts[i])) {
-            ok = 0;
-            shown = i;
-        }
-    }
-    const struct grader_traffic *got = &counts[shown];
     double per_tile = barriers_per_tile(got);
+    int global_ok = t->max_global_loads <= 0 || got->global_loads <= t->max_global_loads;
+    int local_ok = (t->min_local_loads <= 0 || got->local_loads >= t->min_local_loads) &&
+                   (t->max_local_loads <= 0 || got->local_loads <= t->max_local_loads);
+    int other_ok = (t->min_load_bytes <= 0 || got->load_bytes >= t->min_load_bytes) &&
+                   (t->max_barriers_per_tile <= 0 || per_tile <= t->max_barriers_per_tile);
     char global_bound[64] = "", local_bound[96] = "", more[240] = "", missed[1400] = "";
     if (t->max_global_loads > 0)
         snprintf(global_bound, sizeof global_bound, " (this step: at most %.2f)",
@@ -243,22 +221,16 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
                  "; barriers per tile %.2f (at most %.2f): a work-group's %.0f barriers for the "
                  "%.2f tiles it takes along k",
                  per_tile, t->max_barriers_per_tile, got->barriers, got->tiles);
-    if (!ok)
+    if (!global_ok || !local_ok || !other_ok)
         missed_bounds(t, got, per_tile, missed, sizeof missed);
-    /* the sizes after the verdict: the one the figures are from first */
-    char sizes[400], at[64];
-    grader_size_text(ex, got->at, at, sizeof at);
-    int used =
-        snprintf(sizes, sizeof sizes, "counted at %s%s", at, count > 1 ? " (these figures)" : "");
-    for (int i = 0; i < count && used > 0 && (size_t)used < sizeof sizes; i++)
-        if (i != shown) {
-            grader_size_text(ex, counts[i].at, at, sizeof at);
-            used += snprintf(sizes + used, sizeof sizes - (size_t)used, " and at %s", at);
-        }
-    grader_add_test(r, name, ok ? pts : 0, pts,
-                    "loads per multiply-add counted by oclgrind: global %.3f%s, local %.3f%s%s%s%s"
-                    "\n%s",
-                    got->global_loads, global_bound, got->local_loads, local_bound, more,
-                    ok ? "" : "\nhint: the result is right but the step's technique does not show:",
-                    missed, sizes);
+    char at[64];
+    grader_size_text(ex, grader_memcheck_at(ex), at, sizeof at);
+    grader_add_test(r, name, global_ok && local_ok && other_ok ? pts : 0, pts,
+                    "loads per multiply-add counted by oclgrind at %s: global %.3f%s, local "
+                    "%.3f%s%s%s%s",
+                    at, got->global_loads, global_bound, got->local_loads, local_bound, more,
+                    global_ok && local_ok && other_ok
+                        ? ""
+                        : "\nhint: the result is right but the step's technique does not show:",
+                    missed);
 }

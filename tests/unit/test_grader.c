@@ -226,11 +226,9 @@ static void test_table_tuning(void **state) {
                   ex->id, ex->check_tuning[t].name);
         for (int check = 0; check < 2; check++) {
             struct grader_variant v = grader_variant_of(ex, 0, check);
-            struct grader_size draws[GRADER_CHECK_DRAWS];
-            grader_check_draws(ex, rng_next(&r), draws);
-            for (int s = -GRADER_CHECK_DRAWS; s < sizes_of(ex); s++) {
-                struct grader_size z = s < 0 ? grader_check_valid(ex, check, draws[-1 - s])
-                                             : grader_hidden_size(ex, s);
+            for (int s = -1; s < sizes_of(ex); s++) {
+                struct grader_size z =
+                    s < 0 ? grader_memcheck_shape(ex, rng_next(&r)) : grader_hidden_size(ex, s);
                 struct grader_launch l;
                 CHECK(grader_plan_launch(ex, NULL, z, &v, &l) == 0, "%s: no plan", ex->id);
                 size_t extent[2] = {(size_t)z.n, (size_t)z.m};
@@ -289,86 +287,8 @@ static void test_table_cuda_twins(void **state) {
     CHECK(twins >= 2, "%d rows with a CUDA twin (06 and the capstone have one)", twins);
 }
 
-/* The sizes of the runs under oclgrind (draws.c), over many seeds: each is one the row's builds
- * take, within the row's budget (the graded build too, where the cap is one of its sizes); a
- * square row draws one size from each half of its range, a rectangular one a shape with N below
- * M and K and one with N above both, so that K < N, K > N and M > N occur at every grading; the
- * same seed draws the same, and the draws spread over the range. */
-static void test_check_draws(void **state) {
-    (void)state;
-    struct rng r = rng_for("check draws");
-    for (int e = 0; e < grader_exercise_count; e++) {
-        const struct grader_exercise *ex = &grader_exercises[e];
-        if (!ex->kernel)
-            continue;
-        double budget = grader_check_budget(ex);
-        int distinct[64] = {0}, seen = 0, n_below = 0, n_above = 0, m_above_k = 0, k_above_m = 0;
-        int first_below = 0, twice = 0;
-        for (int trial = 0; trial < 300; trial++) {
-            uint64_t seed = rng_next(&r);
-            struct grader_size d[GRADER_CHECK_DRAWS], again[GRADER_CHECK_DRAWS];
-            grader_check_draws(ex, seed, d);
-            grader_check_draws(ex, seed, again);
-            for (int i = 0; i < GRADER_CHECK_DRAWS; i++) {
-                struct grader_size z = d[i];
-                CHECK(z.m == again[i].m && z.n == again[i].n && z.k == again[i].k,
-                      "%s: seed %llu drew two ways", ex->id, (unsigned long long)seed);
-                CHECK(z.m >= 1 && z.n >= 1 && z.k >= 1 && grader_size_valid_at(ex, 1, z.n) &&
-                          grader_size_valid_at(ex, 1, z.m) && grader_size_valid_at(ex, 1, z.k),
-                      "%s: %d x %d x %d is no size of the oclgrind values", ex->id, z.m, z.n, z.k);
-                CHECK(ex->rectangular || (z.m == z.n && z.k == z.n), "%s: %d x %d x %d not square",
-                      ex->id, z.m, z.n, z.k);
-                CHECK(ex->shape != SHAPE_ROWS_GROUPED || z.n % 4 == 0, "%s: N = %d", ex->id, z.n);
-                CHECK(grader_check_cost(ex, z) <= budget, "%s: %d x %d x %d costs %.0f > %.0f",
-                      ex->id, z.m, z.n, z.k, grader_check_cost(ex, z), budget);
-                if (!ex->rectangular && grader_size_valid(ex, ex->memcheck_n))
-                    CHECK(grader_check_valid(ex, 0, z).n <= ex->memcheck_n,
-                          "%s: N = %d runs the graded build at %d, past the cap %d", ex->id, z.n,
-                          grader_check_valid(ex, 0, z).n, ex->memcheck_n);
-                int known = 0;
-                for (int j = 0; j < seen; j++)
-                    known |= distinct[j] == z.n;
-                if (!known && seen < 64)
-                    distinct[seen++] = z.n;
-            }
-            if (ex->rectangular) {
-                int below = 0, above = 0;
-                for (int i = 0; i < GRADER_CHECK_DRAWS; i++) {
-                    below += d[i].n < d[i].m && d[i].n < d[i].k;
-                    above += d[i].n > d[i].m && d[i].n > d[i].k;
-                    m_above_k += d[i].m > d[i].k;
-                    k_above_m += d[i].k > d[i].m;
-                }
-                CHECK(below == 1 && above == 1,
-                      "%s: %d x %d x %d and %d x %d x %d: not N below and N above", ex->id, d[0].m,
-                      d[0].n, d[0].k, d[1].m, d[1].n, d[1].k);
-                n_below += below;
-                n_above += above;
-                first_below += d[0].n < d[0].m;
-            } else if (d[0].n != d[1].n) { /* one from each half of the range */
-                int low = d[0].n < d[1].n ? d[0].n : d[1].n, high = d[0].n ^ d[1].n ^ low;
-                CHECK(low <= ex->memcheck_n / 2 && high > ex->memcheck_n / 2,
-                      "%s: N = %d and %d, not one each side of %d", ex->id, low, high,
-                      ex->memcheck_n / 2);
-                first_below += d[0].n == low;
-            } else {
-                twice++; /* only where the range holds one size (12's tile) */
-            }
-        }
-        if (ex->rectangular)
-            CHECK(n_below == 300 && n_above == 300 && m_above_k > 30 && k_above_m > 30,
-                  "%s: N below %d, above %d, M above K %d, K above M %d", ex->id, n_below, n_above,
-                  m_above_k, k_above_m);
-        /* (12: N = 128 twice, the one size its tile allows within the budget) */
-        CHECK((twice == 0 && seen >= 4) || (twice == 300 && seen == 1),
-              "%s: %d sizes drawn, %d times one size twice", ex->id, seen, twice);
-        CHECK(seen == 1 || (first_below > 30 && first_below < 270),
-              "%s: the draw first %d times of 300 the smaller", ex->id, first_below);
-    }
-}
-
-/* Rectangular sizes: their seeds differ when the sizes are only swapped, and Freivalds' check
- * takes M x K times K x N. */
+/* Rectangular sizes: their seeds differ when the sizes are only swapped, the memory check's
+ * shape stays near memcheck_n, and Freivalds' check takes M x K times K x N. */
 static void test_rectangular_sizes(void **state) {
     (void)state;
     struct rng r = rng_for("rectangular");
@@ -386,6 +306,10 @@ static void test_rectangular_sizes(void **state) {
         CHECK(grader_seed_for(hidden, rect, (struct grader_size){m, n, k}) !=
                   grader_seed_for(hidden, rect, (struct grader_size){k, n, m}),
               "swapped sizes share a seed");
+        struct grader_size z = grader_memcheck_shape(rect, rng_next(&r));
+        int lo = rect->memcheck_n * 3 / 4, hi = rect->memcheck_n * 3 / 2;
+        CHECK(z.m >= lo && z.m <= hi && z.n >= lo && z.n <= hi && z.k >= lo && z.k <= hi,
+              "memcheck shape %d x %d x %d", z.m, z.n, z.k);
     }
     for (int i = 0; i < 10; i++) {
         struct grader_size z = {(int)rng_range(&r, 1, 70), (int)rng_range(&r, 1, 70),
@@ -451,12 +375,11 @@ static void test_technique_names_the_operand(void **state) {
         double jitter = (double)rng_range(&r, 0, 40) / 1000.0;
         struct grader_traffic got = {.global_loads = cases[c].global + jitter,
                                      .local_loads = cases[c].local + jitter / 4,
-                                     .n = ex.memcheck_n,
-                                     .at = grader_square(ex.memcheck_n)};
+                                     .n = ex.memcheck_n};
         if (cases[c].score) /* a pass stays one within its bound */
             got.global_loads = cases[c].global;
         struct grader_exercise_result res = {.ex = &ex};
-        grade_test_technique(&ex, 1, &got, 1, &res);
+        grade_test_technique(&ex, 1, &got, &res);
         const struct grader_test *t = &res.tests[0];
         CHECK(res.test_count == 1 && t->score == cases[c].score, "%s at %.3f / %.3f: score %d",
               ex.id, got.global_loads, got.local_loads, t->score);
@@ -525,10 +448,9 @@ static void test_technique_barriers_per_tile(void **state) {
                                      .local_loads = 0.5,
                                      .barriers = cases[c].barriers,
                                      .tiles = cases[c].tiles,
-                                     .n = ex.memcheck_n,
-                                     .at = grader_square(ex.memcheck_n)};
+                                     .n = ex.memcheck_n};
         struct grader_exercise_result res = {.ex = &ex};
-        grade_test_technique(&ex, 1, &got, 1, &res);
+        grade_test_technique(&ex, 1, &got, &res);
         const struct grader_test *t = &res.tests[0];
         CHECK(res.test_count == 1 && t->score == cases[c].score, "%g barriers, %g tiles: score %d",
               cases[c].barriers, cases[c].tiles, t->score);
@@ -1716,7 +1638,6 @@ int main(void) {
         cmocka_unit_test(test_table_tuning),
         cmocka_unit_test(test_table_cuda_twins),
         cmocka_unit_test(test_element_right),
-        cmocka_unit_test(test_check_draws),
         cmocka_unit_test(test_rectangular_sizes),
         cmocka_unit_test(test_table_ids),
         cmocka_unit_test(test_table_technique_misses),
