@@ -223,7 +223,7 @@ static int canon_failed(const struct grader_run_result *run, const char *log,
                   CANON_TIMEOUT, bomb);
         return CANON_REFUSED;
     }
-    if ((run->how == RUN_OVER_LIMIT && run->code == LIMIT_DISK) ||
+    if ((run->how == RUN_OVER_LIMIT && (run->code == LIMIT_DISK || run->code == LIMIT_OUTPUT)) ||
         (run->how == RUN_SIGNALED && run->code == SIGXFSZ) ||
         strstr(log, "File size limit exceeded")) {
         canon_why(why, size, "kernel.cl refused: it expands to more than %u MiB",

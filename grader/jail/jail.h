@@ -21,12 +21,16 @@ enum grader_run_how {
     RUN_SIGNALED,   /* killed by signal code */
     RUN_TIMEOUT,    /* ran past the limit and was killed */
     RUN_NO_START,   /* could not be started (fork or exec failed) */
-    RUN_OVER_LIMIT, /* stopped by a watched limit; code is LIMIT_DISK or LIMIT_MEMORY */
+    RUN_OVER_LIMIT, /* stopped by a watched limit; code is LIMIT_DISK, LIMIT_MEMORY or
+                       LIMIT_OUTPUT */
     RUN_TOO_BUSY,   /* stopped at its time limit, twice, having got under a quarter of a CPU
                        while it wanted one: the machine was too busy (not the program's fault) */
 };
 #define LIMIT_DISK   1
 #define LIMIT_MEMORY 2
+#define LIMIT_OUTPUT                                                                               \
+    3 /* the disk limit, passed mostly by the run's own output (stdout, stderr)                    \
+       */
 
 struct grader_run_result {
     enum grader_run_how how;

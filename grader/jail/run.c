@@ -210,6 +210,8 @@ void grader_describe_run(const struct grader_run_result *r, char *buf, size_t si
         snprintf(buf, size, "was stopped after %.1f s: %s", r->seconds,
                  r->code == LIMIT_DISK
                      ? "its folder grew past the disk limit (a loop writing files?)"
+                 : r->code == LIMIT_OUTPUT
+                     ? "it wrote more output than allowed (a loop printing without end?)"
                      : "its processes used more memory than allowed");
         break;
     }

@@ -94,7 +94,8 @@ void jail_sample_cpu(struct run_state *st, double interval);
 /* Whether a run that hit its time limit was starved by a busy machine (may stop it a moment for
  * a last probe). */
 int jail_starved(struct run_state *st);
-/* 0, or LIMIT_DISK or LIMIT_MEMORY when the run passed a limit rlimits cannot hold. */
+/* 0, or LIMIT_DISK, LIMIT_OUTPUT or LIMIT_MEMORY when the run passed a limit rlimits cannot hold.
+ */
 int jail_over_limit(const struct run_state *st);
 
 #endif

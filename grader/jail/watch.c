@@ -450,10 +450,10 @@ static long long owned_outside(uid_t uid, int disk) {
 }
 
 /* The limits rlimits cannot hold: the folder's size, the memory of all its processes. 0, or
- * LIMIT_DISK or LIMIT_MEMORY when one is passed. With a uid of its own the run is held to what
- * that uid holds, in its folder and outside it (/tmp, deleted files kept open), looked at every
- * time: the file system's free space cannot say it, since on a shared machine others write and
- * delete too (a neighbour freeing 300 MB hides 300 MB written to /tmp). Without one, a file
+ * LIMIT_DISK, LIMIT_OUTPUT or LIMIT_MEMORY when one is passed. With a uid of its own the run is
+ * held to what that uid holds, in its folder and outside it (/tmp, deleted files kept open), looked
+ * at every time: the file system's free space cannot say it, since on a shared machine others write
+ * and delete too (a neighbour freeing 300 MB hides 300 MB written to /tmp). Without one, a file
  * system losing free space much faster than the folder grows is all there is to go on. */
 int jail_over_limit(const struct run_state *st) {
     if (!st->jail_dir)
@@ -462,8 +462,10 @@ int jail_over_limit(const struct run_state *st) {
     long long log_bytes = stat(st->out_path, &log) == 0 ? (long long)log.st_blocks * 512 : 0;
     const struct grader_limits *limits = &st->limits;
     long long folder = limits->disk_bytes > 0 ? folder_bytes(st->jail_dir) + log_bytes : 0;
+    /* the output is capped by RLIMIT_FSIZE at the same size, but the folder's own files reach the
+     * limit first: a run whose output is most of it is told so, not blamed for writing files */
     if (limits->disk_bytes > 0 && folder > limits->disk_bytes)
-        return LIMIT_DISK;
+        return 2 * log_bytes > folder ? LIMIT_OUTPUT : LIMIT_DISK;
     if (limits->disk_bytes > 0 && st->jail.uid != (uid_t)-1 &&
         folder + owned_outside(st->jail.uid, 1) + hidden_bytes_of(st->jail.uid, 1) >
             limits->disk_bytes)
