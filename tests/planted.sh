@@ -141,11 +141,20 @@ for name in $names; do
     limit=$(sed -n 's/^run_limit //p' "$dir/expect")
     [ -z "$limit" ] || run_limit=$limit
     graded_at=$(date +%s)
-    (cd "$root" && "$grader" --root "$root" --submission "$sub" --ex "$ex" --json "$json" \
-        --timeout $run_limit $no_perf $no_memcheck ${GRADER_CONFIG:+--config "$GRADER_CONFIG"} \
-        ${TUNING:+--tuning "$TUNING"} --results "$sub/results" --work "$sub/work" \
-        >"$sub/report.txt" 2>&1)
-    status=$?
+    # where the machine was too busy to time the capstone's vendor (every launch starved), its
+    # points leave that grading's maximum and the grading is no verdict on the planted bug: graded
+    # again, as an instructor would, after a pause (this suite's other lane may have ended)
+    for attempt in 1 2 3; do
+        (cd "$root" && "$grader" --root "$root" --submission "$sub" --ex "$ex" --json "$json" \
+            --timeout $run_limit $no_perf $no_memcheck ${GRADER_CONFIG:+--config "$GRADER_CONFIG"} \
+            ${TUNING:+--tuning "$TUNING"} --results "$sub/results" --work "$sub/work" \
+            >"$sub/report.txt" 2>&1)
+        status=$?
+        busy=""
+        grep -q "points are left out of your maximum" "$sub/report.txt" || break
+        busy=" (the vendor not timed in $attempt gradings, a busy machine's or its trouble: its points left out)"
+        [ $attempt -eq 3 ] || sleep 20
+    done
     needs=$(sed -n 's/^needs_extension //p' "$dir/expect")
     if [ -n "$needs" ] && grep -q "has no $needs, which this exercise needs" "$sub/report.txt"; then
         echo "skip planted $name: the device has no $needs"
@@ -153,6 +162,8 @@ for name in $names; do
     fi
     problems=""
     want_status=$(sed -n 's/^status //p' "$dir/expect")
+    # (points left out, none lost: full marks of the rest is exit 0)
+    [ -z "$busy" ] || want_status="${want_status:-1} 0"
     case " ${want_status:-1} " in *" $status "*) ;; *)
         problems="$problems\n  grader exit status $status, expected ${want_status:-1}" ;; esac
     # a grader built with sanitizers (make asan) reports here, or in a child's output
@@ -207,7 +218,7 @@ for name in $names; do
         cat "$sub/report.txt"
         failures=$((failures + 1))
     else
-        echo "ok   planted $name ($ex): $(sed -n 's/^Score: //p' "$sub/report.txt") as expected ($(($(date +%s) - graded_at)) s)"
+        echo "ok   planted $name ($ex): $(sed -n 's/^Score: //p' "$sub/report.txt") as expected ($(($(date +%s) - graded_at)) s)$busy"
     fi
 done
 [ "$failures" -eq 0 ]
