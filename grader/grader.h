@@ -1,53 +1,61 @@
+/* clang-format off */
 /* grader.h - the workbook's grader, and the index of its tree. main.c includes this header; every
- * other file includes the headers of its own wing and of the wings below it, never above:
+ * other file includes the headers of its own wing and of the wings below it, never above (the
+ * list is kept out of clang-format's reach, so its lines stay as written):
  *
- *   main.c           the command table: grade (default), --harness, --cuda-harness, --bench,
- *                    --tune
- *   grade/           the grade and tune commands (command.h: grade_command.c, tune_command.c,
- *                    command_args.c); one exercise, test by test (grade.h; internal.h within
- *                    the wing): grade_exercise.c holds the order of the tests; harness_run.c runs
- * the harness child; kernel_tests.c the hidden sizes; host_test.c the student's main.c;
- *                    host_launches.c whether it drove the device (what the layer saw);
- *                    host_oclgrind.c main.c once more under oclgrind; memcheck.c oclgrind's
- *                    check; findings.c oclgrind's log read and summarised; technique.c the
- *                    traffic and the technique;
- *                    the speed against the reference: timing.c the comparison's order,
- *                    timing_protocol.c one harness's commands on the grader's clock and the lock
- *                    (timing_protocol.h), busy.c which launches a busy machine starved, score.c
- *                    the ratio, the fractions and the points (busy.h, score.h: pure, test_score),
- *                    perf_test.c their verdicts; tuned.c the values
- *                    it builds each side with (a tuning file's); tune.c `make tune`'s search
- *                    of the tuning values, timed the same way; cuda.c the CUDA twin (cuda_build.c
- * its nvcc build); quiz.c the quiz; canon.c the one canonical kernel text; report.c the report, the
- * logs' head and results.json; provenance.c what the logs' head says of the run (the grader's
- * version, the date, the command that repeats it) bench/           `make bench` (bench.h): the rows
- * and the table (bench_command.c), measuring (measure.c), the device's peaks (peak.c, its kernels
- * in peak.cl), the vendor libraries (vendor.c, cublas.c), bench.csv's one reader and writer
- * (csv.c), the plots (plot.c, bars.c), the roofline (roofline.c) and its label placement (labels.c)
- *   child/           the programs the grader runs jailed, deciding nothing (child.h): the OpenCL
- *                    kernel harness (harness.c), the CUDA harness (cuda_harness.c) and its driver
- *                    binding (cuda_driver.c), their command lines (flags.c); and the OpenCL layer
- *                    loaded into the student's host program (launch_layer.c, an LD_AUDIT module
- *                    built on its own), which reports its calls to the grader
- *   exercise/        what an exercise is and what "right" means (exercise.h): the exercise table
- *                    (table.c), the instructor's config as a plan (config.h), the launch geometry
- *                    of a row (launch.c), the reference and the checks (check.c), what a wrong
- *                    output says (hint.c), the seeds (seed.c), the memory traffic count
- *                    (traffic.h), the candidates of make tune and the tuning files of each
- *                    device (tuning.h: candidates.c, tuning_file.c), and protocol.h, what the
- *                    grader and its children agree on
- *                    (flags, file names, exit statuses, the guard zone after C, the CUDA timing
- *                    file's one writer and reader)
- *   jail/            everything that runs a student's code (jail.h, settings in a struct): the
- *                    runner (run.c, spawn.c) and its watch (watch.c), sessions and seccomp
- *                    (session.c), control groups (cgroup.h: cgroup_student.c a student's,
- * cgroup_run.c a run's, cgroup_fs.c their files), the bubblewrap sandbox policy (sandbox.c), jail
- * folders and file helpers (folders.c), a growing argv (argv.h)
- *   intake/          students' uploads before anything grades them (intake.h; build/grader/intake,
- *                    a program of its own): platform names, archives under one set of caps, a
- *                    class walked into students, one student's uploads staged
- *   batch/           `make batch` (batch.sh), Slurm (slurm.sh) and the Gradescope entry point
- *                    (gradescope.sh), shell over the intake and the grader
+ * main.c            the command table: grade (default), --harness, --cuda-harness, --bench, --tune
+ * grade/            the grade and tune commands, one exercise test by test (grade.h; internal.h
+ *                   within the wing)
+ *   commands        command.h: grade_command.c, tune_command.c, command_args.c
+ *   order           grade_exercise.c: the tests of one exercise, in order
+ *   kernel runs     harness_run.c runs the harness child; kernel_tests.c the hidden sizes;
+ *                   c_picture.c a wrong C drawn
+ *   host program    host_test.c builds and runs the student's main.c; host_paths.c its files;
+ *                   host_launches.c what the OpenCL layer saw it do; host_oclgrind.c it once
+ *                   more under oclgrind
+ *   oclgrind        memcheck.c the memory check; findings.c oclgrind's log read and summed up;
+ *                   oclgrind_kernel.c one kernel under it; technique.c the traffic and the
+ *                   technique; barrier_loop.c POCL's loop-barrier note
+ *   speed           timing.c the comparison's order; timing_protocol.c a harness's commands on
+ *                   the grader's clock, and the lock; busy.c which launches a busy machine
+ *                   starved; score.c the ratio, the fractions and the points (busy.h, score.h:
+ *                   pure, test_score); perf_test.c their verdicts; tuned.c the values each side
+ *                   is built with
+ *   tuning          tune.c make tune's search, timed the same way
+ *   kernel text     canon.c, canon_text.c, canon_log.c: the one canonical kernel text;
+ *                   subgroups.c, subgroups_text.c 12's sub-group check
+ *   the rest        cuda.c the CUDA twin (cuda_build.c its nvcc build); quiz.c the quiz;
+ *                   builds.c the builds oclgrind judges; report.c the report, the logs' head and
+ *                   results.json; provenance.c what the logs' head says of the run
+ * bench/            make bench (bench.h): bench_command.c the rows and the table; measure.c and
+ *                   measure_repeat.c measuring; peak.c (peak.cl) the device's peaks; vendor.c the
+ *                   vendor libraries (cuBLAS: common/); csv.c bench.csv's one reader and writer;
+ *                   plot_read.c, plot.c, bars.c, steps.c, scale.c the plots; roofline.c and
+ *                   labels.c the roofline; progress.c what it prints while it runs
+ * child/            the programs the grader runs jailed, deciding nothing (child.h): harness.c
+ *                   the OpenCL kernel harness (harness_flags.c its command line); cuda_harness.c
+ *                   the CUDA harness (cuda_driver.c its driver binding); flags.c their numbers;
+ *                   launch_layer.c the OpenCL layer in the student's host program (LD_AUDIT)
+ * exercise/         what an exercise is and what "right" means (exercise.h): table.c the table,
+ *                   one row each; row.c what a row says of sizes, counts and points; config.c
+ *                   the instructor's config (config.h); launch.c a row's launch geometry;
+ *                   check.c the reference and the checks; hint.c what a wrong output says;
+ *                   seed.c the seeds; traffic.c the memory traffic (traffic.h); candidates.c,
+ *                   tuning_file.c make tune's candidates and files (tuning.h); tiles.cpp
+ *                   oclgrind's tiles plugin; protocol.c what the grader and its children agree
+ *                   on (protocol.h)
+ * jail/             everything that runs a student's code (jail.h): run.c, spawn.c the runner;
+ *                   watch.c its watch (runner.h); session.c sessions and seccomp; cgroup.h:
+ *                   cgroup_student.c, cgroup_run.c, cgroup_fs.c; sandbox.c bubblewrap's policy;
+ *                   folders.c jail folders; starve.c how long a run waited for a CPU; argv.c a
+ *                   growing argv (argv.h)
+ * intake/           students' uploads before anything grades them (intake.h; build/grader/intake,
+ *                   a program of its own): intake_name.c platform names; intake_unpack.c
+ *                   archives under one set of caps; intake_class.c a class walked into students;
+ *                   intake_stage.c one student's uploads staged; intake_worksheet.c Moodle's
+ *                   worksheet; intake_main.c its command line
+ * batch/            make batch (batch.sh), Slurm (slurm.sh) and Gradescope (gradescope.sh):
+ *                   shell over the intake and the grader
  *
  * Layers, each including only those below it: main -> {grade, bench, child, intake} -> exercise
  * -> jail -> common/ (clu.h). tests/layers.sh checks it in `make test`.
@@ -57,6 +65,7 @@
  * limit, and checks the numbers those children save against its own double-precision reference.
  * Nothing a student program prints is read as a verdict.
  */
+/* clang-format on */
 #ifndef GRADER_H
 #define GRADER_H
 

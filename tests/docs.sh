@@ -160,4 +160,28 @@ if [ $bad = 0 ]; then
 else
     status=1
 fi
+# grader.h's index of the tree names every source file of the grader's wings (a file added
+# without a line there is one a newcomer cannot find)
+unindexed=""
+for f in grader/*/*.c grader/*/*.cpp; do
+    name=$(basename "$f" | sed 's/\./\\./g')
+    grep -Eq "[ (]$name([ ,;:)]|\$)" grader/grader.h || unindexed="$unindexed $f"
+done
+# small files with one job: no source file of ours over 600 lines, README.md (the student's first
+# page) at most 200
+long=$(wc -l grader/*.c grader/*/*.c grader/*/*.cpp common/*.c |
+    awk '$2 != "total" && $1 > 600 { printf " %s (%d)", $2, $1 }')
+readme=$(wc -l <README.md)
+if [ -z "$long" ] && [ "$readme" -le 200 ]; then
+    echo "ok   no source file over 600 lines; README.md $readme lines"
+else
+    echo "docs: over 600 lines:${long:- none}; README.md: $readme lines (at most 200)"
+    status=1
+fi
+if [ -z "$unindexed" ]; then
+    echo "ok   grader/grader.h's index names every source file of grader/"
+else
+    echo "docs: grader/grader.h's index does not name:$unindexed"
+    status=1
+fi
 exit $status

@@ -1,9 +1,10 @@
 /* child.h - the programs the grader runs jailed, as `grader --harness` (harness.c, the OpenCL
  * kernel) and `grader --cuda-harness` (cuda_harness.c, the CUDA twin, over the driver binding of
  * cuda_driver.c). They decide nothing: they run one kernel and save what it computed;
- * exercise/protocol.h holds their flags and what the grader reads back. flags.c reads their
- * command lines. launch_layer.c, built on its own (an LD_AUDIT module), goes into the student's
- * host program and only reports its OpenCL calls (protocol.h's records).
+ * exercise/protocol.h holds their flags and what the grader reads back. flags.c reads the numbers
+ * and faults of their command lines (harness_flags.c the harness's whole). launch_layer.c, built on
+ * its own (an LD_AUDIT module), goes into the student's host program and only reports its OpenCL
+ * calls (protocol.h's records).
  */
 #ifndef GRADER_CHILD_H
 #define GRADER_CHILD_H

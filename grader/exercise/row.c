@@ -1,0 +1,154 @@
+/* row.c - what a row of the exercise table says once asked (exercise.h): its buffers' sizes and
+ * work at a size, which sizes it takes, its variants' build options, its hidden, host and memory
+ * check sizes, its tuning values as text and its points. The rows themselves are table.c's.
+ */
+#include "exercise/exercise.h"
+
+#include <stdio.h>
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+size_t grader_output_count(const struct grader_exercise *ex, struct grader_size s) {
+    return ex->is_vector ? (size_t)s.n : (size_t)s.m * (size_t)s.n;
+}
+
+size_t grader_a_count(const struct grader_exercise *ex, struct grader_size s) {
+    return ex->is_vector ? (size_t)s.n : (size_t)s.m * (size_t)s.k;
+}
+
+size_t grader_b_count(const struct grader_exercise *ex, struct grader_size s) {
+    return ex->is_vector ? (size_t)s.n : (size_t)s.k * (size_t)s.n;
+}
+
+double grader_flops(const struct grader_exercise *ex, struct grader_size s) {
+    return ex->is_vector ? (double)s.n : 2.0 * (double)s.m * (double)s.n * (double)s.k;
+}
+
+int grader_size_valid_at(const struct grader_exercise *ex, int check, int n) {
+    if (n < 1 || (ex->max_n > 0 && n > ex->max_n))
+        return 0;
+    struct grader_variant v = grader_variant_of(ex, 0, check);
+    for (int i = 0; i < 4 && ex->multiple_of[i]; i++) {
+        int step = grader_variant_value(&v, ex->multiple_of[i]);
+        if (step > 1 && n % step != 0)
+            return 0;
+    }
+    return ex->multiple <= 1 || n % ex->multiple == 0;
+}
+
+int grader_size_valid(const struct grader_exercise *ex, int n) {
+    return grader_size_valid_at(ex, 0, n);
+}
+
+struct grader_variant grader_variant_of(const struct grader_exercise *ex, int block, int check) {
+    struct grader_variant v = {block > 0 ? block : ex->block, NULL};
+    if (ex->tuning[0].name)
+        v.tuning = check && ex->check_tuning[0].name ? ex->check_tuning : ex->tuning;
+    return v;
+}
+
+int grader_variant_value(const struct grader_variant *v, const char *name) {
+    for (int t = 0; v->tuning && name && t < CLU_MAX_DEFINES && v->tuning[t].name; t++)
+        if (strcmp(v->tuning[t].name, name) == 0)
+            return v->tuning[t].value;
+    return 0;
+}
+
+void grader_build_options(const struct grader_variant *v, char *buf, size_t size) {
+    if (!v->tuning) {
+        snprintf(buf, size, "-DBLOCK=%d", v->block);
+        return;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int t = 0; t < CLU_MAX_DEFINES && v->tuning[t].name && used < size; t++)
+        used += (size_t)snprintf(buf + used, size - used, "%s-D%s=%d", t ? " " : "",
+                                 v->tuning[t].name, v->tuning[t].value);
+}
+
+void grader_size_text(const struct grader_exercise *ex, struct grader_size s, char *buf,
+                      size_t size) {
+    if (ex->rectangular)
+        snprintf(buf, size, "M x N x K = %d x %d x %d", s.m, s.n, s.k);
+    else
+        snprintf(buf, size, "N = %d", s.n);
+}
+
+int grader_size_count(const struct grader_exercise *ex) {
+    int count = 0;
+    if (ex->rectangular)
+        while (count < GRADER_MAX_SIZES && ex->shapes[count].n)
+            count++;
+    else
+        while (count < GRADER_MAX_SIZES && ex->sizes[count])
+            count++;
+    return count;
+}
+
+struct grader_size grader_hidden_size(const struct grader_exercise *ex, int i) {
+    return ex->rectangular ? ex->shapes[i] : grader_square(ex->sizes[i]);
+}
+
+struct grader_size grader_memcheck_at(const struct grader_exercise *ex) {
+    return ex->memcheck_shape.n > 0 ? ex->memcheck_shape : grader_square(ex->memcheck_n);
+}
+
+struct grader_size grader_host_size(const struct grader_exercise *ex) {
+    return ex->rectangular ? ex->host_shape : grader_square(ex->host_n);
+}
+
+void grader_tuning_text(const struct grader_exercise *ex, char *buf, size_t size) {
+    if (!ex->tuning[0].name) {
+        snprintf(buf, size, "BLOCK=%d", ex->block);
+        return;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int t = 0; ex->tuning[t].name && used < size; t++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s=%d", t ? " " : "",
+                                 ex->tuning[t].name, ex->tuning[t].value);
+}
+
+int grader_max_points(const struct grader_exercise *ex) {
+    int sizes = grader_size_count(ex);
+    int quiz = 0;
+    for (int q = 0; q < GRADER_MAX_QUESTIONS && ex->quiz[q].id; q++)
+        quiz += ex->quiz[q].points;
+    /* the sizes serve the OpenCL kernel (per_size) or the CUDA twin (cuda_per_size) */
+    int ratios = 0;
+    while (ratios < GRADER_MAX_RATIOS && ex->vendor_ratios[ratios] > 0)
+        ratios++;
+    return sizes * (ex->points.per_size + ex->cuda_per_size) + ex->points.host +
+           ex->points.memcheck + ex->points.perf + ex->points.technique +
+           ratios * ex->points.vendor + quiz;
+}
+
+int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed) {
+    int around = ex->memcheck_n, candidates[512], count = 0;
+    for (int n = around * 3 / 4; n <= around * 3 / 2 && count < 512; n++) {
+        /* a column of B in local memory needs a work-group of a few items to show: its group is
+         * the largest divisor of N up to GRADER_GROUP_LIMIT, so no prime sizes there */
+        if (n < 1 || n == around || !grader_size_valid_at(ex, 1, n) ||
+            (ex->shape == SHAPE_ROWS_GROUPED && n % 4 != 0))
+            continue;
+        candidates[count++] = n;
+    }
+    return count ? candidates[seed % (uint64_t)count] : around;
+}
+
+struct grader_size grader_memcheck_shape(const struct grader_exercise *ex, uint64_t seed) {
+    if (!ex->rectangular)
+        return grader_square(grader_memcheck_size(ex, seed));
+    /* any three sizes near memcheck_n: odd ones most of the time, never all equal to it */
+    int around = ex->memcheck_n, span = around * 3 / 2 - around * 3 / 4 + 1, got[3];
+    for (int d = 0; d < 3; d++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        got[d] = around * 3 / 4 + (int)((seed >> 33) % (uint64_t)(span > 0 ? span : 1));
+        if (got[d] < 1)
+            got[d] = 1;
+        if (got[d] % 8 == 0) /* never a multiple of the oclgrind tiles: an edge in every one */
+            got[d]++;
+    }
+    return (struct grader_size){got[0], got[1], got[2]};
+}
