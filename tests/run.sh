@@ -19,12 +19,24 @@ sh tests/skeletons.sh "$SKELETONS" || { echo "cannot export the skeletons"; exit
 TUNING=$tmp/no-tuning
 export TUNING
 mkdir -p "$TUNING"
+# the CPU seconds (user and system) of this shell's children so far: a step's share of the machine
+# (what is left to parallel when the wall time is more than its CPU time over the cores)
+# (into $cpu: `times` in a command substitution would report the subshell's children)
+cpu_seconds() {
+    cpu_file=$(mktemp "$tmp/cpu.XXXXXX") # (a lane's subshell has the suite's $$)
+    times >"$cpu_file"
+    cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] }
+                         printf "%d", t }' "$cpu_file")
+    rm -f "$cpu_file"
+}
 step() { # step NAME COMMAND...: run one step, remember its failure (in files: a lane runs in a
     # subshell) and its time
     step_name=$1
     shift
     echo "== $step_name"
     start=$(date +%s)
+    cpu_seconds
+    cpu_start=$cpu
     step_out=$(mktemp "$tmp/step.XXXXXX")
     if "$@" >"$step_out" 2>&1; then
         cat "$step_out"
@@ -43,7 +55,8 @@ step() { # step NAME COMMAND...: run one step, remember its failure (in files: a
           ps -eo pcpu=,etimes=,user=,args= --sort=-pcpu 2>/dev/null | head -n 6 | cut -c1-160; } >>"$tmp/why"
     fi
     rm -f "$step_out"
-    echo "$(($(date +%s) - start)) $step_name" >>"$tmp/times"
+    cpu_seconds
+    echo "$(($(date +%s) - start)) $((cpu - cpu_start)) $step_name" >>"$tmp/times"
 }
 
 format_check() {
@@ -459,8 +472,8 @@ step "make batch: the hostile class, killed and resumed, beside the planted set"
 wait "$untimed"
 cat "$tmp/planted-untimed.txt"
 
-echo "== each step's time, slowest first (the two lanes overlapped; $(($(date +%s) - started)) s in all)"
-sort -rn "$tmp/times" | awk '{ s = $1; $1 = ""; printf "%5d s %s\n", s, $0 }'
+echo "== each step's time and CPU time, slowest first (the two lanes overlapped; $(($(date +%s) - started)) s in all)"
+sort -rn "$tmp/times" | awk '{ s = $1; c = $2; $1 = $2 = ""; sub(/^ +/, ""); printf "%5d s %5d s CPU  %s\n", s, c, $0 }'
 if [ -s "$tmp/failed" ]; then
     cat "$tmp/why"
     printf 'FAILED:\n'

@@ -42,6 +42,25 @@ int grader_reference(const struct grader_exercise *ex, struct grader_size s, uin
     return 0;
 }
 
+int grader_vector_right(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,
+                        const float *c) {
+    size_t count = grader_output_count(ex, s);
+    float *a = malloc(count * sizeof *a), *b = malloc(count * sizeof *b);
+    int right = a && b ? 1 : -1;
+    if (right == 1) {
+        clu_random_fill(a, count, seed, 0);
+        clu_random_fill(b, count, seed, 1);
+        for (size_t i = 0; i < count && right == 1; i++) {
+            double tol = FLT_EPSILON * (fabs((double)a[i]) + fabs((double)b[i])) + 1e-30;
+            /* (a NaN fails: the comparison is false) */
+            right = fabs((double)c[i] - ((double)a[i] + (double)b[i])) <= tol;
+        }
+    }
+    free(a);
+    free(b);
+    return right;
+}
+
 size_t grader_guard_damage(const float *guard, size_t count) {
     size_t damaged = 0;
     for (size_t i = 0; i < count; i++)

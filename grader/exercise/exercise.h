@@ -292,6 +292,13 @@ struct grader_diagnosis {
     char hint[600];         /* what the pattern suggests, or "" */
 };
 
+/* Whether a vector row's C (count floats, the output at s) is right at every element, from the
+ * inputs of seed, with the tolerance grader_reference gives: 1, 0, or -1 out of memory. Cheap
+ * (no expected and tolerance arrays), for the timed rounds' checks at 16M elements; a C it finds
+ * wrong is diagnosed with grader_reference. */
+int grader_vector_right(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,
+                        const float *c);
+
 /* Reference (expected values and per-element tolerances) for an exercise at size n from the
  * seeded inputs. Returns 0, or -1 if out of memory. */
 int grader_reference(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,

@@ -306,11 +306,54 @@ static void test_nan_hints(void **state) {
     }
 }
 
+/* The timed rounds' cheap check of a vector (grader_vector_right) says right exactly where the
+ * reference's own tolerances do: the float sum is right, one element moved past its tolerance or
+ * made a NaN at a random place is wrong. */
+static void test_vector_right(void **state) {
+    (void)state;
+    struct rng rng = rng_for("vector right");
+    const struct grader_exercise *ex = grader_find_exercise("00_vadd");
+    CHECK(ex != NULL, "no row 00_vadd");
+    for (int round = 0; round < 8; round++) {
+        int n = (int)rng_range(&rng, 1, 200000);
+        uint64_t seed = rng_next(&rng);
+        struct grader_size s = grader_square(n);
+        size_t count = (size_t)n;
+        float *a = malloc(count * sizeof *a), *b = malloc(count * sizeof *b),
+              *c = malloc(count * sizeof *c);
+        double *expected, *tol;
+        CHECK(a && b && c && grader_reference(ex, s, seed, &expected, &tol) == 0, "out of memory");
+        clu_random_fill(a, count, seed, 0);
+        clu_random_fill(b, count, seed, 1);
+        for (size_t i = 0; i < count; i++)
+            c[i] = a[i] + b[i];
+        CHECK(grader_vector_right(ex, s, seed, c) == 1, "n %d: the float sum called wrong", n);
+        size_t at = (size_t)rng_range(&rng, 0, n - 1);
+        float kept = c[at];
+        c[at] = (float)(expected[at] + 3.0 * tol[at] + 1e-6);
+        CHECK(grader_vector_right(ex, s, seed, c) == 0,
+              "n %d: element %zu moved past its tolerance "
+              "called right",
+              n, at);
+        c[at] = NAN;
+        CHECK(grader_vector_right(ex, s, seed, c) == 0, "n %d: a NaN at %zu called right", n, at);
+        c[at] = kept;
+        CHECK(grader_vector_right(ex, s, seed ^ 1, c) == 0,
+              "n %d: another seed's inputs called right", n);
+        free(a);
+        free(b);
+        free(c);
+        free(expected);
+        free(tol);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_b_transposed), cmocka_unit_test(test_missing_term),
         cmocka_unit_test(test_tile_sources), cmocka_unit_test(test_diagonal_only),
         cmocka_unit_test(test_nan_kinds),    cmocka_unit_test(test_nan_hints),
+        cmocka_unit_test(test_vector_right),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
