@@ -22,6 +22,7 @@
 #   make test-hints                               each README's "Common mistakes" gets its hint
 #   make test-planted-slow                        the planted entries too slow for make test
 #   make test-course                              make batch with a roster, LMS names, deadlines, regrades
+#   make test-hostile                             make batch over the hostile class (tests/corpus/), killed and resumed
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
 #   make asan                                     the grader and unit tests with ASan+UBSan, in build/asan/
@@ -60,7 +61,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-slurm test-speed test-hints test-planted-slow deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-hostile test-slurm test-speed test-hints test-planted-slow deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(INTAKE) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
@@ -224,6 +225,11 @@ test-hints: deps-test all
 # left out of make test's planted set to keep it under 15 minutes (CI runs them)
 test-planted-slow: deps-test all
 	@PLANTED_PART=slow sh tests/planted.sh
+# the hostile class: 74 uploads of tests/corpus/ (fork bombs, escapes, forged results, bombs in
+# archives, ...) graded by make batch beside a busy loop, killed half-way and resumed, every good
+# neighbour at full marks (tests/corpus.sh, 9 to 12 minutes on 2 cores: CI runs it after make test)
+test-hostile: deps-test all
+	@sh tests/corpus.sh
 # make batch as a course uses it: roster, Moodle and Canvas names, late work, imports, similarity,
 # stale results, ONLY=, a killed FORCE=1 (tests/course.sh, about a minute and a half)
 test-course: deps-test all
