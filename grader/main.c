@@ -30,6 +30,16 @@ static int cuda_harness_command(int argc, char **argv, const char *self) {
     return grader_cuda_harness_main(argc, argv);
 }
 
+static int list_command(int argc, char **argv, const char *self) {
+    (void)self;
+    if (argc > 1) {
+        fprintf(stderr, "grader: --list takes no arguments (got \"%s\")\n", argv[1]);
+        return EXIT_USAGE;
+    }
+    grader_list_exercises(stdout);
+    return 0;
+}
+
 /* Each command the grader's first argument selects, with what it needs. */
 static const struct command {
     const char *flag; /* argv[1] that selects it; NULL: the default, grading */
@@ -42,6 +52,7 @@ static const struct command {
      "run one CUDA kernel for the grader (its child)"},
     {"--bench", bench_main, 1, "the lecture's GFLOP/s table, measured here (make bench)"},
     {"--tune", grader_tune_main, 1, "search an exercise's tuning values on a device (make tune)"},
+    {"--list", list_command, 0, "the exercises of the table: id, kind, points, extension, title"},
     {NULL, grade_command, 1, "grade a submission (the default: the flags above)"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

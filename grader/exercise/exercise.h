@@ -9,6 +9,7 @@
 #include "clu.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* ---------------------------------------------------------------- the exercise table (table.c) */
@@ -200,6 +201,15 @@ struct grader_size grader_hidden_size(const struct grader_exercise *ex, int i);
 struct grader_size grader_host_size(const struct grader_exercise *ex);
 /* The size of the runs under oclgrind: the drawn memcheck_shape, else N = memcheck_n. */
 struct grader_size grader_memcheck_at(const struct grader_exercise *ex);
+
+/* `grader --list`: one line per row, in the table's order, tab-separated: the id, the kind
+ * (vector, matrix, or no-opencl: a quiz and a CUDA twin), the points, the OpenCL extension it
+ * needs (- none) and the title. What the test suite and scripts read instead of a list of their
+ * own. */
+void grader_list_exercises(FILE *out);
+
+/* "00_vadd to 13_fastest_sgemm": the first and last ids of the table, for messages. */
+void grader_exercise_range(char *buf, size_t size);
 
 /* The row of exercise id, or NULL. */
 const struct grader_exercise *grader_find_exercise(const char *id);

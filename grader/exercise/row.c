@@ -152,3 +152,25 @@ struct grader_size grader_memcheck_shape(const struct grader_exercise *ex, uint6
     }
     return (struct grader_size){got[0], got[1], got[2]};
 }
+
+void grader_list_exercises(FILE *out) {
+    for (int i = 0; i < grader_exercise_count; i++) {
+        const struct grader_exercise *ex = &grader_exercises[i];
+        fprintf(out, "%s\t%s\t%d\t%s\t%s\n", ex->id,
+                !ex->kernel     ? "no-opencl"
+                : ex->is_vector ? "vector"
+                                : "matrix",
+                grader_max_points(ex), ex->needs_extension ? ex->needs_extension : "-", ex->title);
+    }
+}
+
+void grader_exercise_range(char *buf, size_t size) {
+    const char *first = grader_exercises[0].id, *last = first;
+    for (int i = 1; i < grader_exercise_count; i++) {
+        if (strcmp(grader_exercises[i].id, first) < 0)
+            first = grader_exercises[i].id;
+        if (strcmp(grader_exercises[i].id, last) > 0)
+            last = grader_exercises[i].id;
+    }
+    snprintf(buf, size, "%s to %s", first, last);
+}

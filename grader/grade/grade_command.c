@@ -244,11 +244,14 @@ static int parse_grade_flags(int argc, char **argv, struct grader_config *cfg,
                 char near[400];
                 if (grader_suggest_exercise(value, near, sizeof near) > 0)
                     fprintf(stderr, "grader: no exercise \"%s\": did you mean %s?\n", value, near);
-                else
+                else {
+                    char range[120];
+                    grader_exercise_range(range, sizeof range);
                     fprintf(stderr,
                             "grader: no exercise \"%s\": the exercises are the folders of "
-                            "exercises/ (00_vadd to 13_fastest_sgemm), or their numbers (04)\n",
-                            value);
+                            "exercises/ (%s), or their numbers (04)\n",
+                            value, range);
+                }
                 return EXIT_USAGE;
             }
             int row = (int)(ex - grader_exercises), already = 0; /* --ex 01 --ex 01: once */
