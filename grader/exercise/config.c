@@ -50,7 +50,7 @@ static int parse_double(const char *text, double low, double high, double *out) 
 }
 
 /* A deadline, `YYYY-MM-DD HH:MM` (the batch machine's local time): 0, or -1. Only checked here:
- * make batch applies it (grader/batch/late.sh), the grader grades the same either way. */
+ * make batch applies it (grader/batch/class_files.sh), the grader grades the same either way. */
 static int check_deadline(const char *text) {
     int y, mo, d, h, mi, used = 0;
     if (sscanf(text, "%4d-%2d-%2d %2d:%2d%n", &y, &mo, &d, &h, &mi, &used) != 5 || text[used] ||
@@ -62,7 +62,7 @@ static int check_deadline(const char *text) {
                : -1;
 }
 
-/* A key after "late." (make batch's late penalty, grader/batch/late.sh): 0, or -1 with the
+/* A key after "late." (make batch's late penalty, grader/batch/class_files.sh): 0, or -1 with the
  * reason in why. */
 static int check_late_key(const char *key, const char *value, char *why, size_t why_size) {
     static const struct {

@@ -599,8 +599,10 @@ static void folder_chains(const char *dir, long chains, long length, const char 
 static void test_folder_depth_and_name_caps(void **state) {
     (void)state;
     struct rng r = rng_for("folders");
-    /* chains of 10 to 15 folders, as many as stay at or under the cap of 1000 (top/ is one) */
-    long length = rng_range(&r, 10, 15), under = (INTAKE_MAX_FOLDERS - 1) / length;
+    /* chains of 10 to 14 folders (top/cN/d1/.../f: LENGTH + 2 components, within the depth's
+     * cap), as many as stay at or under the cap of 1000 folders (top/ is one) */
+    long length = rng_range(&r, 10, INTAKE_MAX_DEPTH - 2),
+         under = (INTAKE_MAX_FOLDERS - 1) / length;
     char dir[256];
     make_case("folders_at_cap", dir, sizeof dir);
     folder_chains(dir, under, length, NULL);
