@@ -10,27 +10,8 @@
 # (tests/outputs.sh), and an interrupted batch resumed (tests/course_interrupt.sh).
 # A small class of 04_local_B with short settings (tests/course.conf style, written here): about a
 # minute on two cores. `make test-course`; .ci/run runs it.
-set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-ex=04_local_B
-tmp=$(mktemp -d)
-leader=""
-trap '[ -n "$leader" ] && kill -9 -"$leader" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-check() { # check DESCRIPTION COMMAND...
-    what=$1
-    shift
-    if "$@"; then echo "ok   course: $what"; else echo "FAIL course: $what"; fails=$((fails + 1)); fi
-}
-class=$tmp/class
-out=$tmp/out
-conf=$tmp/course.conf
-cat >"$conf" <<EOF
-exercises = $ex
-timeout = 10
-$ex.sizes = 16, 100
-$ex.points.perf = 0
-$ex.points.memcheck = 0
+. "$(dirname "$0")/course_setup.sh"
+cat >>"$conf" <<EOF
 $ex.deadline = 2026-01-10 12:00
 late.per_day = 10
 late.cap = 30

@@ -6,28 +6,7 @@
 # what was left. No published file names the work folders, which are gone.
 # The small class of tests/course.sh (three solutions of 04_local_B, short settings): about a
 # minute on two cores. tests/course.sh runs it.
-set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-ex=04_local_B
-tmp=$(mktemp -d)
-leader=""
-trap '[ -n "$leader" ] && kill -9 -"$leader" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-check() { # check DESCRIPTION COMMAND...
-    what=$1
-    shift
-    if "$@"; then echo "ok   course: $what"; else echo "FAIL course: $what"; fails=$((fails + 1)); fi
-}
-class=$tmp/class
-out=$tmp/out
-conf=$tmp/course.conf
-cat >"$conf" <<EOF
-exercises = $ex
-timeout = 10
-$ex.sizes = 16, 100
-$ex.points.perf = 0
-$ex.points.memcheck = 0
-EOF
+. "$(dirname "$0")/course_setup.sh"
 ids="ada bob cy"
 for id in $ids; do
     mkdir -p "$class/$id/$ex"
