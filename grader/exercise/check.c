@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A vector element's tolerance: one rounding of the float sum a + b. */
+static double sum_tolerance(float a, float b) {
+    return FLT_EPSILON * (fabs((double)a) + fabs((double)b)) + 1e-30;
+}
+
 int grader_reference(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,
                      double **expected, double **tol) {
     size_t a_count = grader_a_count(ex, s), b_count = grader_b_count(ex, s);
@@ -29,8 +34,7 @@ int grader_reference(const struct grader_exercise *ex, struct grader_size s, uin
     if (ex->is_vector) {
         for (size_t i = 0; i < out_count; i++) {
             (*expected)[i] = (double)a[i] + (double)b[i];
-            /* one rounding of the float sum */
-            (*tol)[i] = FLT_EPSILON * (fabs((double)a[i]) + fabs((double)b[i])) + 1e-30;
+            (*tol)[i] = sum_tolerance(a[i], b[i]);
         }
     } else {
         clu_ref_gemm(s.m, s.n, s.k, a, b, *expected, *tol);
@@ -51,9 +55,8 @@ int grader_vector_right(const struct grader_exercise *ex, struct grader_size s, 
         clu_random_fill(a, count, seed, 0);
         clu_random_fill(b, count, seed, 1);
         for (size_t i = 0; i < count && right == 1; i++) {
-            double tol = FLT_EPSILON * (fabs((double)a[i]) + fabs((double)b[i])) + 1e-30;
             /* (a NaN fails: the comparison is false) */
-            right = fabs((double)c[i] - ((double)a[i] + (double)b[i])) <= tol;
+            right = fabs((double)c[i] - ((double)a[i] + (double)b[i])) <= sum_tolerance(a[i], b[i]);
         }
     }
     free(a);
