@@ -114,6 +114,21 @@ cl_int clu_time_launches(cl_command_queue queue, clu_launch_fn launch, void *ctx
 /* Fill n floats with values uniform in [-1, 1) drawn from (seed, stream): distinct streams give
  * independent data, so A, B and every hidden test case differ. Never constant. */
 void clu_random_fill(float *x, size_t n, uint64_t seed, uint64_t stream);
+/* The same values one at a time, for a check that needs no copy of the inputs in memory (a fresh
+ * 64 MB array costs its page faults at every check): clu_random_start(&r, seed, stream), then
+ * clu_random_next(&r) gives x[0], x[1], ... as clu_random_fill would. */
+struct clu_random {
+    uint64_t state;
+};
+void clu_random_start(struct clu_random *r, uint64_t seed, uint64_t stream);
+static inline float clu_random_next(struct clu_random *r) {
+    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull); /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    /* 24 random bits give every float in [-1, 1) on a 2^-23 grid, exactly representable */
+    return (float)(uint32_t)(z >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
 
 /* What C holds before a launch, so that an element the kernel never writes is known for one: a
  * signalling NaN with a payload of its own. IEEE 754 arithmetic never returns a signalling NaN (it
@@ -193,7 +208,8 @@ struct clu_options {
     int m, k;           /* rows of C and A, and the inner size (--m, --k; default N) */
     uint64_t seed;      /* seed of the random inputs */
     const char *device; /* device spec, see clu_env_open; default from $DEVICE */
-    int repeats;        /* timed repeats after one warm-up */
+    int repeats;        /* timed repeats after the warm-up */
+    int warmup;         /* untimed launches before them */
     int block;          /* BLOCK passed to the kernel as -DBLOCK (blocked exercise) */
     int list;           /* --list: print devices and exit */
     const char *output; /* --output FILE: save the result (C or c) there for the grader */
@@ -205,8 +221,9 @@ struct clu_options {
 };
 
 /* Parse the flags every host program shares: --n N, --m M, --k K, --seed S, --device SPEC,
- * --repeats R, --block B, --define NAME=VALUE (-D), --output FILE, --list, --help. Defaults:
- * n = default_n, m = k = n, seed 42, device $DEVICE, repeats 5, block 16, no defines. Prints
+ * --repeats R, --warmup W, --block B, --define NAME=VALUE (-D), --output FILE, --list, --help.
+ * Defaults: n = default_n, m = k = n, seed 42, device $DEVICE, repeats 5, warmup 1, block 16, no
+ * defines. Prints
  * usage and exits on --help or a bad flag. */
 void clu_parse_options(struct clu_options *opt, int argc, char **argv, int default_n,
                        const char *summary);

@@ -141,7 +141,8 @@ int clu_mm_main(int argc, char **argv, const struct clu_mm_exercise *ex) {
     CLU_CHECK_MAIN(ex->set_args(&mm), "main.c's set_args() (the error it returned)");
     struct launch_ctx lc = {&mm, ex};
     struct clu_stats stats;
-    cl_int err = clu_time_launches(mm.env.queue, launch_trampoline, &lc, 1, mm.opt.repeats, &stats);
+    cl_int err = clu_time_launches(mm.env.queue, launch_trampoline, &lc, mm.opt.warmup,
+                                   mm.opt.repeats, &stats);
     if (err == CLU_NOT_LAUNCHED) {
         printf("%s: kernel not launched - not implemented yet: fill in the TODO(student) parts\n",
                ex->title);

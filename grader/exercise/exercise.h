@@ -303,9 +303,9 @@ struct grader_diagnosis {
 };
 
 /* Whether a vector row's C (count floats, the output at s) is right at every element, from the
- * inputs of seed, with the tolerance grader_reference gives: 1, 0, or -1 out of memory. Cheap
- * (no expected and tolerance arrays), for the timed rounds' checks at 16M elements; a C it finds
- * wrong is diagnosed with grader_reference. */
+ * inputs of seed, with the tolerance grader_reference gives: 1 or 0. Cheap (no array: the inputs
+ * drawn as it goes), for the timed rounds' checks at 16M elements; a C it finds wrong is diagnosed
+ * with grader_reference. */
 int grader_vector_right(const struct grader_exercise *ex, struct grader_size s, uint64_t seed,
                         const float *c);
 
@@ -324,7 +324,7 @@ void grader_diagnose(const struct grader_exercise *ex, struct grader_size s, uin
                      struct grader_diagnosis *d);
 
 /* Whether x[0 .. count) differs from the inputs clu_random_fill(seed, stream) generates: a kernel
- * that wrote into A or B (0 when memory runs out: nothing to say). */
+ * that wrote into A or B. */
 int grader_input_changed(const float *x, size_t count, uint64_t seed, uint64_t stream);
 
 /* Whether C(i,j) of the square product C = A*B of order n is within tolerance of the dot

@@ -206,7 +206,7 @@ static int run_program(const struct grader_config *cfg, const struct grader_exer
     grader_argv_push(&argv, prog);
     grade_push_host_size(&argv, ex, at, 1); /* the build's values, as the memory check's */
     grader_argv_push_all(&argv, (const char *const[]){"--seed", seed_text, "--repeats", "1",
-                                                      "--output", result, NULL});
+                                                      "--warmup", "0", "--output", result, NULL});
     grader_run_jailed(&cfg->jail, argv.argv, dir, run_log, OCLGRIND_PACE * cfg->timeout, run);
     grader_argv_clear(&argv);
     return grade_read_findings(log, f, why, why_size);

@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
 
     struct vadd_launch v = {kernel, n};
     struct clu_stats stats;
-    cl_int status = clu_time_launches(env.queue, launch, &v, 1, opt.repeats, &stats);
+    cl_int status = clu_time_launches(env.queue, launch, &v, opt.warmup, opt.repeats, &stats);
     if (status == CLU_NOT_LAUNCHED) {
         not_implemented("kernel not launched");
         return 1;

@@ -355,6 +355,40 @@ static void random_fill_deterministic(void **state) {
     assert_true(guard == 1234.5f);
 }
 
+/* The values are splitmix64's, as documented (the grader and every host program must draw the
+ * same inputs from a seed, whichever of the two calls draws them): the stream's state is seed ^
+ * stream * 0xD1B54A32D192ED03, its first draw is skipped, and each value is the top 24 bits of a
+ * draw on a 2^-23 grid in [-1, 1). Written out here, apart from clu_matrix.c. */
+static uint64_t splitmix64_spec(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static void random_next_is_fill_is_splitmix64(void **state) {
+    (void)state;
+    struct rng r = TEST_RNG();
+    for (int t = 0; t < 20; t++) {
+        size_t n = 1 + (size_t)rng_below(&r, 3000);
+        uint64_t seed = rng_u64(&r), stream = rng_below(&r, 4);
+        float *x = malloc(n * sizeof *x);
+        assert_non_null(x);
+        clu_random_fill(x, n, seed, stream);
+        struct clu_random it;
+        clu_random_start(&it, seed, stream);
+        uint64_t spec = seed ^ (stream * 0xD1B54A32D192ED03ull);
+        (void)splitmix64_spec(&spec);
+        for (size_t i = 0; i < n; i++) {
+            float want = (float)(splitmix64_spec(&spec) >> 40) / 8388608.0f - 1.0f;
+            float next = clu_random_next(&it);
+            CHECK(memcmp(&x[i], &want, sizeof want) == 0 && memcmp(&next, &want, sizeof want) == 0,
+                  "seed %llu stream %llu element %zu: fill %a, next %a, splitmix64 %a",
+                  (unsigned long long)seed, (unsigned long long)stream, i, x[i], next, want);
+        }
+        free(x);
+    }
+}
+
 /* fraction of equal elements and the correlation of two arrays */
 static void similarity(const float *x, const float *y, size_t n, double *equal, double *corr) {
     double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
@@ -2092,6 +2126,7 @@ int main(int argc, char **argv) {
         TEST(report_error_prints_name_operation_place_and_hint),
         TEST(check_exits_3_on_error),
         TEST(random_fill_deterministic),
+        TEST(random_next_is_fill_is_splitmix64),
         TEST(random_fill_streams_and_seeds_differ),
         TEST(random_fill_range_and_moments),
         TEST(ref_matmul_matches_naive_loop),
