@@ -166,14 +166,17 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     size_t count = grader_output_count(ex, size);
     float *c = grader_load_result(dir, "result.bin", count, why, sizeof why);
     double *expected = NULL, *tol = NULL;
+    /* (a program that printed nothing is told so, not shown an empty output) */
+    const char *said = text && text[0] ? "its output:\n" : "it printed nothing",
+               *output = text && text[0] ? text : "";
     if (run.how != RUN_EXITED) {
-        grader_add_test(r, name, 0, pts, "`%s` %s; its output:\n%s", command, what, text);
+        grader_add_test(r, name, 0, pts, "`%s` %s; %s%s", command, what, said, output);
     } else if (!c) {
         grader_add_test(r, name, 0, pts,
                         "`%s` %s but saved no result matrix with --output (%s). The "
                         "grader checks the numbers your program computes, never what it "
-                        "prints; its output:\n%s",
-                        command, what, why, text);
+                        "prints; %s%s",
+                        command, what, why, said, output);
     } else if (grader_reference(ex, size, seed, &expected, &tol) != 0) {
         grader_add_test(r, name, 0, pts, "grader out of memory");
     } else {
