@@ -21,6 +21,7 @@
 #   make test-speed                               the timed comparison beside two busy loops
 #   make test-hints                               each README's "Common mistakes" gets its hint
 #   make test-planted-slow                        the planted entries too slow for make test
+#   make test-gradescope                          make gradescope's zip grading uploads in a fresh /autograder
 #   make test-course                              make batch with a roster, LMS names, deadlines, regrades
 #   make test-hostile                             make batch over the hostile class (tests/corpus/), killed and resumed
 #   make slides                                   the lecture decks as HTML in results/slides/
@@ -61,7 +62,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-hostile test-slurm test-speed test-hints test-planted-slow deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-hostile test-gradescope test-slurm test-speed test-hints test-planted-slow deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(INTAKE) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
@@ -230,6 +231,11 @@ test-planted-slow: deps-test all
 # neighbour at full marks (tests/corpus.sh, 9 to 12 minutes on 2 cores: CI runs it after make test)
 test-hostile: deps-test all
 	@sh tests/corpus.sh
+# make gradescope's zip unpacked into a fresh /autograder (a bubblewrap sandbox) and run on the
+# solution, a planted bug, an empty upload, a .zip and a host program after the secret
+# (tests/gradescope.sh, about a minute and a quarter; CI runs it, and again on a fresh Debian root)
+test-gradescope: deps-test deps-gradescope all
+	@sh tests/gradescope.sh
 # make batch as a course uses it: roster, Moodle and Canvas names, late work, imports, similarity,
 # stale results, ONLY=, a killed FORCE=1 (tests/course.sh, about a minute and a half)
 test-course: deps-test all

@@ -449,12 +449,13 @@ lane_sanitizers_and_tools() {
     step "the plots fit their canvas, no text over another (headless Chromium)" \
         sh tests/plots.sh "$tmp/bench" slides/results/*/
     step "make slides: every deck rendered, tables filled" sh tests/slides.sh "$tmp/bench"
-    step "make gradescope: the autograder zip grades uploads in a fresh /autograder" sh tests/gradescope.sh
-    # (the hostile class, tests/corpus.sh, is make test-hostile: CI runs it after this suite)
+    step "report.html of a small class, in headless Chromium" sh tests/report.sh
+    # (the hostile class, tests/corpus.sh, is make test-hostile, and make gradescope's zip graded
+    # in a fresh /autograder is make test-gradescope: CI runs both after this suite)
     step "planted bugs lose the right points (those that time nothing, two at a time)" \
         env PLANTED_PART=untimed sh tests/planted.sh
 }
-echo "(ASan, make bench, the plots, the slides, Gradescope and the untimed planted set run beside"
+echo "(ASan, make bench, the plots, the slides, report.html and the untimed planted set run beside"
 echo " these steps; their output follows them)"
 lane_sanitizers_and_tools >"$tmp/lane2.txt" 2>&1 &
 lane2=$!
@@ -469,7 +470,6 @@ step "a batch's summary: the fastest kernels by their ratio to the reference, ag
 step "make grade inside an exercise folder; a wrong C drawn as a picture" make_grade_in_folder
 step "make grade's exit status: 0 graded, 2 not graded" make_grade_status
 step "README.md's examples are what the grader prints" readme_examples
-step "report.html of a small class, in headless Chromium" sh tests/report.sh
 wait "$lane2"
 cat "$tmp/lane2.txt"
 
