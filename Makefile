@@ -222,7 +222,8 @@ test-speed: deps-test all
 # it must get (tests/hints/, graded with --no-perf and --no-memcheck unless an entry needs them)
 test-hints: deps-test all
 	@PLANTED_DIR=tests/hints sh tests/planted.sh
-# the planted entries marked `slow` (10's tiles under oclgrind, about a minute each beside load),
+# the planted entries marked `slow` (large tiles under oclgrind, half a minute to a minute each
+# beside load; a slow capstone timed against OpenBLAS),
 # left out of make test's planted set to keep it under 15 minutes (CI runs them)
 test-planted-slow: deps-test all
 	@PLANTED_PART=slow sh tests/planted.sh

@@ -5,9 +5,10 @@
 # tests/hints holds one entry per README "Common mistakes" bullet).
 # PLANTED_JOBS=n: entries graded at a time when no NAME is given (default 2; see below);
 # PLANTED_PART=timed or untimed: only the entries that time something, or only the others;
-# PLANTED_PART=slow: only the entries marked `slow` (make test-planted-slow, which CI runs: each
-# runs 07's to 11's large tiles under oclgrind, 50 s to 71 s beside make test's load, and the set
-# leaves them out where no NAME is given, to keep make test under 15 minutes).
+# PLANTED_PART=slow: only the entries marked `slow` (make test-planted-slow, which CI runs: most
+# run 07's to 13's large tiles under oclgrind, 25 s to 71 s beside make test's load, one times a
+# slow capstone against OpenBLAS; the set leaves them out where no NAME is given, to keep make
+# test under 15 minutes).
 # GRADER=path picks the grader binary (default build/grader/grader; tests/run.sh passes the ASan
 # build's), GRADER_CONFIG=file a config file for it. PLANTED_KEEP=1 keeps the entries' work folder
 # (reports, logs, JSON) for a look after the run.

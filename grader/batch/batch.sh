@@ -109,7 +109,7 @@ progress() { # progress ID
     lost=$(for f in "$out"/students/*/results.json; do
         [ -s "$f" ] && jq -r 'select(.score < .extra_data.max_score) | 1' "$f" 2>/dev/null; done | wc -l)
     eta=$(( ($(date +%s) - start) * (left - graded_now) / graded_now ))
-    printf 'batch: [%s/%s] %s: %s %s | %s lost points, %s not graded | about %s s left\n' \
+    printf 'batch: [%s/%s] %s: %s %s | %s with points lost, %s not graded | about %s s left\n' \
         "$graded_now" "$left" "$1" "$status" "$score" "$lost" "$short" "$eta"
 }
 

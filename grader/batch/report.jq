@@ -91,7 +91,7 @@ def page: ($ARGS.named.css // "") as $css | ($ARGS.named.generated // "") as $ge
   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
   "<title>Batch report</title>", "<style>", $css, "</style></head><body>",
   "<h1>Batch report</h1>",
-  "<p>\(length) students, \($graded | length) graded\([$all[] | select(.graded | not)] | if length > 0 then ", \(length) without a grade (see their status below)" else "" end); written \($generated | h).</p>",
+  "<p>\(length) student\(if length == 1 then "" else "s" end), \($graded | length) graded\([$all[] | select(.graded | not)] | if length > 0 then ", \(length) without a grade (see their status below)" else "" end); written \($generated | h).</p>",
   ([$graded[].device | select(. != "")] | unique | if length > 0 then "<p>Graded on \(join("; ") | h).</p>" else empty end),
   "<nav><a href=\"#students\">Students</a> <a href=\"#scores\">Scores</a> <a href=\"#lost\">Points lost</a> <a href=\"#failures\">Failures</a> <a href=\"#gflops\">GFLOP/s</a> <a href=\"#similarity\">Similarity</a></nav>",
 

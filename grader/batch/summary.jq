@@ -16,7 +16,7 @@ def md: if type == "string" then . else tojson end
   | implode | gsub("(?<c>[\\|`])"; "\\\(.c)") | gsub("<"; "&lt;");
 def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score | floor) else 0 end;
 "# Batch summary\n",
-"\(length) of \($total) students graded.\n",
+"\(length) of \($total) student\(if $total == "1" then "" else "s" end) graded.\n",
 # the device once, here (the gradebook has a column for it only when students differ)
 ([.[] | .extra_data.device? | strings] | unique | if length > 0 then "Graded on: \(join("; ") | md).\n" else empty end),
 "## Scores (percent of the maximum)\n",
