@@ -41,11 +41,12 @@ LIBCLU     := $(BUILD)/libclu.a
 LAYER_SRC  := grader/child/launch_layer.c
 LAYER      := $(BUILD)/grader/launch_layer.so
 GRADER_SRC := $(filter-out $(LAYER_SRC),$(wildcard grader/*.c grader/exercise/*.c grader/jail/*.c \
-                grader/child/*.c grader/grade/*.c grader/bench/*.c))
+                grader/child/*.c grader/grade/*.c grader/tune/*.c grader/text/*.c \
+                grader/oclgrind/*.c grader/bench/*.c))
 GRADER_LIB := $(BUILD)/libgrader.a
 GRADER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out grader/main.c,$(GRADER_SRC)))
 GRADER     := $(BUILD)/grader/grader
-# the grader's oclgrind plugin, beside it (grader/exercise/tiles.cpp says why it is C++)
+# the grader's oclgrind plugin, beside it (grader/oclgrind/tiles.cpp says why it is C++)
 TILES      := $(BUILD)/grader/oclgrind-tiles.so
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 DEPFLAGS   := -MMD -MP
@@ -90,7 +91,7 @@ $(GRADER): $(BUILD)/grader/main.o $(GRADER_LIB) $(LIBCLU) | $(LAYER)
 
 # -fno-rtti: Debian's liboclgrind is built without RTTI (as LLVM is), so a plugin with it wants
 # the typeinfo of oclgrind::Plugin, which the library lacks, and oclgrind cannot load it
-$(BUILD)/%/oclgrind-tiles.so: grader/exercise/tiles.cpp | deps-grade
+$(BUILD)/%/oclgrind-tiles.so: grader/oclgrind/tiles.cpp | deps-grade
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -fno-rtti -fPIC -shared -o $@ $< -loclgrind
 

@@ -8,7 +8,7 @@ set -u
 # CLU_SKIP_DEPS=1: trust the environment (a cluster module, a vendor SDK) and check nothing
 [ "${CLU_SKIP_DEPS:-0}" = 1 ] && exit 0
 build="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
-# liboclgrind-dev and g++: the grader's oclgrind plugin (grader/exercise/tiles.cpp)
+# liboclgrind-dev and g++: the grader's oclgrind plugin (grader/oclgrind/tiles.cpp)
 grade="$build oclgrind bubblewrap liboclgrind-dev g++"
 # the vendor libraries are loaded at run time (dlopen): only their runtime packages are needed
 bench="$grade libopenblas0 libclblast1 gnuplot-nox"

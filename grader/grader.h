@@ -4,29 +4,37 @@
  * list is kept out of clang-format's reach, so its lines stay as written):
  *
  * main.c            the command table: grade (default), --harness, --cuda-harness, --bench, --tune
- * grade/            the grade and tune commands, one exercise test by test (grade.h; internal.h
- *                   within the wing)
- *   commands        command.h: grade_command.c, tune_command.c, command_args.c
+ * tune/             make tune (tune.h): tune.c the search of a row's tuning values, timed as
+ *                   grade/ times (timing_protocol.h); tune_command.c its command line
+ * grade/            the grade command, one exercise test by test (grade.h; internal.h within
+ *                   the wing)
+ *   commands        command.h: grade_command.c; command_args.c (tune_command.c's too)
  *   order           grade_exercise.c: the tests of one exercise, in order
  *   kernel runs     harness_run.c runs the harness child; kernel_tests.c the hidden sizes;
  *                   c_picture.c a wrong C drawn
  *   host program    host_test.c builds and runs the student's main.c; host_paths.c its files;
  *                   host_launches.c what the OpenCL layer saw it do; host_oclgrind.c it once
  *                   more under oclgrind
- *   oclgrind        memcheck.c the memory check; findings.c oclgrind's log read and summed up;
- *                   oclgrind_kernel.c one kernel under it; technique.c the traffic and the
+ *   oclgrind        memcheck.c the memory check; oclgrind_kernel.c one kernel under it; technique.c the traffic and the
  *                   technique; barrier_loop.c POCL's loop-barrier note
  *   speed           timing.c the comparison's order; timing_protocol.c a harness's commands on
  *                   the grader's clock, and the lock; busy.c which launches a busy machine
  *                   starved; score.c the ratio, the fractions and the points (busy.h, score.h:
  *                   pure, test_score); perf_test.c their verdicts; tuned.c the values each side
  *                   is built with
- *   tuning          tune.c make tune's search, timed the same way
- *   kernel text     canon.c, canon_text.c, canon_log.c: the one canonical kernel text;
- *                   subgroups.c, subgroups_text.c 12's sub-group check
+ *   sub-groups      subgroups.c 12's memory check on the grader's own sub-groups
  *   the rest        cuda.c the CUDA twin (cuda_build.c its nvcc build); quiz.c the quiz;
  *                   builds.c the builds oclgrind judges; report.c the report, the logs' head and
  *                   results.json; provenance.c what the logs' head says of the run
+ * text/             a student's kernel text, rewritten and judged as text before anything builds
+ *                   it: canon.c (canon.h) the one canonical text every build compiles, with
+ *                   canon_text.c (what the text may hold) and canon_log.c (the preprocessor's
+ *                   log read; canon_parts.h within the wing); subgroups_text.c (subgroups_text.h)
+ *                   12's sub-group calls rewritten for oclgrind
+ * oclgrind/         what the grader reads of oclgrind, apart from when it runs it (grade/):
+ *                   findings.c (findings.h) its --log read and summed up for a student;
+ *                   tiles.cpp the grader's plugin inside oclgrind, which counts each
+ *                   work-group's tiles between barriers (read by exercise/traffic.c)
  * bench/            make bench (bench.h): bench_command.c the rows and the table; measure.c and
  *                   measure_repeat.c measuring; peak.c (peak.cl) the device's peaks; vendor.c the
  *                   vendor libraries (cuBLAS: common/); csv.c bench.csv's one reader and writer;
@@ -41,9 +49,8 @@
  *                   the instructor's config (config.h); launch.c a row's launch geometry;
  *                   check.c the reference and the checks; hint.c what a wrong output says;
  *                   seed.c the seeds; traffic.c the memory traffic (traffic.h); candidates.c,
- *                   tuning_file.c make tune's candidates and files (tuning.h); tiles.cpp
- *                   oclgrind's tiles plugin; protocol.c what the grader and its children agree
- *                   on (protocol.h)
+ *                   tuning_file.c make tune's candidates and files (tuning.h); protocol.c what
+ *                   the grader and its children agree on (protocol.h)
  * jail/             everything that runs a student's code (jail.h): run.c, spawn.c the runner;
  *                   watch.c its watch (runner.h); session.c sessions and seccomp; cgroup.h:
  *                   cgroup_student.c, cgroup_run.c, cgroup_fs.c; sandbox.c bubblewrap's policy;
@@ -57,8 +64,8 @@
  * batch/            make batch (batch.sh), Slurm (slurm.sh) and Gradescope (gradescope.sh):
  *                   shell over the intake and the grader
  *
- * Layers, each including only those below it: main -> {grade, bench, child, intake} -> exercise
- * -> jail -> common/ (clu.h). tests/layers.sh checks it in `make test`.
+ * Layers, each including only those below it: main -> tune -> {grade, bench, child, intake} ->
+ * {text, oclgrind} -> exercise -> jail -> common/ (clu.h). tests/layers.sh checks it in `make test`.
  *
  * The grader never trusts a student's program: it builds the student's main.c against the pristine
  * common/ library, runs every student program and kernel in a jailed child process with a time

@@ -1,10 +1,11 @@
 /* main.c - the grader's command line: a table of commands (grading, the default; the jailed
  * children; the benchmark; make tune), each its own parser in its wing's file (grade/
- * grade_command.c and tune_command.c, bench/bench_command.c, child/). `make grade` runs it.
+ * grade_command.c, tune/tune_command.c, bench/bench_command.c, child/). `make grade` runs it.
  */
 #define _DEFAULT_SOURCE /* readlink */
 #include "grader.h"
 #include "grade/command.h"
+#include "tune/tune.h"
 #include "exercise/protocol.h"
 
 #include <limits.h>

@@ -3,7 +3,8 @@
 # and fails on an include cycle between modules (a file and its header are one: x.c including y.h
 # and y.c including x.h is a cycle), or on an include that goes up a layer or across
 # to a sibling wing. The layers, top first (grader/grader.h tells what each holds):
-#     main (grader/*.c, grader.h)  >  grade, bench, child, intake  >  exercise  >  jail  >  common/
+#     main (grader/*.c, grader.h)  >  tune  >  grade, bench, child, intake  >  text, oclgrind  >  exercise
+#     >  jail  >  common/
 # (intake/ is a program of its own, build/grader/intake, that includes only its own header)
 # Before checking the tree it checks itself: a planted cycle and a planted upward include must
 # each be refused.
@@ -35,8 +36,10 @@ check() {
         return n == 2 ? "main" : part[2]
     }
     function rank(w) {
-        if (w == "main") return 5
-        if (w == "grade" || w == "bench" || w == "child" || w == "intake") return 4
+        if (w == "main") return 7
+        if (w == "tune") return 6
+        if (w == "grade" || w == "bench" || w == "child" || w == "intake") return 5
+        if (w == "text" || w == "oclgrind") return 4
         if (w == "exercise") return 3
         if (w == "jail") return 2
         if (w == "common") return 1
@@ -102,6 +105,15 @@ check "$plant" | grep -q "include cycle" || { echo "layers.sh: a planted cycle o
 rm "$plant"/grader/jail/a.[ch] "$plant"/grader/jail/b.[ch]
 echo '#include "exercise/exercise.h"' >>"$plant/grader/jail/jail.h"
 check "$plant" | grep -q "up a layer" || { echo "layers.sh: a planted upward include passed"; exit 1; }
+# grade/ below the tune wing that uses it: grade reaching up into tune/ is refused too
+sed -i '$d' "$plant/grader/jail/jail.h"
+mkdir -p "$plant/grader/grade" "$plant/grader/tune"
+echo '#include "grade/grade.h"' >"$plant/grader/tune/tune.h"
+echo '#include "exercise/exercise.h"' >"$plant/grader/grade/grade.h"
+check "$plant" >/dev/null || { echo "layers.sh: tune/ above grade/ was refused"; exit 1; }
+echo '#include "tune/tune.h"' >"$plant/grader/grade/x.c"
+check "$plant" | grep -q "grader/grade/x includes grader/tune/tune: up a layer" ||
+    { echo "layers.sh: grade/ including tune/ passed"; exit 1; }
 
 check "$root" || exit 1
 echo "grader/: $(find "$root/grader" -name '*.[ch]' | wc -l) files in layers, no cycle, none up a layer"

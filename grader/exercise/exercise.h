@@ -84,12 +84,12 @@ struct grader_technique {
     double min_load_bytes;    /* at least this many bytes per global load instruction */
     const char *narrow_miss;  /* what narrower loads mean */
     /* at most this many barriers per tile of k, as the kernel really tiles k (not per TSK):
-     * counted by oclgrind with the grader's plugin, grader/exercise/tiles.cpp */
+     * counted by oclgrind with the grader's plugin, grader/oclgrind/tiles.cpp */
     double max_barriers_per_tile;
     const char *barrier_miss; /* what more barriers mean */
 };
 
-/* The values `make tune` tries for one tuning value of a row (grade/tune.c). */
+/* The values `make tune` tries for one tuning value of a row (tune/tune.c). */
 #define GRADER_MAX_CANDIDATES 8
 struct grader_candidates {
     const char *name;                      /* a tuning value of the row */

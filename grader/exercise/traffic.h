@@ -13,7 +13,7 @@ struct grader_traffic {
     double global_loads, global_stores; /* per multiply-add (i.e. divided by N^3) */
     double local_loads, local_stores;   /* per multiply-add */
     double load_bytes;                  /* bytes per global load instruction (4: a float) */
-    /* per work-group, counted by the tiles plugin (grader/exercise/tiles.cpp says how; 0 when
+    /* per work-group, counted by the tiles plugin (grader/oclgrind/tiles.cpp says how; 0 when
      * not asked for): its barriers, and the tiles it really takes along k, whatever TSK says */
     double barriers, tiles;
     int n;         /* N of the counting run */

@@ -1,7 +1,6 @@
-/* command.h - the grade wing's two commands, each in a file of its own: grading a submission
- * (grade_command.c, the grader's default) and `make tune`'s search of the tuning values
- * (tune_command.c), with what their command lines share (command_args.c). main.c's table of
- * commands runs them.
+/* command.h - the grade command (grade_command.c, the grader's default), which main.c's table of
+ * commands runs, and what its command line shares with make tune's (tune/tune_command.c):
+ * command_args.c.
  */
 #ifndef GRADER_GRADE_COMMAND_H
 #define GRADER_GRADE_COMMAND_H
@@ -21,9 +20,6 @@ typedef void (*grader_commands_fn)(FILE *out);
 
 /* The default command: grade a submission (its usage lists the commands through commands). */
 int grader_grade_main(int argc, char **argv, const char *self, grader_commands_fn commands);
-
-/* --tune: search an exercise's tuning values on a device (make tune). */
-int grader_tune_main(int argc, char **argv, const char *self);
 
 /* ---------------------------------------------------------------- shared (command_args.c) */
 

@@ -257,29 +257,6 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
                         const char *kernel, int n, const char *dir, double stats[3], char *why,
                         size_t why_size);
 
-/* ---------------------------------------------------------------- make tune (tune.c) */
-
-/* What `grader --tune` searches and where its best goes. */
-struct grader_tune_request {
-    const struct grader_exercise *ex; /* a row with candidates (exercise.h) */
-    const char *kernel;               /* the kernel.cl tuned (the reference's or a submission's) */
-    int side;                         /* its line in the file: TUNING_REFERENCE or _SUBMISSION */
-    const char *tuning_file;          /* the device's tuning file, where the best is kept */
-    const char *device;               /* the device's name, for the report */
-    size_t max_group;                 /* its largest work-group (CL_DEVICE_MAX_WORK_GROUP_SIZE) */
-    double budget;                    /* seconds the whole search may take */
-    uint64_t seed;                    /* the order of the random candidates */
-};
-
-/* The search (tune.c): the row's defaults first (which set the timed N: a launch of at least 20
- * ms where the device allows it), then the grid of candidates, every one where the budget allows
- * it, else a random sample and the neighbours of the best; each built with its values and timed
- * in a jailed serving harness as the grader times (timing_protocol.h), every round's C checked. A
- * progress line on stderr, then the table and the best on stdout, and the best kept in the tuning
- * file.
- * Returns 0 when a best was found and kept, 1 when nothing could be timed or kept. */
-int grader_tune(const struct grader_config *cfg, const struct grader_tune_request *req);
-
 /* The grader's oclgrind plugin beside its executable self, into path (technique.c): 0 when it is
  * there to read, -1 when not (make grader builds it). */
 int grader_tiles_plugin(const char *self, char *path, size_t size);

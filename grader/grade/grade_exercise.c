@@ -3,7 +3,7 @@
  * reference; or the quiz and the CUDA twin), each a test with points, each in a file of its own.
  */
 #include "grade/internal.h"
-#include "grade/canon.h"
+#include "text/canon.h"
 #include "grade/subgroups.h"
 
 #include <limits.h>
@@ -94,16 +94,16 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     snprintf(canonical, sizeof canonical, "%s/kernel.canonical.cl", work);
     struct grader_variant variant = grader_variant_of(ex, 0, 0);
     int made = 0;
-    if (!dead[0] && (made = grader_canonicalise(cfg, kernel, canonical, &variant, refusal,
-                                                sizeof refusal)) != 0)
+    if (!dead[0] && (made = grader_canonicalise(&cfg->jail, &cfg->sandbox, kernel, canonical,
+                                                &variant, refusal, sizeof refusal)) != 0)
         snprintf(dead, sizeof dead, "%s/%.*s", ex->id, (int)(sizeof dead - 64), refusal);
     /* the row's smaller tuning values for oclgrind, where it has them: a text of their own */
     snprintf(checked, sizeof checked, "%s", canonical);
     variant = grader_variant_of(ex, 0, 1);
     if (!dead[0] && ex->check_tuning[0].name) {
         snprintf(checked, sizeof checked, "%s/kernel.canonical-check.cl", work);
-        if ((made = grader_canonicalise(cfg, kernel, checked, &variant, refusal, sizeof refusal)) !=
-            0)
+        if ((made = grader_canonicalise(&cfg->jail, &cfg->sandbox, kernel, checked, &variant,
+                                        refusal, sizeof refusal)) != 0)
             snprintf(dead, sizeof dead, "%s/%.*s", ex->id, (int)(sizeof dead - 64), refusal);
     }
     r->too_busy |= made == CANON_BUSY; /* no verdict rather than a point lost */

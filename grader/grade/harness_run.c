@@ -4,7 +4,7 @@
  * saved. */
 #define _GNU_SOURCE /* strdup */
 #include "grade/internal.h"
-#include "grade/findings.h"
+#include "oclgrind/findings.h"
 #include "exercise/protocol.h"
 
 #include <errno.h>

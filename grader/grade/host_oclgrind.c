@@ -29,7 +29,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "grade/internal.h"
-#include "grade/findings.h"
+#include "oclgrind/findings.h"
 #include "exercise/protocol.h"
 
 #include <limits.h>
@@ -134,11 +134,11 @@ static void local_size_text(const struct grader_exercise *ex, enum grader_arg ar
 }
 
 /* Hints that point into main.c: the calls that set what oclgrind found wrong. */
-static void host_hints(const struct grader_exercise *ex, const struct grade_findings *f, int n,
+static void host_hints(const struct grader_exercise *ex, const struct grader_findings *f, int n,
                        int memory_counts, const char *main_text, char *out, size_t size) {
     int local_out = 0, global_out = 0;
     for (size_t i = 0; i < f->place_count; i++) {
-        const struct grade_finding_place *p = &f->places[i];
+        const struct grader_finding_place *p = &f->places[i];
         int outside = p->kind == FINDING_READ_OUT || p->kind == FINDING_WRITE_OUT;
         local_out |= outside && strstr(p->title, "local memory") != NULL;
         global_out |= outside && strstr(p->title, "global memory") != NULL;
@@ -182,7 +182,7 @@ static void host_hints(const struct grader_exercise *ex, const struct grade_find
  * with why when the log is no plain file. */
 static int run_program(const struct grader_config *cfg, const struct grader_exercise *ex,
                        const char *dir, struct grader_size at, int without_uninitialized,
-                       struct grader_run_result *run, struct grade_findings *f, char *why,
+                       struct grader_run_result *run, struct grader_findings *f, char *why,
                        size_t why_size) {
     char prog[PATH_MAX + 32], log[PATH_MAX + 32], result[PATH_MAX + 32], run_log[PATH_MAX];
     snprintf(prog, sizeof prog, "%s/%s", dir, ex->id);
@@ -209,7 +209,7 @@ static int run_program(const struct grader_config *cfg, const struct grader_exer
                                                       "--warmup", "0", "--output", result, NULL});
     grader_run_jailed(&cfg->jail, argv.argv, dir, run_log, OCLGRIND_PACE * cfg->timeout, run);
     grader_argv_clear(&argv);
-    return grade_read_findings(log, f, why, why_size);
+    return grader_read_findings(log, f, why, why_size);
 }
 
 int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o,
@@ -225,7 +225,7 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
     char at_text[300];
     grade_build_text(o->build, at_text, sizeof at_text);
     struct grader_run_result run;
-    struct grade_findings f;
+    struct grader_findings f;
     char why[100], what[300];
     int read = run_program(cfg, ex, o->dir, at, 0, &run, &f, why, sizeof why);
     *too_busy |= run.how == RUN_TOO_BUSY;
@@ -279,7 +279,7 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
     }
     char *summary = malloc(SUMMARY_SIZE);
     if (summary)
-        grade_describe_findings(&f, 0, summary, SUMMARY_SIZE);
+        grader_describe_findings(&f, 0, summary, SUMMARY_SIZE);
     if (!api && !memory_counts) {
         grade_appendf(
             out, size,

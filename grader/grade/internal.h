@@ -8,7 +8,7 @@
 #include "grade/grade.h"
 #include "exercise/protocol.h"
 #include "exercise/traffic.h"
-#include "grade/findings.h"
+#include "oclgrind/findings.h"
 
 #include <limits.h>
 
@@ -94,9 +94,9 @@ void grade_build_text(const struct grade_build *b, char *buf, size_t size);
  * oclgrind's own log (never the run's output, which the kernel's printf writes to) says oclgrind
  * could not interpret it, run once more unoptimised. What the last run found is in found. */
 struct oclgrind_kernel_run {
-    struct harness_run h;        /* the last run (grade_harness_done, by grade_oclgrind_done) */
-    struct grade_findings found; /* its log */
-    int unreadable;              /* the log is no plain file: why says why */
+    struct harness_run h;         /* the last run (grade_harness_done, by grade_oclgrind_done) */
+    struct grader_findings found; /* its log */
+    int unreadable;               /* the log is no plain file: why says why */
     char why[100];
     int unoptimised;           /* the last run was built with -cl-opt-disable */
     char not_interpreted[100]; /* what the optimised build stopped on ("": nothing) */

@@ -4,7 +4,7 @@
  * build clean; a build oclgrind cannot interpret even unoptimised keeps the point in the maximum
  * and does not earn it: what nobody checked is not clean. */
 #include "grade/internal.h"
-#include "grade/findings.h"
+#include "oclgrind/findings.h"
 #include "exercise/protocol.h"
 
 #include <limits.h>
@@ -93,7 +93,7 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
         } else if (o.found.fatal || (o.not_interpreted[0] && o.found.blank)) {
             not_interpreted(&o, at, text, SUMMARY_SIZE);
         } else if (!o.found.blank) { /* the log holds findings */
-            grade_describe_findings(&o.found, 1, summary, SUMMARY_SIZE);
+            grader_describe_findings(&o.found, 1, summary, SUMMARY_SIZE);
             snprintf(text, SUMMARY_SIZE, "at %s %s", at, summary);
         } else if (o.h.run.how == RUN_EXITED &&
                    (o.h.run.code == HARNESS_BUILD || o.h.run.code == HARNESS_NO_KERNEL)) {

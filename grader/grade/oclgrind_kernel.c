@@ -26,7 +26,7 @@ static void run_once(const struct grader_config *cfg, const struct grade_build *
     snprintf(log, sizeof log, "%s/oclgrind.txt", o->h.dir);
     o->unoptimised = under == UNDER_OCLGRIND_UNOPTIMISED;
     o->why[0] = '\0';
-    o->unreadable = grade_read_findings(log, &o->found, o->why, sizeof o->why) != 0;
+    o->unreadable = grader_read_findings(log, &o->found, o->why, sizeof o->why) != 0;
 }
 
 void grade_oclgrind_kernel(const struct grader_config *cfg, const struct grade_build *b,

@@ -45,12 +45,12 @@ static int group_items(const struct grader_exercise *ex, struct grader_size s, i
 /* in rewritten for layout into WORK/ex/kernel.sub-groups-TAG.cl (path): 0, or -1 with why in p
  * (not run for the grader's trouble, lost for a kernel no device builds in time). */
 static int write_text(const struct grader_config *cfg, const struct grader_exercise *ex,
-                      const char *in, enum grade_sub_groups layout, int slots, const char *tag,
-                      char *path, size_t path_size, struct grade_sub_group_text *did,
+                      const char *in, enum grader_sub_groups layout, int slots, const char *tag,
+                      char *path, size_t path_size, struct grader_sub_group_text *did,
                       struct part *p) {
     char why[200];
     snprintf(path, path_size, "%s/%s/kernel.sub-groups-%s.cl", cfg->work, ex->id, tag);
-    int rc = grade_sub_groups_file(in, path, ex->kernel, layout, slots, did, why, sizeof why);
+    int rc = grader_sub_groups_file(in, path, ex->kernel, layout, slots, did, why, sizeof why);
     if (rc == 0)
         return 0;
     p->verdict = rc == -2 ? GRADER_FAIL : GRADER_NOT_RUN;
@@ -216,7 +216,7 @@ void grade_test_sub_group_memcheck(const struct grader_config *cfg,
     int count = 0;
     char path[PATH_MAX + 96], where[64];
     grader_size_text(ex, at, where, sizeof where);
-    struct grade_sub_group_text did = {0};
+    struct grader_sub_group_text did = {0};
     /* a row of the work-group: the sub-groups the graded device makes */
     struct part *p = &parts[count++];
     snprintf(p->what, sizeof p->what,

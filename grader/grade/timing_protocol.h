@@ -1,6 +1,6 @@
 /* timing_protocol.h - a serving harness (harness.c --serve) driven one command at a time on the
  * grader's clock (timing_protocol.c): what the timed comparison (timing.c) and `make tune`'s
- * search (tune.c) share. The first part is exactly what tune.c uses; the second, the vendors'
+ * search (tune/tune.c) share. The first part is exactly what tune.c uses; the second, the vendors'
  * launch, the lock and the clock, the comparison's alone. It records figures and decides
  * nothing: which launches a busy machine starved is busy.h's, the points score.h's.
  */

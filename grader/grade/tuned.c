@@ -6,7 +6,7 @@
  * kernel cost the timing, nothing else.
  */
 #include "grade/internal.h"
-#include "grade/canon.h"
+#include "text/canon.h"
 #include "exercise/tuning.h"
 
 #include <stdio.h>
@@ -59,7 +59,8 @@ void grade_timed_values(const struct grader_config *cfg, const struct grader_exe
         char *slash = strrchr(tuned, '/');
         snprintf(slash ? slash + 1 : tuned, sizeof tuned - (size_t)(slash ? slash + 1 - tuned : 0),
                  "kernel.canonical-tuned.cl");
-        if (grader_canonicalise(cfg, source, tuned, &variant, refusal, sizeof refusal) != 0) {
+        if (grader_canonicalise(&cfg->jail, &cfg->sandbox, source, tuned, &variant, refusal,
+                                sizeof refusal) != 0) {
             snprintf(line, sizeof line, "note: %s:%d is not used: at those values %s\n", file,
                      found[TUNING_SUBMISSION].line, refusal);
             say(t, line);

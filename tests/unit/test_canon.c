@@ -1,4 +1,4 @@
-/* test_canon.c - unit tests of grader_canonicalise (grader/grade/canon.h), with cmocka: hostile
+/* test_canon.c - unit tests of grader_canonicalise (grader/text/canon.h), with cmocka: hostile
  * kernels (written here into a fresh folder, with random names and values) are refused with a
  * reason that names the problem, legitimate ones are accepted with BLOCK honoured, a "reference"
  * that every uid can read, included by every route, leaves no word of itself in any refusal with
@@ -12,7 +12,7 @@
  * TEST_CANON_SEED=<seed> repeats a run.
  */
 #define _GNU_SOURCE /* mkdtemp */
-#include "grade/canon.h"
+#include "text/canon.h"
 #include "grader.h"
 
 #include <limits.h>
@@ -57,7 +57,7 @@ static int canon_text(const char *kernel, int block, char *why, size_t why_size,
     snprintf(dst, sizeof dst, "%s/canonical.cl", g_tmp);
     unlink(dst);
     struct grader_variant v = {block, NULL};
-    int status = grader_canonicalise(&g_cfg, src, dst, &v, why, why_size);
+    int status = grader_canonicalise(&g_cfg.jail, &g_cfg.sandbox, src, dst, &v, why, why_size);
     char *text = clu_read_file(dst, NULL);
     if (out)
         *out = text ? text : strdup("");
@@ -437,8 +437,9 @@ static void test_workbook_kernels_build(void **state) {
                 continue; /* (12's sub-groups: not on POCL 3.1) */
             snprintf(dst, sizeof dst, "%s/%s-%s.cl", g_tmp, f ? "skeleton" : "solution", ex->id);
             struct grader_variant v = grader_variant_of(ex, 0, 0);
-            CHECK(grader_canonicalise(&g_cfg, src, dst, &v, why, sizeof why) == 0, "%s: %s", src,
-                  why);
+            CHECK(grader_canonicalise(&g_cfg.jail, &g_cfg.sandbox, src, dst, &v, why, sizeof why) ==
+                      0,
+                  "%s: %s", src, why);
             options[0] = '\0';
             if (ex->block > 0)
                 snprintf(options, sizeof options, "-DBLOCK=%d", ex->block);

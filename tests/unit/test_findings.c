@@ -11,7 +11,7 @@
  */
 #define _GNU_SOURCE /* mkdtemp, symlink, mkfifo */
 #include "grader.h"
-#include "grade/findings.h"
+#include "oclgrind/findings.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -95,15 +95,15 @@ static void test_race_both_lines(void **state) {
     strcat(text, "Oclgrind: 5000 errors generated - suppressing further errors\n");
     char path[PATH_MAX], why[100] = "";
     write_log("race.txt", text, path, sizeof path);
-    struct grade_findings f;
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
+    struct grader_findings f;
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
     CHECK(f.total == 5 && f.counts[FINDING_RACE_LOCAL] == 3 && f.counts[FINDING_UNINIT] == 2,
           "total %zu, races %zu, uninitialised %zu", f.total, f.counts[FINDING_RACE_LOCAL],
           f.counts[FINDING_UNINIT]);
     CHECK(f.capped && !f.blank && f.place_count == 2, "capped %d blank %d places %zu", f.capped,
           f.blank, f.place_count);
     char out[4000];
-    grade_describe_findings(&f, 1, out, sizeof out);
+    grader_describe_findings(&f, 1, out, sizeof out);
     const char *races = strstr(out, "3 x Read-write data race at local memory, between\n"
                                     "      kernel.cl:15:15  Bwrk[k] = B[k * N + j];\n"
                                     "      kernel.cl:18:18  tmp += Awrk[k] * Bwrk[k];");
@@ -112,7 +112,7 @@ static void test_race_both_lines(void **state) {
     CHECK(races && stores && races < stores, "the race's two lines, before the store:\n%s", out);
     CHECK(strstr(out, "barrier(CLK_LOCAL_MEM_FENCE)") && strstr(out, "stops reporting"),
           "hints and the cap:\n%s", out);
-    grade_describe_findings(&f, 0, out, sizeof out);
+    grader_describe_findings(&f, 0, out, sizeof out);
     CHECK(!strstr(out, "hint:"), "no kernel hints asked for:\n%s", out);
 }
 
@@ -125,29 +125,29 @@ static void test_api_error(void **state) {
               "\tError:    CL_INVALID_WORK_GROUP_SIZE\n"
               "\tlocal_work_size[0]=7 does not divide global_work_size[0]=24\n\n",
               path, sizeof path);
-    struct grade_findings f;
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
+    struct grader_findings f;
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
     CHECK(f.counts[FINDING_API] == 1 && f.place_count == 1, "api %zu", f.counts[FINDING_API]);
     CHECK(strcmp(f.places[0].detail, "clEnqueueNDRangeKernel: CL_INVALID_WORK_GROUP_SIZE: "
                                      "local_work_size[0]=7 does not divide "
                                      "global_work_size[0]=24") == 0,
           "detail \"%s\"", f.places[0].detail);
-    grade_describe_findings(&f, 0, out, sizeof out);
+    grader_describe_findings(&f, 0, out, sizeof out);
     CHECK(strstr(out, "1 x OpenCL runtime error detected: clEnqueueNDRangeKernel"), "%s", out);
 }
 
 static void test_blank_and_missing(void **state) {
     (void)state;
     char path[PATH_MAX], why[100] = "";
-    struct grade_findings f;
+    struct grader_findings f;
     snprintf(path, sizeof path, "%s/none.txt", g_tmp);
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0 && f.blank && f.total == 0,
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == 0 && f.blank && f.total == 0,
           "a missing log reads as blank");
     write_log("white.txt", "\n \t\n\n", path, sizeof path);
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0 && f.blank && f.total == 0,
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == 0 && f.blank && f.total == 0,
           "white space reads as blank");
     write_log("junk.txt", "no entry of oclgrind's", path, sizeof path);
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0 && !f.blank &&
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == 0 && !f.blank &&
               f.counts[FINDING_OTHER] == 1,
           "anything else is another message");
 }
@@ -165,8 +165,8 @@ static void test_fatal(void **state) {
     char text[4000], path[PATH_MAX], why[100] = "";
     snprintf(text, sizeof text, "%s%s", fatal, fatal);
     write_log("fatal.txt", text, path, sizeof path);
-    struct grade_findings f;
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
+    struct grader_findings f;
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
     CHECK(f.fatal == 2 && f.total == 0 && !f.blank && f.place_count == 0,
           "fatal %zu, total %zu, blank %d, places %zu", f.fatal, f.total, f.blank, f.place_count);
     CHECK(strcmp(f.fatal_what, "Unsupported instruction: freeze") == 0, "what \"%s\"",
@@ -175,7 +175,7 @@ static void test_fatal(void **state) {
     race(text, sizeof text, 18, use, 15, fill);
     strcat(text, fatal);
     write_log("fatal-race.txt", text, path, sizeof path);
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
     CHECK(f.fatal == 1 && f.total == 1 && f.counts[FINDING_RACE_LOCAL] == 1, "fatal %zu, total %zu",
           f.fatal, f.total);
 }
@@ -184,22 +184,22 @@ static void test_fatal(void **state) {
 static void test_not_plain_files(void **state) {
     (void)state;
     char target[PATH_MAX], path[PATH_MAX], why[100];
-    struct grade_findings f;
+    struct grader_findings f;
     write_log("target.txt", "Invalid write of size 4 at global memory address 0x1\n\n", target,
               sizeof target);
     snprintf(path, sizeof path, "%s/link.txt", g_tmp);
     CHECK(symlink(target, path) == 0, "symlink: %s", strerror(errno));
     why[0] = '\0';
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == -1 && strstr(why, "not a plain file"),
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == -1 && strstr(why, "not a plain file"),
           "a link is refused (%s)", why);
     snprintf(path, sizeof path, "%s/fifo.txt", g_tmp);
     CHECK(mkfifo(path, 0600) == 0, "mkfifo: %s", strerror(errno));
     why[0] = '\0';
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == -1, "a FIFO is refused");
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == -1, "a FIFO is refused");
     snprintf(path, sizeof path, "%s/hard.txt", g_tmp);
     CHECK(link(target, path) == 0, "link: %s", strerror(errno));
     why[0] = '\0';
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == -1, "a second hard link is refused");
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == -1, "a second hard link is refused");
 }
 
 /* Lines longer than the reader's buffer: the entry still counts once, its source cut. */
@@ -217,8 +217,8 @@ static void test_long_lines(void **state) {
              longest, longest, longest, longest);
     char path[PATH_MAX], why[100] = "";
     write_log("long.txt", text, path, sizeof path);
-    struct grade_findings f;
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
+    struct grader_findings f;
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
     CHECK(f.total == 2 && f.counts[FINDING_READ_OUT] == 2 && f.place_count == 1 &&
               f.places[0].count == 2 && f.places[0].line[0] == 9,
           "total %zu, places %zu", f.total, f.place_count);
@@ -234,8 +234,8 @@ static void test_unaligned(void **state) {
               "Invalid memory load - source pointer is not aligned to the pointed type\n"
               "\tKernel: mmul\n\tAt line 110 (column 21) of input.cl:\n\t  x = *(v4 *)&A[c];\n\n",
               path, sizeof path);
-    struct grade_findings f;
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
+    struct grader_findings f;
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
     CHECK(f.total == 1 && f.counts[FINDING_UNALIGNED] == 1 && f.counts[FINDING_OTHER] == 0,
           "total %zu, unaligned %zu, other %zu", f.total, f.counts[FINDING_UNALIGNED],
           f.counts[FINDING_OTHER]);
@@ -261,8 +261,8 @@ static void test_random_places(void **state) {
     }
     char path[PATH_MAX], why[100] = "", out[8000];
     write_log("random.txt", text, path, sizeof path);
-    struct grade_findings f;
-    CHECK(grade_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
+    struct grader_findings f;
+    CHECK(grader_read_findings(path, &f, why, sizeof why) == 0, "refused: %s", why);
     size_t kept = f.left_out;
     for (size_t i = 0; i < f.place_count; i++)
         kept += f.places[i].count;
@@ -270,12 +270,12 @@ static void test_random_places(void **state) {
               f.place_count == FINDINGS_MAX_PLACES && f.left_out > 0,
           "entries %zu (want %zu), races %zu (want %zu), kept %zu, places %zu", f.total, entries,
           f.counts[FINDING_RACE_LOCAL], races, kept, f.place_count);
-    grade_describe_findings(&f, 1, out, sizeof out);
+    grader_describe_findings(&f, 1, out, sizeof out);
     CHECK(strstr(out, "more at other places"), "the rest summed:\n%s", out);
     /* a summary never runs past its buffer */
     char tiny[12];
     memset(tiny, '#', sizeof tiny);
-    grade_describe_findings(&f, 1, tiny, 8);
+    grader_describe_findings(&f, 1, tiny, 8);
     CHECK(strlen(tiny) == 7 && tiny[8] == '#', "cut at 8 bytes: \"%s\"", tiny);
 }
 

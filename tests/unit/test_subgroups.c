@@ -13,7 +13,7 @@
  * a run.
  */
 #define _GNU_SOURCE /* mkdtemp, realpath */
-#include "grade/canon.h"
+#include "text/canon.h"
 #include "grade/subgroups.h"
 #include "grader.h"
 
@@ -60,11 +60,11 @@ static int count_lines(const char *text) {
     return lines;
 }
 
-static char *rewrite(const char *text, enum grade_sub_groups layout,
-                     struct grade_sub_group_text *did) {
+static char *rewrite(const char *text, enum grader_sub_groups layout,
+                     struct grader_sub_group_text *did) {
     char *out = NULL;
     size_t length = 0;
-    CHECK(grade_sub_groups_rewrite(text, strlen(text), "mmul", layout, 16, &out, &length, did) ==
+    CHECK(grader_sub_groups_rewrite(text, strlen(text), "mmul", layout, 16, &out, &length, did) ==
                   0 &&
               out && length == strlen(out),
           "rewrite failed");
@@ -125,8 +125,8 @@ static void test_rewrite_keeps_lines(void **state) {
                  "    sub_group_barrier(CLK_LOCAL_MEM_FENCE%s);\n    C[0] = x;\n}\n",
                  rng_range(&r, 0, 1) ? ",\n memory_scope_sub_group" : "");
         for (int layout = 0; layout < 2; layout++) {
-            struct grade_sub_group_text did;
-            char *out = rewrite(text, (enum grade_sub_groups)layout, &did);
+            struct grader_sub_group_text did;
+            char *out = rewrite(text, (enum grader_sub_groups)layout, &did);
             CHECK(count_lines(out) == count_lines(text), "%d lines became %d:\n%s\n->\n%s",
                   count_lines(text), count_lines(out), text, out);
             for (int i = 0; i < count; i++)
@@ -168,14 +168,14 @@ static void test_rewrite_leaves_the_rest(void **state) {
         char text[512];
         snprintf(text, sizeof text, "__kernel void other(float x, float y) {\n    %s\n}\n",
                  kept[i]);
-        struct grade_sub_group_text did;
+        struct grader_sub_group_text did;
         char *out = rewrite(text, SUB_GROUPS_ROW, &did);
         CHECK(strcmp(out, text) == 0 && did.calls == 0 && !did.injected, "changed:\n%s\n->\n%s",
               text, out);
         free(out);
     }
     const char *unclosed = "__kernel void mmul(float x) {\n  x = sub_group_reduce_add(x;\n}\n";
-    struct grade_sub_group_text did;
+    struct grader_sub_group_text did;
     char *out = rewrite(unclosed, SUB_GROUPS_ONE, &did);
     CHECK(count_lines(out) == count_lines(unclosed) && strstr(out, "sub_group_reduce_add(x;"),
           "an unclosed call:\n%s", out);
@@ -203,8 +203,8 @@ static void test_rewrite_finds_calls_outside_the_body(void **state) {
             used += snprintf(text + (size_t)used, sizeof text - (size_t)used, "\n");
         snprintf(text + (size_t)used, sizeof text - (size_t)used,
                  "}\n__kernel void other(float x) { x = sub_group_any(x > 0); }\n");
-        struct grade_sub_group_text did;
-        char *out = rewrite(text, (enum grade_sub_groups)(round % 2), &did);
+        struct grader_sub_group_text did;
+        char *out = rewrite(text, (enum grader_sub_groups)(round % 2), &did);
         CHECK(did.calls == 4 && did.outside == 2 && did.outside_line == 2 + before &&
                   strcmp(did.outside_name, "sub_group_broadcast") == 0,
               "%d calls, %d outside, the first at line %d (%s):\n%s", did.calls, did.outside,
@@ -233,8 +233,8 @@ static void test_rewrite_refuses_the_unbuildable(void **state) {
             text[used++] = ')';
         snprintf(text + used, size - used, ";\n}\n");
         size_t length = 0;
-        int rc = grade_sub_groups_rewrite(text, strlen(text), "mmul", SUB_GROUPS_ONE, 16, &out,
-                                          &length, NULL);
+        int rc = grader_sub_groups_rewrite(text, strlen(text), "mmul", SUB_GROUPS_ONE, 16, &out,
+                                           &length, NULL);
         CHECK(rc == (round == 0 ? 0 : -2), "%d calls nested: %d", depth, rc);
         free(out);
         free(text);
@@ -249,8 +249,8 @@ static void test_rewrite_refuses_the_unbuildable(void **state) {
         used += (size_t)snprintf(text + used, size - used, "x=sub_group_broadcast(x,0);\n");
     snprintf(text + used, size - used, "}\n");
     size_t length = 0;
-    CHECK(grade_sub_groups_rewrite(text, strlen(text), "mmul", SUB_GROUPS_ROW, 16, &out, &length,
-                                   NULL) == -2,
+    CHECK(grader_sub_groups_rewrite(text, strlen(text), "mmul", SUB_GROUPS_ROW, 16, &out, &length,
+                                    NULL) == -2,
           "%zu calls rewritten into %zu bytes", calls, length);
     free(out);
     free(text);
@@ -275,11 +275,12 @@ static void test_rewritten_kernels_build(void **state) {
             snprintf(canon, sizeof canon, "%s/canon-%d.cl", g_tmp, f);
             snprintf(out, sizeof out, "%s/rewritten-%d-%d.cl", g_tmp, f, layout);
             struct grader_variant v = grader_variant_of(ex, 0, 0);
-            CHECK(grader_canonicalise(&g_canon_cfg, src, canon, &v, why, sizeof why) == 0, "%s: %s",
-                  src, why);
-            struct grade_sub_group_text did;
-            CHECK(grade_sub_groups_file(canon, out, ex->kernel, (enum grade_sub_groups)layout, 16,
-                                        &did, why, sizeof why) == 0,
+            CHECK(grader_canonicalise(&g_canon_cfg.jail, &g_canon_cfg.sandbox, src, canon, &v, why,
+                                      sizeof why) == 0,
+                  "%s: %s", src, why);
+            struct grader_sub_group_text did;
+            CHECK(grader_sub_groups_file(canon, out, ex->kernel, (enum grader_sub_groups)layout, 16,
+                                         &did, why, sizeof why) == 0,
                   "%s: %s", src, why);
             CHECK(did.injected && (f == 1 || did.calls >= 3), "%s: %d calls, injected %d", src,
                   did.calls, did.injected);
@@ -309,8 +310,9 @@ static void memcheck(const char *path, struct grader_exercise_result *r) {
     grader_make_dirs(dir);
     snprintf(canon, sizeof canon, "%s/kernel.canonical.cl", dir);
     struct grader_variant v = grader_variant_of(ex, 0, 0);
-    CHECK(grader_canonicalise(&g_canon_cfg, path, canon, &v, why, sizeof why) == 0, "%s: %s", path,
-          why);
+    CHECK(grader_canonicalise(&g_canon_cfg.jail, &g_canon_cfg.sandbox, path, canon, &v, why,
+                              sizeof why) == 0,
+          "%s: %s", path, why);
     char cwd[PATH_MAX];
     CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
     struct grader_config cfg = {

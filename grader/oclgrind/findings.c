@@ -25,7 +25,7 @@
  * times from one line: grouped by place, the line that causes it (a race) is not buried under the
  * line that shows it (the store of C). */
 #define _GNU_SOURCE /* O_NOFOLLOW */
-#include "grade/findings.h"
+#include "oclgrind/findings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,7 +78,7 @@ struct entry {
     int fatal;       /* "OCLGRIND FATAL ERROR": oclgrind could not go on (detail: its words) */
     int want_source; /* the next line quotes the source line of the last "At line" */
     int want_detail; /* the next line explains an API error */
-    struct grade_finding_place p;
+    struct grader_finding_place p;
 };
 
 static void append(char *to, size_t size, const char *text) {
@@ -99,7 +99,7 @@ static void begin_entry(struct entry *e, const char *line) {
     e->p.kind = FINDING_OTHER;
     for (int k = 0; k < FINDING_OTHER; k++)
         if (strstr(line, kinds[k].needle)) {
-            e->p.kind = (enum grade_finding_kind)k;
+            e->p.kind = (enum grader_finding_kind)k;
             break;
         }
     if (strncmp(line, "Oclgrind - ", 11) == 0)
@@ -111,7 +111,7 @@ static void begin_entry(struct entry *e, const char *line) {
 
 /* A line inside an entry (leading white space already skipped). */
 static void entry_line(struct entry *e, const char *text) {
-    struct grade_finding_place *p = &e->p;
+    struct grader_finding_place *p = &e->p;
     int line, column;
     if (e->fatal && !p->detail[0]) { /* its first line says what it could not do */
         snprintf(p->detail, sizeof p->detail, "%s", text);
@@ -138,7 +138,7 @@ static void entry_line(struct entry *e, const char *text) {
     }
 }
 
-static int same_place(const struct grade_finding_place *a, const struct grade_finding_place *b) {
+static int same_place(const struct grader_finding_place *a, const struct grader_finding_place *b) {
     if (a->kind != b->kind || a->lines != b->lines || strcmp(a->title, b->title) != 0 ||
         strcmp(a->detail, b->detail) != 0)
         return 0;
@@ -149,8 +149,8 @@ static int same_place(const struct grade_finding_place *a, const struct grade_fi
 }
 
 /* The entry is complete: count it, and add it to its place. */
-static void end_entry(struct entry *e, struct grade_findings *f) {
-    struct grade_finding_place *p = &e->p;
+static void end_entry(struct entry *e, struct grader_findings *f) {
+    struct grader_finding_place *p = &e->p;
     e->open = 0;
     if (e->note)
         return;
@@ -166,7 +166,7 @@ static void end_entry(struct entry *e, struct grade_findings *f) {
     int race = p->kind == FINDING_RACE_LOCAL || p->kind == FINDING_RACE_GLOBAL;
     if (race && p->lines == 2 &&
         (p->line[0] > p->line[1] || (p->line[0] == p->line[1] && p->column[0] > p->column[1]))) {
-        struct grade_finding_place swapped = *p;
+        struct grader_finding_place swapped = *p;
         for (int i = 0; i < 2; i++) {
             swapped.line[i] = p->line[1 - i];
             swapped.column[i] = p->column[1 - i];
@@ -189,7 +189,7 @@ static void end_entry(struct entry *e, struct grade_findings *f) {
     f->places[f->place_count++] = *p;
 }
 
-int grade_read_findings(const char *path, struct grade_findings *f, char *why, size_t why_size) {
+int grader_read_findings(const char *path, struct grader_findings *f, char *why, size_t why_size) {
     memset(f, 0, sizeof *f);
     f->blank = 1;
     /* the log may lie in a folder that a student's process could write: never follow a link,
@@ -266,14 +266,14 @@ static void put(struct text *t, const char *fmt, ...) {
 /* Places in the order of the kinds (a race before the uninitialised store it causes), the most
  * frequent first within a kind. */
 static int place_order(const void *a, const void *b) {
-    const struct grade_finding_place *p = a, *q = b;
+    const struct grader_finding_place *p = a, *q = b;
     if (p->kind != q->kind)
         return p->kind < q->kind ? -1 : 1;
     return p->count == q->count ? 0 : p->count > q->count ? -1 : 1;
 }
 
-void grade_describe_findings(const struct grade_findings *f, int kernel_hints, char *out,
-                             size_t size) {
+void grader_describe_findings(const struct grader_findings *f, int kernel_hints, char *out,
+                              size_t size) {
     struct text t = {out, size, 0};
     out[0] = '\0';
     put(&t, "oclgrind found:");
@@ -288,14 +288,14 @@ void grade_describe_findings(const struct grade_findings *f, int kernel_hints, c
             put(&t, "\nhint: %s", kinds[k].hint);
             last_hint = kinds[k].hint;
         }
-    struct grade_finding_place places[FINDINGS_MAX_PLACES];
+    struct grader_finding_place places[FINDINGS_MAX_PLACES];
     memcpy(places, f->places, f->place_count * sizeof places[0]);
     qsort(places, f->place_count, sizeof places[0], place_order);
     size_t shown = f->place_count < PLACES_SHOWN ? f->place_count : PLACES_SHOWN;
     if (shown)
         put(&t, "\nwhere (each place once):");
     for (size_t i = 0; i < shown; i++) {
-        const struct grade_finding_place *p = &places[i];
+        const struct grader_finding_place *p = &places[i];
         put(&t, "\n  %zu x %s%s%s", p->count, p->title, p->detail[0] ? ": " : "", p->detail);
         if (p->lines)
             put(&t, p->lines == 2 ? ", between" : ", at");

@@ -42,8 +42,8 @@
  * back at its line number in kernel.cl, so a build log's "kernel.cl:42" is the student's line 42.
  */
 #define _GNU_SOURCE /* O_NOFOLLOW, O_CLOEXEC, lstat */
-#include "grade/canon.h"
-#include "grade/canon_parts.h"
+#include "text/canon.h"
+#include "text/canon_parts.h"
 #include "jail/jail.h"
 #include "clu.h"
 
@@ -144,9 +144,9 @@ static char *canon_read_jailed(const char *path, size_t max) {
 }
 
 /* The preprocessor's command line, run in dir (the jail folder) under the sandbox's prefix. */
-static int canon_command(const struct grader_config *cfg, const struct grader_jail_settings *js,
-                         const char *dir, const struct grader_variant *variant,
-                         struct grader_argv *v) {
+static int canon_command(const struct grader_sandbox *sandbox,
+                         const struct grader_jail_settings *js, const char *dir,
+                         const struct grader_variant *variant, struct grader_argv *v) {
     char program[PATH_MAX];
     int plain_cc = 0;
     if (grader_find_program("cpp", program, sizeof program) != 0) {
@@ -154,7 +154,7 @@ static int canon_command(const struct grader_config *cfg, const struct grader_ja
             return -1;
         plain_cc = 1;
     }
-    if (grader_sandbox_push(js, &cfg->sandbox, dir, v)) /* its cwd: the folder, as without it */
+    if (grader_sandbox_push(js, sandbox, dir, v)) /* its cwd: the folder, as without it */
         grader_argv_push_all(v, (const char *const[]){"--chdir", dir, NULL});
     grader_argv_push(v, program);
     if (plain_cc)
@@ -256,7 +256,8 @@ static int canon_failed(const struct grader_run_result *run, const char *log,
 
 /* ---------------------------------------------------------------- the whole */
 
-int grader_canonicalise(const struct grader_config *cfg, const char *source_path,
+int grader_canonicalise(const struct grader_jail_settings *jail,
+                        const struct grader_sandbox *sandbox, const char *source_path,
                         const char *out_path, const struct grader_variant *variant, char *why,
                         size_t why_size) {
     why[0] = '\0';
@@ -279,7 +280,7 @@ int grader_canonicalise(const struct grader_config *cfg, const char *source_path
     for (const char *c = src.text; *c; c++)
         src.lines += *c == '\n';
     /* its own limits: the preprocessor needs little, and a text it makes is capped */
-    struct grader_jail_settings js = cfg->jail;
+    struct grader_jail_settings js = *jail;
     js.kernel_cache = NULL;
     js.limits.cpu_seconds = CANON_TIMEOUT;
     js.limits.memory_bytes = CANON_MEMORY;
@@ -290,7 +291,7 @@ int grader_canonicalise(const struct grader_config *cfg, const char *source_path
     int status = CANON_REFUSED;
     char *text = NULL, *deps = NULL, *said = NULL;
     FILE *out = NULL;
-    if (canon_command(cfg, &js, dir, variant, &argv) != 0) {
+    if (canon_command(sandbox, &js, dir, variant, &argv) != 0) {
         canon_why(why, why_size, "no C preprocessor (cpp or cc) on the grading machine");
         goto done;
     }

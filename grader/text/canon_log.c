@@ -8,8 +8,8 @@
  * the fixed list below, and an include is found from what only the preprocessor writes: -H's
  * header lines, its "In file included from", a fatal error, the dependency file.
  */
-#include "grade/canon_parts.h"
-#include "grade/canon.h"
+#include "text/canon_parts.h"
+#include "text/canon.h"
 
 #include <ctype.h>
 #include <stdio.h>

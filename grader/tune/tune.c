@@ -10,9 +10,9 @@
  * they improve it, then random ones again. The best is kept in the tuning file (tuning.h).
  */
 #define _GNU_SOURCE /* strcasestr */
-#include "grade/grade.h"
+#include "tune/tune.h"
 #include "grade/timing_protocol.h"
-#include "grade/canon.h"
+#include "text/canon.h"
 #include "exercise/protocol.h"
 #include "exercise/tuning.h"
 
@@ -237,8 +237,8 @@ static void run_values(struct tune *t, const struct grader_values *values, struc
     if (!grader_values_fit(&row, values, row.perf_n, t->req->max_group, why, sizeof why)) {
         tr->state = TRIAL_SKIPPED;
         snprintf(tr->why, sizeof tr->why, "%s", why);
-    } else if (grader_canonicalise(t->cfg, t->req->kernel, text, &variant, refusal,
-                                   sizeof refusal) != 0) {
+    } else if (grader_canonicalise(&t->cfg->jail, &t->cfg->sandbox, t->req->kernel, text, &variant,
+                                   refusal, sizeof refusal) != 0) {
         tr->state = TRIAL_SKIPPED; /* an #error of the kernel's own rules, mostly: said alone */
         char *rule = strstr(refusal, "\"#error"), *end;
         rule = rule ? rule + 1 : NULL;            /* the student's #error line, quoted */

@@ -5,7 +5,8 @@
 #ifndef GRADER_CANON_H
 #define GRADER_CANON_H
 
-#include "grade/grade.h"
+#include "exercise/exercise.h"
+#include "jail/jail.h"
 
 #include <stddef.h>
 
@@ -22,8 +23,8 @@
  * block > 0, or the variant's tuning values), with comments removed and each line kept at its line
  * number in the source (build logs cite the student's lines).
  *
- * The preprocessor is student code's first run and runs like every other (cfg->jail, the sandbox
- * of cfg->sandbox): its own uid and limits, in a folder holding nothing but a copy of kernel.cl,
+ * The preprocessor is student code's first run and runs like every other (jail, with sandbox's
+ * policy): its own uid and limits, in a folder holding nothing but a copy of kernel.cl,
  * where the sandbox hides the reference solutions, the submissions and the work folders.
  *
  * 0 on success. CANON_REFUSED with one line for the student in why when the kernel is refused: it
@@ -39,7 +40,8 @@
  * output capped, so `#include "/dev/zero"` or a macro bomb is refused rather than hanging the
  * grader. CANON_BUSY when the machine starved it (the grader's trouble, said in why). out_path may
  * be written on failure too. */
-int grader_canonicalise(const struct grader_config *cfg, const char *source_path,
+int grader_canonicalise(const struct grader_jail_settings *jail,
+                        const struct grader_sandbox *sandbox, const char *source_path,
                         const char *out_path, const struct grader_variant *variant, char *why,
                         size_t why_size);
 

@@ -10,7 +10,7 @@
  * Names the grader uses begin with __grader_sg_: canon.c refuses a student's identifier that
  * begins with two underscores, so none of them can be the student's.
  */
-#include "grade/subgroups.h"
+#include "text/subgroups_text.h"
 
 #include "clu.h"
 
@@ -185,7 +185,7 @@ static void combine(struct text *t, enum sg_op op) {
 }
 
 /* The replacement of a call of f with its (rewritten) arguments. */
-static void replacement(struct text *t, const struct sg_function *f, enum grade_sub_groups which,
+static void replacement(struct text *t, const struct sg_function *f, enum grader_sub_groups which,
                         int slots, const struct text *args) {
     const struct sg_layout *l = &layouts[which];
     int one = which == SUB_GROUPS_ONE;
@@ -287,13 +287,13 @@ static void replacement(struct text *t, const struct sg_function *f, enum grade_
 
 struct scan {
     const char *kernel;
-    enum grade_sub_groups layout;
+    enum grader_sub_groups layout;
     int slots;
     int depth;        /* calls being rewritten around the current one */
     const char *base; /* the whole text (for line numbers) */
     int in_body;      /* the scan is in the kernel's body, */
     long braces;      /* ... this many braces deep */
-    struct grade_sub_group_text did;
+    struct grader_sub_group_text did;
 };
 
 static int ident_start(char c) {
@@ -487,9 +487,9 @@ static void rewrite(struct scan *sc, const char *s, size_t n, int top, struct te
     }
 }
 
-int grade_sub_groups_rewrite(const char *text, size_t length, const char *kernel,
-                             enum grade_sub_groups layout, int slots, char **out,
-                             size_t *out_length, struct grade_sub_group_text *did) {
+int grader_sub_groups_rewrite(const char *text, size_t length, const char *kernel,
+                              enum grader_sub_groups layout, int slots, char **out,
+                              size_t *out_length, struct grader_sub_group_text *did) {
     struct scan sc = {.kernel = kernel, .layout = layout, .slots = slots, .base = text};
     struct text t = {0};
     put(&t, "", 0);
@@ -506,9 +506,9 @@ int grade_sub_groups_rewrite(const char *text, size_t length, const char *kernel
     return 0;
 }
 
-int grade_sub_groups_file(const char *in_path, const char *out_path, const char *kernel,
-                          enum grade_sub_groups layout, int slots, struct grade_sub_group_text *did,
-                          char *why, size_t why_size) {
+int grader_sub_groups_file(const char *in_path, const char *out_path, const char *kernel,
+                           enum grader_sub_groups layout, int slots,
+                           struct grader_sub_group_text *did, char *why, size_t why_size) {
     size_t length = 0;
     char *text = clu_read_file(in_path, &length), *out = NULL;
     if (!text) {
@@ -516,7 +516,7 @@ int grade_sub_groups_file(const char *in_path, const char *out_path, const char 
         return -1;
     }
     size_t out_length = 0;
-    int rc = grade_sub_groups_rewrite(text, length, kernel, layout, slots, &out, &out_length, did);
+    int rc = grader_sub_groups_rewrite(text, length, kernel, layout, slots, &out, &out_length, did);
     free(text);
     if (rc != 0) {
         snprintf(why, why_size, "%s",

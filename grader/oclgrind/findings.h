@@ -2,8 +2,8 @@
  * kind, and each place once (a data race with both of its accesses), named by kernel.cl's line
  * numbers. The memory check (memcheck.c) and the host program's run under oclgrind
  * (host_oclgrind.c) read their logs with it. */
-#ifndef GRADER_GRADE_FINDINGS_H
-#define GRADER_GRADE_FINDINGS_H
+#ifndef GRADER_OCLGRIND_FINDINGS_H
+#define GRADER_OCLGRIND_FINDINGS_H
 
 #include <stddef.h>
 
@@ -33,7 +33,7 @@
 #define OCLGRIND_UNOPTIMISED_PACE 12
 #define FINDINGS_MAX_PLACES       12 /* places kept; the others are counted */
 
-enum grade_finding_kind {
+enum grader_finding_kind {
     FINDING_READ_OUT,    /* Invalid read ... at <space> memory address */
     FINDING_WRITE_OUT,   /* Invalid write ... */
     FINDING_RACE_LOCAL,  /* ... data race at local memory address */
@@ -48,8 +48,8 @@ enum grade_finding_kind {
 
 /* One place: the entries of one kind at the same lines of kernel.cl (or, for an API error, the
  * same function, error and explanation). */
-struct grade_finding_place {
-    enum grade_finding_kind kind;
+struct grader_finding_place {
+    enum grader_finding_kind kind;
     size_t count;
     char title[100];  /* oclgrind's first line less its address: "Invalid write of size 4 at
                          local memory" */
@@ -61,7 +61,7 @@ struct grade_finding_place {
     char source[2][90]; /* the text of each line, as oclgrind quotes it */
 };
 
-struct grade_findings {
+struct grader_findings {
     size_t counts[FINDING_KINDS]; /* entries by kind */
     size_t total;                 /* entries (oclgrind's own "Oclgrind: ..." notes left out) */
     int capped;                   /* oclgrind stopped reporting at --max-errors */
@@ -72,17 +72,17 @@ struct grade_findings {
     char fatal_what[100]; /* the first one's words: "Unsupported instruction: freeze" */
     size_t place_count;
     size_t left_out; /* entries whose place did not fit in places */
-    struct grade_finding_place places[FINDINGS_MAX_PLACES];
+    struct grader_finding_place places[FINDINGS_MAX_PLACES];
 };
 
 /* Read oclgrind's log at path: a plain file with one link, opened without following a link or
  * blocking, at most FINDINGS_MAX_BYTES of it. A missing file reads as blank. 0, or -1 with why
  * set when it is there but is not such a file. */
-int grade_read_findings(const char *path, struct grade_findings *f, char *why, size_t why_size);
+int grader_read_findings(const char *path, struct grader_findings *f, char *why, size_t why_size);
 
 /* The student's summary: "oclgrind found: 3 out-of-bounds writes; ..." with a hint for each kind
  * (kernel_hints: the hints about kernel code), then each place with its lines of kernel.cl. */
-void grade_describe_findings(const struct grade_findings *f, int kernel_hints, char *out,
-                             size_t size);
+void grader_describe_findings(const struct grader_findings *f, int kernel_hints, char *out,
+                              size_t size);
 
 #endif

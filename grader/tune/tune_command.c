@@ -1,9 +1,10 @@
 /* tune_command.c - `grader --tune` (`make tune`): the command line of the search of an
- * exercise's tuning values (grade/tune.c searches; command.h). */
+ * exercise's tuning values (tune.c searches; tune.h). */
 #define _DEFAULT_SOURCE /* realpath */
 #include "exercise/config.h"
 #include "jail/cgroup.h"
 #include "grade/command.h"
+#include "tune/tune.h"
 #include "exercise/protocol.h"
 #include "exercise/tuning.h"
 

@@ -13,7 +13,7 @@
  * pragma no compiler knows, which each compiler ignores (CLBlast's promote_to_registers): the
  * same on every device.
  */
-#include "grade/canon_parts.h"
+#include "text/canon_parts.h"
 
 #include <ctype.h>
 #include <stdarg.h>
