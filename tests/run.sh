@@ -348,7 +348,11 @@ sanitized_units() {
         *" $name "*) [ "$1" = quiet ] || continue ;;
         *) [ "$1" = others ] || continue ;;
         esac
-        "$bin" >"$tmp/asan-$name.txt" 2>&1 || { tail -n 40 "$tmp/asan-$name.txt"; ok=1; }
+        # (a failure's own lines first: a test run twice, in two groups, has the first's far above
+        # the tail)
+        "$bin" >"$tmp/asan-$name.txt" 2>&1 ||
+            { grep -E -B 3 -A 3 "check failed|^\[  (FAILED|ERROR) +\] [a-z]" "$tmp/asan-$name.txt" | head -n 40
+              tail -n 40 "$tmp/asan-$name.txt"; ok=1; }
         if grep -qE "ERROR: AddressSanitizer|runtime error:" "$tmp/asan-$name.txt"; then
             grep -E -A 30 "ERROR: AddressSanitizer|runtime error:" "$tmp/asan-$name.txt" | head -n 60
             ok=1

@@ -529,9 +529,10 @@ static void test_students_get_equal_cpu(void **state) {
     /* the second student runs more processes: without a group each, it would get more CPU */
     struct rng r = rng_for("fair");
     int more = (int)rng_range(&r, 4, 6);
-    /* other work on the machine skews a single 1 s window: up to 3 windows, one must be fair */
+    /* other work on the machine skews a single 1 s window: up to 6 windows, one must be fair (3
+     * were all skewed once in make test's quiet step, by a spell of the VM's host) */
     double a = 0, b = 0, low = 0, high = 1;
-    for (int attempt = 0; attempt < 3 && low < 0.7 * high; attempt++) {
+    for (int attempt = 0; attempt < 6 && low < 0.7 * high; attempt++) {
         if (!share_cpu_once(more)) {
             print_message("skipped: %s\n", g_shared->why);
             return;
