@@ -203,12 +203,8 @@ status=$?
 took=$(($(date +%s) - started))
 students=$(ls "$class" | wc -l)
 
-fails=0
-check() { # check DESCRIPTION COMMAND...
-    what=$1
-    shift
-    if "$@"; then echo "ok   corpus: $what"; else echo "FAIL corpus: $what"; fails=$((fails + 1)); fi
-}
+check_label=corpus
+. "$root/tests/check.sh"
 # (an id a spreadsheet would take for a formula, -A1, is written '-A1)
 row() { grep -e "^$1," -e "^'$1," -- "$out/gradebook.csv"; }
 total_of() { row "$1" | awk -F, -v col="$(head -n 1 "$out/gradebook.csv" | tr ',' '\n' |

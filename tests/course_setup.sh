@@ -8,12 +8,8 @@ ex=04_local_B
 tmp=$(mktemp -d)
 leader=""
 trap '[ -n "$leader" ] && kill -9 -"$leader" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-check() { # check DESCRIPTION COMMAND...
-    what=$1
-    shift
-    if "$@"; then echo "ok   course: $what"; else echo "FAIL course: $what"; fails=$((fails + 1)); fi
-}
+check_label=course
+. "$root/tests/check.sh"
 class=$tmp/class
 out=$tmp/out
 conf=$tmp/course.conf

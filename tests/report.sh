@@ -20,12 +20,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 artifacts=${ARTIFACTS:-$root/results/test-artifacts}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-check() { # check DESCRIPTION COMMAND...
-    what=$1
-    shift
-    if "$@"; then echo "ok   report: $what"; else echo "FAIL report: $what"; fails=$((fails + 1)); fi
-}
+check_label=report
+. "$root/tests/check.sh"
 command -v chromium >/dev/null 2>&1 ||
     { echo "FAIL report: chromium is missing: apt-get install chromium (make deps-test as root)"; exit 1; }
 

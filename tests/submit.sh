@@ -9,12 +9,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 ex=04_local_B
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-check() { # check DESCRIPTION COMMAND...
-    what=$1
-    shift
-    if "$@"; then echo "ok   submit: $what"; else echo "FAIL submit: $what"; fails=$((fails + 1)); fi
-}
+check_label=submit
+. "$root/tests/check.sh"
 # the course's repository (the skeleton: exercises/ as committed, the Makefiles and scripts that
 # make submit needs) and a student's clone of it
 skel=$tmp/skel
