@@ -378,7 +378,7 @@ int grader_harness_main(int argc, char **argv) {
     usage = harness_apply_defines(&f, ex, &variant, &defined);
     if (usage != HARNESS_OK)
         return usage;
-    size_t guard = f.guard;
+    size_t guard = f.guard ? grader_guard_count(ex, size) : 0; /* 0: --exact */
     struct clu_env env;
     if (clu_env_open(&env, f.device) != 0)
         return HARNESS_BAD_DEVICE;

@@ -227,6 +227,14 @@ size_t grader_output_count(const struct grader_exercise *ex, struct grader_size 
 size_t grader_a_count(const struct grader_exercise *ex, struct grader_size s);
 size_t grader_b_count(const struct grader_exercise *ex, struct grader_size s);
 
+/* Floats of the guard zone after C at size s, HARNESS_GUARD at least: all that a kernel without
+ * bounds checks writes past C's end over a grid of whole tiles (a power of two up to GUARD_TILE:
+ * the rows' tiles are 16 to 128; C indexed i * N + j or j * M + i). The harness and the grader
+ * both size it so. Writes in the guard are seen and named; past it they corrupt the harness's
+ * heap, which on POCL turns a wrong answer into a crash or a hang that depends on its layout. */
+#define GUARD_TILE 256
+size_t grader_guard_count(const struct grader_exercise *ex, struct grader_size s);
+
 /* Flops of one launch at size s (n for vectors, 2 m n k for matrices). */
 double grader_flops(const struct grader_exercise *ex, struct grader_size s);
 

@@ -3,6 +3,7 @@
  * check sizes, its tuning values as text and its points. The rows themselves are table.c's.
  */
 #include "exercise/exercise.h"
+#include "exercise/protocol.h"
 
 #include <stdio.h>
 #include <ctype.h>
@@ -11,6 +12,19 @@
 
 size_t grader_output_count(const struct grader_exercise *ex, struct grader_size s) {
     return ex->is_vector ? (size_t)s.n : (size_t)s.m * (size_t)s.n;
+}
+
+static size_t whole_tiles(int x) {
+    return ((size_t)x + GUARD_TILE - 1) / GUARD_TILE * GUARD_TILE;
+}
+
+size_t grader_guard_count(const struct grader_exercise *ex, struct grader_size s) {
+    if (ex->is_vector)
+        return HARNESS_GUARD;
+    /* (the last index of a padded grid: i * N + j < M' N' for i < M', j < N', N <= N') */
+    size_t m = whole_tiles(s.m), n = whole_tiles(s.n);
+    size_t past = m * n + m + n - grader_output_count(ex, s);
+    return past > HARNESS_GUARD ? past : HARNESS_GUARD;
 }
 
 size_t grader_a_count(const struct grader_exercise *ex, struct grader_size s) {

@@ -82,7 +82,8 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
            b_count = grader_b_count(ex, size);
     uint64_t seed = grader_seed_for(cfg->seed, ex, size);
     char why[200] = "";
-    float *c = grader_load_result(h.dir, RESULT_C, count + HARNESS_GUARD, why, sizeof why);
+    size_t guard = grader_guard_count(ex, size);
+    float *c = grader_load_result(h.dir, RESULT_C, count + guard, why, sizeof why);
     float *a = c ? grader_load_result(h.dir, RESULT_A, a_count, why, sizeof why) : NULL;
     float *b = a ? grader_load_result(h.dir, RESULT_B, b_count, why, sizeof why) : NULL;
     double *expected = NULL, *tol = NULL;
@@ -94,7 +95,7 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
     } else {
         struct grader_diagnosis d;
         grader_diagnose(ex, size, seed, c, expected, tol, &d);
-        size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
+        size_t damaged = grader_guard_damage(c + count, guard);
         int changed_a = grader_input_changed(a, a_count, seed, 0);
         int changed_b = grader_input_changed(b, b_count, seed, 1);
         char wrong[800 + PATH_MAX] = ""; /* (and the picture's path) */

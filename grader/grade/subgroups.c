@@ -98,9 +98,9 @@ static void on_device(const struct grader_config *cfg, const struct grader_exerc
     char *failure = grader_harness_failure(&h.run, h.log, at, NULL, dead, sizeof dead);
     size_t count = grader_output_count(ex, s);
     uint64_t seed = grader_seed_for(cfg->seed, ex, s);
-    float *c = failure
-                   ? NULL
-                   : grader_load_result(h.dir, RESULT_C, count + HARNESS_GUARD, why, sizeof why);
+    float *c = failure ? NULL
+                       : grader_load_result(h.dir, RESULT_C, count + grader_guard_count(ex, s), why,
+                                            sizeof why);
     double *expected = NULL, *tol = NULL;
     size_t size = 1200 + (failure ? strlen(failure) : 0);
     p->output = malloc(size);
@@ -118,7 +118,7 @@ static void on_device(const struct grader_config *cfg, const struct grader_exerc
     } else {
         struct grader_diagnosis d;
         grader_diagnose(ex, s, seed, c, expected, tol, &d);
-        size_t damaged = grader_guard_damage(c + count, HARNESS_GUARD);
+        size_t damaged = grader_guard_damage(c + count, grader_guard_count(ex, s));
         char wrong[800] = "";
         if (d.m.wrong)
             grader_describe_wrong(ex, s, &d, wrong, sizeof wrong);

@@ -115,15 +115,16 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
                         uint64_t seed, int full, char *why, size_t why_size) {
     int n = ex->perf_n;
     size_t count = grader_output_count(ex, grader_square(n)), in_count = (size_t)n * (size_t)n;
+    size_t guard = grader_guard_count(ex, grader_square(n));
     char reason[200] = "", name[32];
     snprintf(name, sizeof name, RESULT_LAUNCH, round, set);
-    float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
+    float *c = grader_load_result(dir, name, count + guard, reason, sizeof reason);
     double *expected = NULL, *tol = NULL;
     float *a = NULL, *b = NULL;
     why[0] = '\0';
     if (!c) {
         snprintf(why, why_size, "round %d: no result saved (%s)", round + 1, reason);
-    } else if (grader_guard_damage(c + count, HARNESS_GUARD)) {
+    } else if (grader_guard_damage(c + count, guard)) {
         snprintf(why, why_size, "round %d: it wrote past the end of C", round + 1);
     } else if (ex->is_vector && grader_vector_right(ex, grader_square(n), seed, c) == 1) {
         /* right: nothing to diagnose (the reference's arrays took 2 s a check at 16M) */
@@ -293,7 +294,7 @@ int grade_timing_calibrate(const struct grader_config *cfg, const struct grader_
     struct grader_size size = grader_square(ex->perf_n);
     unsigned long long set_bytes =
         sizeof(float) * (grader_a_count(ex, size) + grader_b_count(ex, size) +
-                         grader_output_count(ex, size) + HARNESS_GUARD);
+                         grader_output_count(ex, size) + grader_guard_count(ex, size));
     unsigned long long budget = LAUNCH_SETS_BYTES;
     if (cfg->jail.limits.memory_bytes > 0 && /* a CPU's device memory is the jail's */
         (unsigned long long)cfg->jail.limits.memory_bytes / 3 < budget)

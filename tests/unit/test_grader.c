@@ -1593,6 +1593,33 @@ static void test_guard_damage(void **state) {
     }
 }
 
+/* The guard zone covers every write of a kernel without bounds checks over a grid of whole tiles
+ * (a power of two up to GUARD_TILE = 2^8, C indexed i * N + j or j * M + i), at random sizes;
+ * vectors keep the fixed zone. */
+static void test_guard_count(void **state) {
+    (void)state;
+    struct rng r = rng_for("guard count");
+    const struct grader_exercise *matrix = grader_find_exercise("11_any_size");
+    const struct grader_exercise *vector = grader_find_exercise("00_vadd");
+    CHECK(grader_guard_count(vector, grader_square(rng_range(&r, 1, 5000))) == HARNESS_GUARD,
+          "a vector's guard zone is not HARNESS_GUARD");
+    for (int round = 0; round < 200; round++) {
+        struct grader_size s = {rng_range(&r, 1, 3000), rng_range(&r, 1, 3000),
+                                rng_range(&r, 1, 3000)};
+        size_t tile = (size_t)1 << rng_range(&r, 0, 8), count = (size_t)s.m * (size_t)s.n;
+        size_t m = ((size_t)s.m + tile - 1) / tile * tile,
+               n = ((size_t)s.n + tile - 1) / tile * tile;
+        size_t last_row_major = (m - 1) * (size_t)s.n + (n - 1);
+        size_t last_col_major = (n - 1) * (size_t)s.m + (m - 1);
+        size_t last = last_row_major > last_col_major ? last_row_major : last_col_major;
+        size_t guard = grader_guard_count(matrix, s);
+        CHECK(guard >= HARNESS_GUARD, "%dx%d: a guard zone of %zu floats", s.m, s.n, guard);
+        CHECK(last < count + guard,
+              "%dx%d in tiles of %zu: writes at %zu, past C and its %zu guard floats", s.m, s.n,
+              tile, last, guard);
+    }
+}
+
 /* A sampled element against its double dot product: right where C is the product (rounded to
  * float), wrong where it is off by a few ulps of the largest term's sum or NaN. */
 static void test_element_right(void **state) {
@@ -1680,6 +1707,7 @@ int main(void) {
         cmocka_unit_test(test_diagnose_single_element),
         cmocka_unit_test(test_diagnose_vector),
         cmocka_unit_test(test_guard_damage),
+        cmocka_unit_test(test_guard_count),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
