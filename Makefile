@@ -205,7 +205,7 @@ gradescope-test: deps-gradescope
 	    sh grader/batch/gradescope-test.sh
 
 # tables from this machine's latest `make bench` (results/) and the committed reference results
-slides: deps-slides
+slides: deps-slides $(GRADER)
 	@sh slides/render.sh results results/slides
 
 # (everything built on every core once deps-test has installed what the build needs: the deps-*

@@ -8,8 +8,9 @@
 # Each deck is Markdown with placeholder lines (one per line, an HTML comment) that fill.awk
 # replaces with Markdown before pandoc sees the deck:
 #   <!-- bench: rows=01,02 cols=lecture,h200/NVIDIA,here [n=1024] [pct] -->
-#       a GFLOP/s table. rows: seq 01 02 03 04 05 (= 05x16) 05x8 05x16 05x32 05x64 openblas clblast
-#       cublas peak bw, matched by bench.csv's key column. cols: lecture (= lecture-cpu,lecture-gpu:
+#       a GFLOP/s table. rows: seq, an exercise's number (01 ... 13: the grader's table, from
+#       `grader --list`; 05 is 05x16), 05x8 05x16 05x32 05x64, openblas clblast cublas peak bw,
+#       matched by bench.csv's key column. cols: lecture (= lecture-cpu,lecture-gpu:
 #       the published "Hands On OpenCL" figures, slides/results/lecture.csv), here (RESULTS_DIR/bench.csv, one column per device) or NAME (the committed
 #       reference slides/results/NAME/bench.csv); /TEXT keeps the devices whose name holds TEXT.
 #       n=: the N to show (default 1024 where measured, else the largest N). pct: add % of peak.
@@ -58,13 +59,20 @@ for d in "$slides"/results/*/; do
     done
 done
 
+# the exercises' rows come from the grader's own table (GRADER: its path, default the build's)
+grader=${GRADER:-$slides/../build/grader/grader}
+if ! "$grader" --list >"$tmp/exercises" 2>"$tmp/list.err"; then
+    echo "render.sh: \`$grader --list\` failed ($(head -n 1 "$tmp/list.err")): run make all first" >&2
+    exit 1
+fi
+
 status=0
 list=""
 for deck in "$slides"/[0-9][0-9]_*.md; do
     [ -f "$deck" ] || continue
     name=$(basename "$deck" .md)
     if ! awk -v results="$results" -v resname="$resname" -v refs="$slides/results" -v list="$tmp/img/list" \
-        -f "$slides/fill.awk" "$deck" >"$tmp/$name.md"; then
+        -v exercises="$tmp/exercises" -f "$slides/fill.awk" "$deck" >"$tmp/$name.md"; then
         echo "render.sh: $name: a placeholder could not be filled (see above)" >&2
         rm -f "$out/$name.html"
         status=1
