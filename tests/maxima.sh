@@ -9,7 +9,7 @@
 #   04_local_B with --no-memcheck --no-perf: the switches leave out the same points whatever the
 #   kernel, and the report adds them up
 # (A right and a wrong kernel with every check on, 13's test against the vendor (OpenBLAS on a
-# CPU, CLBlast on a GPU) among them, are tests/run.sh's solutions and skeletons: skeletons_zero
+# CPU, CLBlast on a GPU) among them, are tests/run.sh's solutions and skeletons: tests/suite/skeletons.sh
 # wants the same maxima and points left out for each exercise, so this costs no grading of its
 # own.)
 # GRADER=path picks the grader binary (default build/grader/grader), TUNING a make tune folder.
