@@ -138,9 +138,14 @@ static inline float clu_random_next(struct clu_random *r) {
  * bug than a store that never happened. */
 #define CLU_UNWRITTEN_BITS 0x7fa1dea5u
 #define CLU_QUIET_BIT      0x00400000u /* a NaN's quiet bit (the mantissa's highest) */
+/* What lies after A and B in the grader's harness (their guard zones): a signalling NaN with a
+ * payload of its own, so that a C computed from a read past an input's end says so. */
+#define CLU_PAST_END_BITS 0x7fa0e0d5u
 
-/* Fill n floats with CLU_UNWRITTEN_BITS (as bits: no float conversion can quiet them). */
+/* Fill n floats with CLU_UNWRITTEN_BITS, or with CLU_PAST_END_BITS (as bits: no float
+ * conversion can quiet them). */
 void clu_fill_unwritten(float *x, size_t n);
+void clu_fill_past_end(float *x, size_t n);
 
 enum clu_nan_kind {
     CLU_NOT_NAN,        /* a number (or an infinity) */
@@ -148,6 +153,8 @@ enum clu_nan_kind {
     CLU_FROM_UNWRITTEN, /* the fill quieted, either sign: arithmetic on C's unwritten value (C +=
                            without C = 0 first), where the hardware passes a NaN's payload on */
     CLU_COMPUTED_NAN,   /* any other NaN: computed (0/0, inf - inf, an unset variable) */
+    CLU_PAST_END,       /* CLU_PAST_END_BITS, copied or quieted, either sign: a value read past
+                           the end of A or B */
 };
 enum clu_nan_kind clu_nan_kind(float x);
 

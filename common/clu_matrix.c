@@ -20,10 +20,17 @@ void clu_random_fill(float *x, size_t n, uint64_t seed, uint64_t stream) {
         x[i] = clu_random_next(&r);
 }
 
-void clu_fill_unwritten(float *x, size_t n) {
-    const uint32_t bits = CLU_UNWRITTEN_BITS;
+static void fill_bits(float *x, size_t n, uint32_t bits) {
     for (size_t i = 0; i < n; i++)
         memcpy(&x[i], &bits, sizeof bits);
+}
+
+void clu_fill_unwritten(float *x, size_t n) {
+    fill_bits(x, n, CLU_UNWRITTEN_BITS);
+}
+
+void clu_fill_past_end(float *x, size_t n) {
+    fill_bits(x, n, CLU_PAST_END_BITS);
 }
 
 enum clu_nan_kind clu_nan_kind(float x) {
@@ -36,6 +43,8 @@ enum clu_nan_kind clu_nan_kind(float x) {
     if ((bits & 0x7fffffffu) == (CLU_UNWRITTEN_BITS | CLU_QUIET_BIT) ||
         (bits & 0x7fffffffu) == CLU_UNWRITTEN_BITS) /* (a negated fill: a sign flip) */
         return CLU_FROM_UNWRITTEN;
+    if (((bits & 0x7fffffffu) | CLU_QUIET_BIT) == (CLU_PAST_END_BITS | CLU_QUIET_BIT))
+        return CLU_PAST_END;
     return CLU_COMPUTED_NAN;
 }
 

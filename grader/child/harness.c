@@ -389,8 +389,12 @@ int grader_harness_main(int argc, char **argv) {
     student.kernel = kernel_from(ex, &env, f.kernel, &variant, &program);
 
     size_t in_count[2] = {grader_a_count(ex, size), grader_b_count(ex, size)};
+    size_t in_guard[2] = {0, 0}; /* (none under oclgrind, which checks the true bounds) */
+    for (int i = 0; i < 2 && guard; i++)
+        in_guard[i] = grader_input_guard(ex, size, i);
     size_t out_count = grader_output_count(ex, size);
-    float *a = malloc(in_count[0] * sizeof *a), *b = malloc(in_count[1] * sizeof *b);
+    float *a = malloc((in_count[0] + in_guard[0]) * sizeof *a);
+    float *b = malloc((in_count[1] + in_guard[1]) * sizeof *b);
     float *c = malloc((out_count + guard) * sizeof *c);
     if (!a || !b || !c) {
         fprintf(stderr, WHO ": out of host memory at N = %d\n", f.n);
@@ -398,10 +402,13 @@ int grader_harness_main(int argc, char **argv) {
     }
     clu_random_fill(a, in_count[0], f.seed, 0);
     clu_random_fill(b, in_count[1], f.seed, 1);
+    clu_fill_past_end(a + in_count[0], in_guard[0]);
+    clu_fill_past_end(b + in_count[1], in_guard[1]);
     clu_fill_unwritten(c, out_count); /* the grader tells unwritten from computed NaN */
     for (size_t i = out_count; i < out_count + guard; i++)
         c[i] = HARNESS_GUARD_VALUE;
-    cl_mem abc[3] = {buffer(&env, in_count[0], a), buffer(&env, in_count[1], b),
+    cl_mem abc[3] = {buffer(&env, in_count[0] + in_guard[0], a),
+                     buffer(&env, in_count[1] + in_guard[1], b),
                      buffer(&env, out_count + guard, c)};
     if (grader_set_args(ex, student.kernel, size, &variant, abc) != CL_SUCCESS)
         return HARNESS_BAD_ARGS; /* the message, with the signature, is on stderr */

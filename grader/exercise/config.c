@@ -14,8 +14,10 @@
  *                             # time_minutes, memory_mb, cpus)
  *     deadline = 2026-12-01 23:59              # make batch's late penalty (every exercise's;
  *     04_local_B.deadline = 2026-11-20 23:59   # one exercise's), late.per_day = 10 (percent of
- *     late.cap = 50                            # the score per day or part of one), its cap, and
- *     late.grace_minutes = 15                  # the minutes before lateness counts
+ *     late.cap = 50                            # the points an exercise earned, per day or part
+ *     late.grace_minutes = 15                  # of one), its cap, and the minutes before
+ *                                              # lateness counts: the rule in
+ * grader/batch/README.md
  */
 #include "exercise/config.h"
 

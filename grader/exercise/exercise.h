@@ -234,6 +234,10 @@ size_t grader_b_count(const struct grader_exercise *ex, struct grader_size s);
  * heap, which on POCL turns a wrong answer into a crash or a hang that depends on its layout. */
 #define GUARD_TILE 256
 size_t grader_guard_count(const struct grader_exercise *ex, struct grader_size s);
+/* The same after A (which 0: M x K) or B (1: K x N), filled with CLU_PAST_END_BITS by the
+ * harness: a read past an input's end gives a NaN the report names as such, never a neighbour's
+ * data that depends on the heap's layout. */
+size_t grader_input_guard(const struct grader_exercise *ex, struct grader_size s, int which);
 
 /* Flops of one launch at size s (n for vectors, 2 m n k for matrices). */
 double grader_flops(const struct grader_exercise *ex, struct grader_size s);
@@ -298,6 +302,7 @@ struct grader_nans {
     size_t unwritten;      /* still the grader's fill: never written */
     size_t from_unwritten; /* the fill passed through arithmetic: C read before it was written */
     size_t computed;       /* any other NaN: computed by the kernel (0/0, inf - inf, ...) */
+    size_t past_end;       /* the guard after A or B (CLU_PAST_END_BITS): read past their end */
 };
 struct grader_nans grader_count_nans(const float *got, size_t count);
 /* What the NaNs of an output of count elements say, for a report ("" when there are none). */

@@ -359,7 +359,7 @@ static void matrix_hint(const struct grader_exercise *ex, int n, uint64_t seed, 
 }
 
 struct grader_nans grader_count_nans(const float *got, size_t count) {
-    struct grader_nans n = {0, 0, 0};
+    struct grader_nans n = {0, 0, 0, 0};
     for (size_t i = 0; i < count; i++)
         switch (clu_nan_kind(got[i])) {
         case CLU_UNWRITTEN:
@@ -370,6 +370,9 @@ struct grader_nans grader_count_nans(const float *got, size_t count) {
             break;
         case CLU_COMPUTED_NAN:
             n.computed++;
+            break;
+        case CLU_PAST_END:
+            n.past_end++;
             break;
         case CLU_NOT_NAN:
             break;
@@ -386,12 +389,18 @@ void grader_nan_hint(const struct grader_nans *n, size_t count, char *buf, size_
         return;
     }
     size_t used = 0;
-    if (n->unwritten > 0)
+    if (n->past_end > 0) /* (the cause of the others, often: said first) */
         used += (size_t)snprintf(buf, size,
-                                 "%zu elements were never written (still the NaN the grader put "
-                                 "there): some work-items do not store their result, or store "
-                                 "it at the wrong index",
-                                 n->unwritten);
+                                 "%zu elements are a NaN from the grader's guard after A or B: "
+                                 "the kernel reads past the end of A or B (a load's bound on K, "
+                                 "or a row's stride)",
+                                 n->past_end);
+    if (n->unwritten > 0 && used < size)
+        used += (size_t)snprintf(buf + used, size - used,
+                                 "%s%zu elements were never written (still the NaN the grader "
+                                 "put there): some work-items do not store their result, or "
+                                 "store it at the wrong index",
+                                 used ? "; " : "", n->unwritten);
     if (n->from_unwritten > 0 && used < size)
         used += (size_t)snprintf(buf + used, size - used,
                                  "%s%zu elements are a NaN computed from C's own value before it "
@@ -416,7 +425,7 @@ void grader_diagnose(const struct grader_exercise *ex, struct grader_size s, uin
     d->unwritten = d->nan.unwritten;
     if (d->m.wrong == 0)
         return;
-    if (d->nan.unwritten + d->nan.from_unwritten + d->nan.computed > 0) {
+    if (d->nan.unwritten + d->nan.from_unwritten + d->nan.computed + d->nan.past_end > 0) {
         grader_nan_hint(&d->nan, count, d->hint, sizeof d->hint);
     } else if (!ex->is_vector && s.m == s.n && s.k == s.n) {
         /* (the patterns are a square product's; a rectangular C gets the counts alone) */

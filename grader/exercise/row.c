@@ -18,13 +18,22 @@ static size_t whole_tiles(int x) {
     return ((size_t)x + GUARD_TILE - 1) / GUARD_TILE * GUARD_TILE;
 }
 
+/* the guard after a rows x cols matrix (the last index of a padded grid: i * C + j < R' C' for
+ * i < R', j < C', C <= C') */
+static size_t guard_after(int rows, int cols) {
+    size_t r = whole_tiles(rows), c = whole_tiles(cols);
+    size_t past = r * c + r + c - (size_t)rows * (size_t)cols;
+    return past > HARNESS_GUARD ? past : HARNESS_GUARD;
+}
+
 size_t grader_guard_count(const struct grader_exercise *ex, struct grader_size s) {
+    return ex->is_vector ? HARNESS_GUARD : guard_after(s.m, s.n);
+}
+
+size_t grader_input_guard(const struct grader_exercise *ex, struct grader_size s, int which) {
     if (ex->is_vector)
         return HARNESS_GUARD;
-    /* (the last index of a padded grid: i * N + j < M' N' for i < M', j < N', N <= N') */
-    size_t m = whole_tiles(s.m), n = whole_tiles(s.n);
-    size_t past = m * n + m + n - grader_output_count(ex, s);
-    return past > HARNESS_GUARD ? past : HARNESS_GUARD;
+    return which == 0 ? guard_after(s.m, s.k) : guard_after(s.k, s.n);
 }
 
 size_t grader_a_count(const struct grader_exercise *ex, struct grader_size s) {

@@ -26,6 +26,7 @@ enum c_kind c_picture_kind(float got, double expected, double tol) {
         return C_UNWRITTEN;
     case CLU_FROM_UNWRITTEN:
     case CLU_COMPUTED_NAN:
+    case CLU_PAST_END:
         return C_NAN;
     case CLU_NOT_NAN:
         break;

@@ -279,7 +279,7 @@ static void timed_round_wrong(const struct grader_config *cfg, const struct grad
     float *a = NULL, *b = NULL;
     double *expected = NULL, *tol = NULL;
     /* the grader's fill tells a store that never happened from a NaN computed */
-    struct grader_nans nans = c ? grader_count_nans(c, count) : (struct grader_nans){0, 0, 0};
+    struct grader_nans nans = c ? grader_count_nans(c, count) : (struct grader_nans){0};
     why[0] = '\0';
     if (!c) {
         snprintf(why, why_size, "no result saved (%s)", reason);
@@ -294,7 +294,7 @@ static void timed_round_wrong(const struct grader_config *cfg, const struct grad
             if (d.m.wrong)
                 grader_describe_wrong(ex, grader_square(n), &d, why, why_size);
         }
-    } else if (nans.unwritten + nans.from_unwritten + nans.computed > 0) {
+    } else if (nans.unwritten + nans.from_unwritten + nans.computed + nans.past_end > 0) {
         grader_nan_hint(&nans, count, why, why_size);
     } else if (!(a = malloc(count * sizeof *a)) || !(b = malloc(count * sizeof *b))) {
         snprintf(why, why_size, "grader out of memory");

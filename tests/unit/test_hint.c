@@ -255,6 +255,52 @@ static void test_nan_kinds(void **state) {
     }
 }
 
+/* The guard after A and B: its bits are a kind of their own, copied or through arithmetic
+ * (never C's unwritten fill), and a C holding some of them, at random places among right and
+ * unwritten elements, gets the hint that the kernel reads past the end of A or B. */
+static void test_past_end(void **state) {
+    (void)state;
+    struct rng g = rng_for("past_end");
+    float guard, fill;
+    clu_fill_past_end(&guard, 1);
+    clu_fill_unwritten(&fill, 1);
+    CHECK(bits_of(guard) == CLU_PAST_END_BITS && isnan(guard) &&
+              clu_nan_kind(guard) == CLU_PAST_END,
+          "the guard is 0x%08x, kind %d", (unsigned)bits_of(guard), (int)clu_nan_kind(guard));
+    volatile float vguard = guard;
+    for (int round = 0; round < 200; round++) {
+        volatile float x = (float)rng_range(&g, -1000, 1000) / 7.0f;
+        const float results[] = {vguard * x, x + vguard, fmaf(vguard, x, x), -vguard, x / vguard};
+        for (size_t k = 0; k < sizeof results / sizeof *results; k++) {
+            enum clu_nan_kind kind = clu_nan_kind(results[k]);
+            CHECK(kind == CLU_PAST_END || kind == CLU_COMPUTED_NAN,
+                  "operation %zu on the guard gave 0x%08x, kind %d", k,
+                  (unsigned)bits_of(results[k]), (int)kind);
+        }
+    }
+    for (int round = 0; round < 6; round++) {
+        struct run r;
+        run_open(&r, "01_per_element", draw_size(&g, round), rng_next(&g));
+        size_t count = (size_t)r.n * r.n, past = 0, unwritten = 0;
+        for (size_t k = 0; k < count; k++) {
+            long pick = rng_range(&g, 0, 3); /* 0: read past the end, 1: unwritten, else right */
+            volatile float product = vguard * (float)r.expected[k];
+            r.got[k] = pick == 0 ? product : pick == 1 ? fill : (float)r.expected[k];
+            past += pick == 0 && clu_nan_kind(r.got[k]) == CLU_PAST_END;
+            unwritten += pick == 1;
+        }
+        diagnose(&r);
+        CHECK(r.d.nan.past_end == past && r.d.nan.unwritten == unwritten,
+              "round %d: counted %zu past the end, %zu unwritten; planted %zu, %zu", round,
+              r.d.nan.past_end, r.d.nan.unwritten, past, unwritten);
+        CHECK((past > 0) == (strstr(r.d.hint, "reads past the end of A or B") != NULL),
+              "round %d: %zu past the end, hint \"%s\"", round, past, r.d.hint);
+        CHECK(strstr(r.d.hint, "reads C before storing") == NULL, "round %d: hint \"%s\"", round,
+              r.d.hint);
+        run_close(&r);
+    }
+}
+
 /* C with elements never written, computed as NaN from C's own unwritten value, and computed as
  * NaN from nothing, at random places: each counted apart, and the hint says what each one is and
  * never that a computed NaN was not written. */
@@ -353,7 +399,7 @@ int main(void) {
         cmocka_unit_test(test_b_transposed), cmocka_unit_test(test_missing_term),
         cmocka_unit_test(test_tile_sources), cmocka_unit_test(test_diagonal_only),
         cmocka_unit_test(test_nan_kinds),    cmocka_unit_test(test_nan_hints),
-        cmocka_unit_test(test_vector_right),
+        cmocka_unit_test(test_past_end),     cmocka_unit_test(test_vector_right),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
