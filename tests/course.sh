@@ -100,13 +100,40 @@ check "a name read as Canvas's and Moodle's is skipped and listed, Dan still mis
 check "a Canvas user's loose files are one submission, the newer kernel taken: lin $(cell lin total)" \
     [ "$(cell lin total)" = "$(cell ada total)" ]
 check "the backdated archive is 3 days late by its upload's time, not its members'" \
-    sh -c "[ '$(cell bart 'days late')' = 3 ] && grep '^bart,' '$out/gradebook.csv' | grep -q '2026-01-12 13:00 (the upload'"
+    sh -c "[ '$(cell bart 'days late')' = 3 ] && grep '^bart,' '$out/gradebook.csv' | grep -q ',2026-01-12 13:00,the upload'"
 full=$(cell ada max)
 check "graded: ada full marks ($(cell ada total) of $full)" [ "$(cell ada total)" = "$full" ]
 check "late by 3 days, 30 % off: grace $(cell grace raw) -> $(cell grace total)" \
     awk -v d="$(cell grace 'days late')" -v r="$(cell grace raw)" -v t="$(cell grace total)" \
     'BEGIN { exit !(d == 3 && r > 0 && t == int(r * 70 + 0.5) / 100) }'
 check "within the grace: alan not late" [ -z "$(cell alan 'days late')" ]
+# the total after the penalty is the one figure of every file (grader/batch/README.md's rule)
+total=$(cell grace total)
+check "grace's total in Canvas's import ($total)" grep -qx "Grace Hopper,555,grace,,,$total" "$out/canvas.csv"
+check "grace's results.json: extra_data.late says 3 days, the penalty and the total" \
+    jq -e --argjson raw "$(cell grace raw)" --argjson total "$total" '.score == $raw and
+        .extra_data.late == {days: 3, penalty: ((($raw - $total) * 100 | round) / 100), total: $total}' \
+        "$out/students/grace/results.json"
+percent=$(awk -v t="$total" -v m="$(cell grace max)" 'BEGIN { print int(100 * t / m) }')
+check "report.html: grace at $percent percent, the total's" \
+    sh -c "grep -o '<tr><td><a href=\"students/grace/[^\"]*\">grace</a></td>.*' '$out/report.html' | head -n 1 |
+        sed 's|</tr>.*||' | grep -q '<td>$percent</td>'"
+# summary.md's histogram: each student's bin by the total, as the gradebook has them
+bins() { # the gradebook's graded rows, as summary.md's | range | students | lines
+    for id in $(tail -n +2 "$out/gradebook.csv" | cut -d, -f1); do
+        [ "$(cell "$id" status)" = graded ] && awk -v t="$(cell "$id" total)" -v m="$(cell "$id" max)" \
+            'BEGIN { b = int(int(100 * t / m) / 10) * 10; print (b == 100 ? "100%" : b "-" b + 9 "%") }'
+    done | sort | uniq -c | awk '{ print "| " $2 " | " $1 " |" }'
+}
+check "summary.md's histogram bins the totals, not the raw scores" \
+    sh -c "[ \"\$(grep -E '^\| [0-9-]+%? \| [0-9]+ \|$' '$out/summary.md' | sort)\" = '$(bins | sort)' ] &&
+        [ -n '$(bins)' ]"
+check "a missing student's max is the class's ($(cell dan max))" [ "$(cell dan max)" = "$(cell ada max)" ]
+submitted_apart() {
+    [ "$(cell grace submitted)" = "2026-01-12 13:00" ] &&
+        [ "$(cell grace 'submitted from')" = "the platform download's file time" ]
+}
+check "the submitted column is a date alone, where it came from beside it" submitted_apart
 check "the submission time says where it came from, never the files' own times" \
     sh -c "grep '^grace,' '$out/gradebook.csv' | grep -q 'platform download' &&
         grep '^carl,' '$out/gradebook.csv' | grep -q 'own file time on this disk' &&
@@ -120,10 +147,15 @@ check "Canvas import: its columns, Points Possible, alan by Canvas ID" \
     sh -c "head -n 1 '$out/canvas.csv' | grep -qx 'Student,ID,SIS User ID,SIS Login ID,Section,Workbook' &&
         grep -qx 'Points Possible,,,,,$full' '$out/canvas.csv' &&
         grep -qx 'Alan Turing,12345,alan,,,$(cell alan total)' '$out/canvas.csv'"
-check "Moodle import: Identifier Participant N, Grade, Last modified (grade)" \
-    sh -c "head -n 1 '$out/moodle.csv' | grep -q '^Identifier,Full name,Grade,Maximum Grade,Last modified (grade),' &&
-        grep -q '^Participant 1234,\"Lovelace, Ada\",$full,$full,' '$out/moodle.csv' &&
-        grep -q '^Participant 999,Dan Absent,0,$full,' '$out/moodle.csv'"
+check "Moodle import: Identifier Participant N, Grade, Maximum Grade, nothing that overwrites" \
+    sh -c "head -n 1 '$out/moodle.csv' | grep -qx 'Identifier,Full name,Grade,Maximum Grade' &&
+        grep -qx 'Participant 1234,\"Lovelace, Ada\",$full,$full' '$out/moodle.csv'"
+# each platform's file holds its own downloads' students only; the mixed class's missing student
+# (no download says whose) is in neither, and the batch says so
+check "no Moodle number in Canvas's file, no Canvas id in Moodle's" \
+    sh -c "! grep -q 'ada' '$out/canvas.csv' && ! grep -q -e alan -e 'Participant 12345' '$out/moodle.csv' &&
+        ! grep -q 'Dan Absent' '$out/canvas.csv' '$out/moodle.csv' &&
+        grep -q '^batch: in no platform.s import .*: dan' '$tmp/run1.txt'"
 check "similarity: the copied kernels flagged (ada, alan)" \
     grep -q "^$ex	kernel.cl	ada	alan	" "$out/similarity.tsv"
 check "similarity: the independent kernel not" sh -c "! grep -q 'kernel.cl	.*carl' '$out/similarity.tsv'"
@@ -134,6 +166,9 @@ batch STATUS=1 >"$tmp/status1.txt" 2>&1
 check "STATUS=1 lists the resubmission as stale, nobody else" \
     sh -c "grep -q '^batch: stale carl: the upload changed' '$tmp/status1.txt' &&
         [ \$(grep -c '^batch: stale' '$tmp/status1.txt') -eq 1 ]"
+check "STATUS=1 lists the roster's student who handed in nothing" \
+    sh -c "grep -q '^batch: missing dan (Dan Absent): nothing submitted$' '$tmp/status1.txt' &&
+        grep -q ', 1 on the roster with nothing submitted' '$tmp/status1.txt'"
 batch ONLY=carl >"$tmp/run2.txt" 2>&1
 check "ONLY=carl grades carl only" \
     sh -c "grep -q '1 to grade (1 of them stale)' '$tmp/run2.txt' && [ \$(grep -c '^batch: \[' '$tmp/run2.txt') -eq 1 ]"
@@ -177,8 +212,8 @@ env SUBMISSIONS="$tmp/moodle-download.zip" OUT="$tmp/out-zip" CONFIG="$conf" ROS
     WORKSHEET="$tmp/worksheet.csv" GRADER_SECRET=course-secret SANDBOX=none sh "$root/grader/batch/batch.sh" \
     >"$tmp/zip.txt" 2>&1
 check "the Moodle zip given as SUBMISSIONS is graded: ada on time, mallory late by the worksheet" \
-    sh -c "grep -q '^ada,.*,graded,,2026-01-09 10:00 (the platform download' '$tmp/out-zip/gradebook.csv' &&
-        grep -q '^mallory,Mallory Evil,[0-9.]*,[0-9.]*,3,.*,graded,,2026-01-12 13:00 (Moodle.s grading worksheet)' \
+    sh -c "grep -q '^ada,.*,graded,,2026-01-09 10:00,the platform download' '$tmp/out-zip/gradebook.csv' &&
+        grep -q '^mallory,Mallory Evil,[0-9.]*,[0-9.]*,3,.*,graded,,2026-01-12 13:00,Moodle.s grading worksheet' \
         '$tmp/out-zip/gradebook.csv'"
 
 # every file the batches wrote for the instructor, read by a real parser (XML, CSV, JSON, HTML)

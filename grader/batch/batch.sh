@@ -59,8 +59,16 @@ if [ "${STATUS:-0}" = 1 ]; then
             current=$((current + 1))
         fi
     done <"$queue"
+    # the roster's students with no upload: a row of their own in the gradebook, and here
+    missing=0
+    if [ -s "$queue.missing" ]; then
+        while IFS="$(printf '\t')" read -r id name lms why; do
+            missing=$((missing + 1))
+            echo "batch: missing $id${name:+ ($name)}: ${why#missing: }"
+        done <"$queue.missing"
+    fi
     echo "batch: $total students in $subs: $current current, $stale stale, $new new," \
-        "$failed to try again (results in $out)"
+        "$failed to try again, $missing on the roster with nothing submitted (results in $out)"
     exit 0
 fi
 batch_lock

@@ -22,11 +22,13 @@ fi
 total=$(($(wc -l <"$queue") + $(cat "$queue.missing" 2>/dev/null | wc -l)))
 
 # ---------------------------------------------------------------- deadlines and late work
-# The config's `deadline` (every exercise's), `ID.deadline`, `late.per_day` (percent of an
-# exercise's points per day or part of one past its deadline), `late.cap` (percent, default 100)
-# and `late.grace_minutes`; the grader ignores them, so changing them regrades nobody. Each
-# student line gets submitted (when, and what says so), late_days (the most of any exercise),
-# penalty (points) and final. Canvas's LATE flag counts as a day late when the time does not say so.
+# The config's `deadline` (every exercise's), `ID.deadline`, `late.per_day`, `late.cap` (default
+# 100) and `late.grace_minutes`; the grader ignores them, so changing them regrades nobody. The
+# rule (grader/batch/README.md states it): an exercise handed in D days late (each day or part
+# of one past its deadline and the grace) loses min(D * per_day, cap) percent of the points it
+# earned; the total is the raw score less those penalties, to 2 decimals. Each student line gets
+# submitted (when: a date a spreadsheet reads), submitted_from (what says so), late_days (the most of any exercise), penalty (points)
+# and final (the total). Canvas's LATE flag counts as a day late when the time does not say so.
 conf_value() { # conf_value KEY: its last value in CONFIG, comment and spaces off
     [ -n "${CONFIG:-}" ] && [ -f "$CONFIG" ] || return 0
     sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*\([^#]*\).*/\1/p" "$CONFIG" | tail -n 1 |
@@ -47,7 +49,8 @@ late_penalty() {
          | map(.[0].e as $e | {e: $e, p: (map(.p) | add), days: ($s | days($d[$e] // $d.deadline))}
                | if .days == 0 and $s.late == "canvas" then .days = 1 else . end
                | .pen = (.p * ([.days * $per_day, $cap] | min) / 100))) as $ex
-      | $s + {submitted: (if $s.t == null then "" else "\($s.t | strflocaltime("%Y-%m-%d %H:%M")) (\($s.how))" end),
+      | $s + {submitted: (if $s.t == null then "" else $s.t | strflocaltime("%Y-%m-%d %H:%M") end),
+              submitted_from: (if $s.t == null then "" else $s.how end),
               late_days: ([$ex[].days, (if $s.late == "canvas" then 1 else 0 end)] | max | if . > 0 then . else "" end),
               penalty: ([$ex[].pen] | add // 0 | . * 100 | round / 100 | if . > 0 then . else "" end),
               final: (if $s.r == null then 0 else (($s.r.score // 0) - ([$ex[].pen] | add // 0)) * 100 | round / 100 end)}'
@@ -73,9 +76,10 @@ BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
             --arg t "$(printf '%s' "$when" | cut -f1)" --arg how "$(printf '%s' "$when" | cut -f2)" \
             --arg late "$(printf '%s' "$info" | cut -f4)" --arg upload "$(printf '%s' "$info" | cut -f5)" \
             --arg status "$(head -c 2000 "$dir/status" 2>/dev/null || echo "not graded")" \
+            --arg platform "$(printf '%s' "$info" | cut -f6)" \
             --arg stale "$stale" --argjson r "$r" --arg lms "$(printf '%s' "$info" | cut -f3)" \
             '{id: $id, name: $name, status: (if $status == "" then "not graded" else $status end),
-              stale: $stale, late: $late, upload: $upload, r: $r, lms: $lms,
+              stale: $stale, late: $late, upload: $upload, r: $r, lms: $lms, platform: $platform,
               t: ($t | tonumber? // null), how: $how}'
     done <"$queue"
     [ -f "$queue.missing" ] && while IFS="$(printf '\t')" read -r id name lms why; do
@@ -84,6 +88,15 @@ BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
     done <"$queue.missing"
 } | late_penalty >"$class_json.tmp" && mv "$class_json.tmp" "$class_json" ||
     die "cannot write $class_json (the late penalty's settings in CONFIG?)"
+# each graded student's results.json gets the same total: extra_data.late = {days, penalty,
+# total}, beside the grader's own (raw) score, which the penalty is computed from again each run
+jq -r 'select(.r != null) | [.id, ({days: (.late_days | numbers // 0), penalty: (.penalty | numbers // 0),
+        total: .final} | tojson)] | @tsv' "$class_json" |
+    while IFS="$(printf '\t')" read -r id late; do
+        f=$out/students/$id/results.json
+        jq --argjson late "$late" '.extra_data.late = $late' "$f" >"$f.tmp" && mv "$f.tmp" "$f" ||
+            die "cannot write $f"
+    done
 
 # ---------------------------------------------------------------- gradebook
 # Every column but status, stale and name comes from the student's results.json (the grader's
@@ -102,19 +115,26 @@ cp "$queue.skipped" "$out/skipped.txt.tmp" 2>/dev/null || : >"$out/skipped.txt.t
 mv "$out/skipped.txt.tmp" "$out/skipped.txt" || die "cannot write $out/skipped.txt"
 
 # ---------------------------------------------------------------- the platforms' grade imports
-# The final scores (late penalty applied) in the import formats of Canvas (the gradebook's CSV:
-# Student, ID (Canvas's user id), SIS User ID, SIS Login ID, Section, then one column per
-# assignment, a Points Possible row first) and Moodle (an assignment's offline grading worksheet:
-# Identifier "Participant N", Grade, Last modified (grade), ...), for the students with a
-# platform number (from the download's name or the roster's third field; a numeric id otherwise).
-# ASSIGNMENT (default "Workbook") names Canvas's column: an existing assignment's "Name (id)"
-# updates it, a new name adds one.
-jq -rs -f "$root/grader/batch/lms_export.jq" --arg to canvas --arg assignment "${ASSIGNMENT:-Workbook}" \
-    "$class_json" >"$out/canvas.csv.tmp" && mv "$out/canvas.csv.tmp" "$out/canvas.csv" ||
-    die "cannot write $out/canvas.csv"
-jq -rs -f "$root/grader/batch/lms_export.jq" --arg to moodle --arg now "$(date '+%Y-%m-%d %H:%M')" \
-    "$class_json" >"$out/moodle.csv.tmp" && mv "$out/moodle.csv.tmp" "$out/moodle.csv" ||
-    die "cannot write $out/moodle.csv"
+# The totals in the import format of the platform the class came from (lms_export.jq): Canvas's
+# gradebook CSV (canvas.csv) or Moodle's offline grading worksheet (moodle.csv), never both: a
+# student's platform is their download's, and the roster's students without an upload take the
+# class's (the one platform its downloads show, or PLATFORM=moodle|canvas). ASSIGNMENT (default
+# "Workbook") names Canvas's column: an existing assignment's "Name (id)" updates it, a new name
+# adds one. A file the class has no row for is not written (an older one is removed).
+for to in canvas moodle; do
+    jq -rs -f "$root/grader/batch/lms_export.jq" --arg to "$to" --arg assignment "${ASSIGNMENT:-Workbook}" \
+        --arg platform "${PLATFORM:-}" "$class_json" >"$out/$to.csv.tmp" ||
+        die "cannot write $out/$to.csv"
+    if [ -s "$out/$to.csv.tmp" ]; then
+        mv "$out/$to.csv.tmp" "$out/$to.csv" || die "cannot write $out/$to.csv"
+    else
+        rm -f "$out/$to.csv.tmp" "$out/$to.csv"
+    fi
+done
+unplaced=$(jq -rs -f "$root/grader/batch/lms_export.jq" --arg to unplaced --arg platform "${PLATFORM:-}" \
+    "$class_json" 2>/dev/null)
+[ -z "$unplaced" ] || echo "batch: in no platform's import (their platform is not known: the class" \
+    "mixes Moodle's and Canvas's downloads or is neither's; PLATFORM=moodle or canvas says which): $unplaced" >&2
 
 # ---------------------------------------------------------------- summary and JUnit
 # every published results.json that is an object with a list of tests (an older grader's or a

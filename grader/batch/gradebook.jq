@@ -15,16 +15,19 @@ def num: if type == "number" then . else null end;
 def ex_score($e): [.r.tests[]? | select(.extra_data.exercise == $e) | .score | num] | if length == 0 then "" else add end;
 def gflops($e): [.r.leaderboard[]? | select(.name == "\($e) GFLOP/s") | .value][0] // "";
 . as $all
+# one maximum for every row: a student without a result (missing, empty, refused) has the class's
+# (the one most results have: a batch grades everyone alike)
+| ([.[] | .r.extra_data.max_score? | numbers] | group_by(.) | max_by(length)[0] // "") as $max
 | ([.[] | .r.tests[]?.extra_data.exercise | strings] | unique) as $exs
 | ([$exs[] as $e | select(any($all[]; .r.leaderboard[]? | .name == "\($e) GFLOP/s")) | $e]) as $timed
 | ([.[] | .r.extra_data.device? | strings] | unique) as $devices
-| (["student", "name"] + $exs + ["raw", "days late", "penalty", "total", "max", "left out", "status", "stale", "submitted"]
+| (["student", "name"] + $exs + ["raw", "days late", "penalty", "total", "max", "left out", "status", "stale", "submitted", "submitted from"]
    + (if ($devices | length) > 1 then ["device"] else [] end) + [$timed[] | "\(.) GFLOP/s"] | map(cell) | join(",")),
   (.[] | . as $s
    | ([.id, .name] + [$exs[] as $e | $s | ex_score($e)]
-      + [(.r.score // 0), (.late_days // ""), (.penalty // ""), (.final // 0), (.r.extra_data.max_score // ""),
+      + [(.r.score // 0), (.late_days // ""), (.penalty // ""), (.final // 0), (.r.extra_data.max_score // $max),
          ([.r.extra_data.exercises // {} | to_entries[] | select(.value.left_out > 0) | "\(.key) \(.value.left_out)"] | join("; ")),
-         .status, .stale, (.submitted // "")]
+         .status, .stale, (.submitted // ""), (.submitted_from // "")]
       + (if ($devices | length) > 1 then [.r.extra_data.device // ""] else [] end)
       + [$timed[] as $e | $s | gflops($e)])
    | map(cell) | join(","))

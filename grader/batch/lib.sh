@@ -90,7 +90,8 @@ batch_tuning() {
 #           one user (kernel.cl beside main.c) are one student's
 # A name that reads both ways is listed and skipped, never guessed. Such a number maps to the
 # ROSTER id whose `lms` field is that number (or which is that number), else it is the id.
-# $queue.info: `ID<tab>NAME<tab>LMS<tab>LATE<tab>UPLOADS` per student (LATE: canvas or empty);
+# $queue.info: `ID<tab>NAME<tab>LMS<tab>LATE<tab>UPLOADS<tab>PLATFORM` per student (LATE: canvas or
+# empty; PLATFORM: the download's, moodle, canvas or plain);
 # $queue.times: `ID<tab>EPOCH<tab>SOURCE`, when the upload came as the instructor's disk says
 # (never a time inside an archive), or Moodle's own record where WORKSHEET (its grading worksheet)
 # has one; $queue.skipped: the entries that are nobody's, and why.
@@ -184,7 +185,8 @@ batch_queue() {
             echo "$who: $names: $id is not on the roster (graded all the same)" >&2
         fi
         printf '%s\t%s\n' "$id" "$uploads" >>"$next"
-        printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$full" "$lms" "${late:+canvas}" "$names" >>"$next.info"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$full" "$lms" "${late:+canvas}" "$names" "$platform" \
+            >>"$next.info"
         printf '%s\t%s\t%s\n' "$id" "$epoch" "$source" >>"$next.times"
     done
     rm -f "$next.records" "$next.said" "$next.worksheet"

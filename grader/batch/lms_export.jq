@@ -1,11 +1,18 @@
-# lms_export.jq - a batch's final scores as a learning platform imports them (class_files.sh):
-# jq -rs -f lms_export.jq --arg to canvas|moodle [--arg assignment NAME] [--arg now TIME] over
-# the class (class_files.sh's lines: id, name, lms, final, r, status). Only students with a
-# platform number (lms, else an id of digits) get a row: the platforms match on it.
+# lms_export.jq - a batch's totals as the class's learning platform imports them (class_files.sh):
+# jq -rs -f lms_export.jq --arg to canvas|moodle|unplaced [--arg assignment NAME]
+# [--arg platform moodle|canvas] over the class (class_files.sh's lines: id, name, lms, platform,
+# final, r, status). A student's platform is their download's (moodle or canvas); one without an
+# upload, or with one named otherwise, takes the class's: --arg platform, else the one platform
+# the class's downloads show (none when they show both or neither). Only students of the file's
+# platform with a platform number (lms, else an id of digits) get a row: the platform matches on
+# it. No row and not the class's platform: nothing is printed (class_files.sh writes no file).
+# --arg to unplaced: the students with a number but no known platform, in a class whose
+# downloads show one (an instructor's to place), on one line.
 # Canvas: its gradebook import (Student, ID, SIS User ID, SIS Login ID, Section, an assignment
 # column; a "Points Possible" row first). Moodle: an assignment's offline grading worksheet
-# (Identifier "Participant N", Full name, Grade, Maximum Grade, Last modified (grade), Feedback
-# comments): Moodle finds its columns by these names.
+# (Identifier "Participant N", Full name, Grade, Maximum Grade), found by these names. No
+# "Feedback comments" (it would replace each student's comment) and no "Last modified (grade)"
+# (the batch's time would pass Moodle's check against grades edited in Moodle before it).
 # Every cell as gradebook.jq's: no formula (a leading ', also before = + - @ after white space),
 # quoted when it holds a comma, a quote or a line break, controls and noncharacters as ?.
 def cell: (tostring | explode
@@ -15,14 +22,22 @@ def cell: (tostring | explode
   | (if test("^([\t\r]|\\s*[-=+@])") then "'" + . else . end)
   | if test("[,\"\r\n]") then "\"" + gsub("\""; "\"\""; "g") + "\"" else . end;
 def number: if (.lms // "") != "" then .lms elif (.id | test("^[0-9]+$")) then .id else null end;
+def known: . == "moodle" or . == "canvas";
 ([.[] | .r.extra_data.max_score? | numbers] | group_by(.) | max_by(length)[0] // 0) as $max
-| [.[] | select(number != null)] as $rows
-| if $ARGS.named.to == "canvas" then
+| ([.[] | .platform // "" | select(known)] | unique) as $seen
+| (($ARGS.named.platform // "") as $p
+   | if ($p | known) then $p elif ($seen | length) == 1 then $seen[0] else null end) as $class
+| [.[] | select(number != null) | . + {to: (if (.platform // "" | known) then .platform else $class end)}] as $all
+| $ARGS.named.to as $to
+| [$all[] | select(.to == $to)] as $rows
+| if $to == "unplaced" then
+    [$all[] | select(.to == null) | .id] | select(length > 0 and ($seen | length) > 0) | join(", ")
+  elif ($rows | length) == 0 and $class != $to then empty
+  elif $to == "canvas" then
     (["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ($ARGS.named.assignment // "Workbook")] | map(cell) | join(",")),
     (["Points Possible", "", "", "", "", $max] | map(cell) | join(",")),
     ($rows[] | [(if .name != "" then .name else .id end), number, .id, "", "", .final] | map(cell) | join(","))
   else
-    (["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)", "Feedback comments"] | map(cell) | join(",")),
-    ($rows[] | ["Participant \(number)", (if .name != "" then .name else .id end), .final, $max,
-                ($ARGS.named.now // ""), .status] | map(cell) | join(","))
+    (["Identifier", "Full name", "Grade", "Maximum Grade"] | map(cell) | join(",")),
+    ($rows[] | ["Participant \(number)", (if .name != "" then .name else .id end), .final, $max] | map(cell) | join(","))
   end

@@ -41,7 +41,9 @@ def student:
      board: [$r.leaderboard? | arrays | .[] | objects | {name: (.name | str), v: (.value | num)}
        | select(.v != null)],
      ref: (($r.extra_data.reference_gflops? | objects | with_entries(.value |= num)) // {})};
-def pct: if .max > 0 then 100 * .score / .max else 0 end;
+# percent of the total after the late penalty (final; the raw score where there is none), as
+# every file of the batch shows it
+def pct: if .max > 0 then 100 * (.final // .score) / .max else 0 end;
 # a test's kind: its name without the exercise and with sizes as *, the same for every student
 def kind: .name | sub("^[^:]*: "; "") | gsub("=[0-9x]+"; "=*");
 # what the batch's status says before its reason: graded, refused, error, not graded
@@ -101,7 +103,7 @@ def page: ($ARGS.named.css // "") as $css | ($ARGS.named.generated // "") as $ge
     "<p>Click a header to sort. Late: days past the deadline and the points it cost; stale: a result graded from another upload, config or grader than the current ones (run make batch again).</p>",
     (["id", "name", "status", "score", "late", "stale"] as $keys
      | [["by-id", sort_by(.id)], ["by-name", sort_by(.name, .id)], ["by-status", sort_by(.status, .id)],
-        ["by-score", sort_by(-(.final // .score), .id)], ["by-late", sort_by(-((.late_days | tonumber?) // 0), .id)],
+        ["by-score", sort_by((.graded | not), -(.final // .score), .id)], ["by-late", sort_by(-((.late_days | tonumber?) // 0), .id)],
         ["by-stale", sort_by(.stale == "", .id)]][] as [$order, $rows]
      | "<section id=\"\($order)\" class=\"order\">",
        (table(["student", "name", "status", "score", "raw", "late", "stale", "percent"] + $exs;

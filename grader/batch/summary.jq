@@ -14,12 +14,15 @@ def md: if type == "string" then . else tojson end
              or (. >= 64976 and . <= 65007) or (. % 65536 >= 65534) then 63
         else . end)
   | implode | gsub("(?<c>[\\|`])"; "\\\(.c)") | gsub("<"; "&lt;");
-def pct: if .extra_data.max_score > 0 then (100 * .score / .extra_data.max_score | floor) else 0 end;
+# the percent of the total after the late penalty (extra_data.late.total, which make batch writes;
+# the raw score in a results.json without it), as every file of the batch shows it
+def pct: if .extra_data.max_score > 0
+  then (100 * (.extra_data.late.total? // .score) / .extra_data.max_score | floor) else 0 end;
 "# Batch summary\n",
 "\(length) of \($total) student\(if $total == "1" then "" else "s" end) graded.\n",
 # the device once, here (the gradebook has a column for it only when students differ)
 ([.[] | .extra_data.device? | strings] | unique | if length > 0 then "Graded on: \(join("; ") | md).\n" else empty end),
-"## Scores (percent of the maximum)\n",
+"## Scores (percent of the maximum, after the late penalty)\n",
 "| range | students |", "|---|---:|",
 (group_by(pct / 10 | floor) | .[] | (.[0] | pct / 10 | floor * 10) as $low
   | "| \(if $low == 100 then "100%" else "\($low)-\($low + 9)%" end) | \(length) |"),
