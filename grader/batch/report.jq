@@ -40,7 +40,8 @@ def student:
           output: (.output | str)}],
      board: [$r.leaderboard? | arrays | .[] | objects | {name: (.name | str), v: (.value | num)}
        | select(.v != null)],
-     ref: (($r.extra_data.reference_gflops? | objects | with_entries(.value |= num)) // {})};
+     ref: (($r.extra_data.reference_gflops? | objects | with_entries(.value |= num)) // {}),
+     ratio: (($r.extra_data.ratio? | objects | with_entries(.value |= num)) // {})};
 # percent of the total after the late penalty (final; the raw score where there is none), as
 # every file of the batch shows it
 def pct: if .max > 0 then 100 * (.final // .score) / .max else 0 end;
@@ -49,14 +50,15 @@ def kind: .name | sub("^[^:]*: "; "") | gsub("=[0-9x]+"; "=*");
 # what the batch's status says before its reason: graded, refused, error, not graded
 def status_kind: .status | split(":")[0];
 
-# every student's GFLOP/s per exercise, with the reference's beside it, their ratio (x: null
-# without the reference's figure) and the ratio to the vendor's anchor ("<ex> x CLBlast" or
+# every student's GFLOP/s per exercise, with the reference's beside it, the ratio (x: the one the
+# grader scored, extra_data.ratio; an older file's GFLOP/s over the reference's; null
+# without either) and the ratio to the vendor's anchor ("<ex> x CLBlast" or
 # "x OpenBLAS", with its name)
 def speeds: [.[] | . as $s | .board[] | select(.name | endswith(" GFLOP/s"))
   | (.name | sub(" GFLOP/s$"; "")) as $e
   | ([$s.board[] | select(.name | startswith("\($e) x ")) | select(.name | test(" x [A-Za-z]+$"))][0]) as $vb
   | {id: $s.id, ex: $e, v: .v, ref: ($s.ref[$e] // null),
-     x: (($s.ref[$e] // 0) as $r | if $r > 0 then .v / $r else null end),
+     x: ($s.ratio[$e] // (($s.ref[$e] // 0) as $r | if $r > 0 then .v / $r else null end)),
      vendor: ($vb.v // null), vendor_name: ($vb.name // "" | sub("^.* x "; ""))}];
 def speed_exercises: [speeds[].ex] | unique;
 

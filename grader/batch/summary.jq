@@ -18,6 +18,13 @@ def md: if type == "string" then . else tojson end
 # the raw score in a results.json without it), as every file of the batch shows it
 def pct: if .extra_data.max_score > 0
   then (100 * (.extra_data.late.total? // .score) / .extra_data.max_score | floor) else 0 end;
+# the ratio to the reference: the one the grader scored its point on and shows in its test and
+# table (extra_data.ratio), else (an older results.json) the GFLOP/s over the reference's
+def x_reference($ratio; $ref; $e; $v):
+  (if ($ratio | type) == "object" and ($ratio[$e]? | type) == "number" then $ratio[$e]
+   elif ($ref | type) == "object" and ($ref[$e]? | type) == "number" and $ref[$e] > 0 and ($v | type) == "number"
+   then $v / $ref[$e] else null end)
+  | if . == null then null else . * 100 | round / 100 end;
 "# Batch summary\n",
 "\(length) of \($total) student\(if $total == "1" then "" else "s" end) graded.\n",
 # the device once, here (the gradebook has a column for it only when students differ)
@@ -35,19 +42,20 @@ def pct: if .extra_data.max_score > 0
 # figure ranks after those with it
 "\n## Fastest kernels (by the ratio to the reference timed beside them)\n",
 "| exercise | student | x reference | GFLOP/s |", "|---|---|---:|---:|",
-([.[] | .student as $s | (.extra_data.reference_gflops? // {}) as $ref | .leaderboard[]?
+([.[] | .student as $s | (.extra_data.reference_gflops? // {}) as $ref | (.extra_data.ratio? // {}) as $ratio
+  | .leaderboard[]?
   | select(.name | endswith(" GFLOP/s")) | (.name | sub(" GFLOP/s$"; "")) as $e
-  | {e: $e, s: $s, v: .value,
-     x: (($ref[$e]? // 0) as $r | if ($r | type) == "number" and $r > 0 then (.value / $r * 100 | round / 100) else null end)}]
+  | {e: $e, s: $s, v: .value, x: (x_reference($ratio; $ref; $e; .value))}]
   | group_by(.e) | map(max_by([.x // -1, .v])) | .[]
   | "| \(.e | md) | \(.s | md) | \(.x // "-" | md) | \(.v | md) |"),
 # the rows timed against a vendor (their "<exercise> x <vendor>" entries: OpenBLAS on a CPU,
 # CLBlast on a GPU): the ten fastest by that ratio, measured in the same rounds
-([.[] | .student as $s | (.extra_data.reference_gflops? // {}) as $ref | .leaderboard as $l | $l[]?
+([.[] | .student as $s | (.extra_data.reference_gflops? // {}) as $ref | (.extra_data.ratio? // {}) as $ratio
+  | .leaderboard as $l | $l[]?
   | select(.name | test("^[^ ]+ x [A-Za-z]+$")) | (.name | capture("^(?<e>[^ ]+) x (?<w>[A-Za-z]+)$")) as $m
   | ([$l[] | select(.name == "\($m.e) GFLOP/s") | .value][0]) as $g
   | {e: $m.e, w: $m.w, s: $s, r: .value, g: $g,
-     x: (($ref[$m.e]? // 0) as $r | if ($r | type) == "number" and $r > 0 and $g != null then ($g / $r * 100 | round / 100) else "-" end)}]
+     x: (if $g != null then x_reference($ratio; $ref; $m.e; $g) // "-" else "-" end)}]
   | group_by([.e, .w]) | .[] | sort_by(-.r) | .[:10] as $top
   | "\n## Fastest kernels of \($top[0].e | md) against \($top[0].w | md)\n",
     "| rank | student | x \($top[0].w | md) | x reference | GFLOP/s |", "|---:|---|---:|---:|---:|",

@@ -383,6 +383,7 @@ static void test_speed(const struct grader_config *cfg, const struct cuda_twin *
             char values[200];
             grader_tuning_text(row, values, sizeof values);
             r->ref_gflops = flops / ref[1] * 1e-9;
+            r->ratio = r->gflops / r->ref_gflops; /* (what its text says: of medians) */
             snprintf(figures, sizeof figures,
                      "\nOpenCL, the kernel.cl of solutions/%.40s (%.100s)  median %.3f ms (min "
                      "%.3f, max %.3f)  %.2f GFLOP/s\nratio CUDA / OpenCL %.2f of medians",

@@ -62,6 +62,8 @@ struct grader_exercise_result {
     int too_busy;        /* a run was stopped twice because the machine starved it: no verdict */
     double gflops;       /* student kernel at perf_n (0: not timed) */
     double ref_gflops;   /* reference solution at perf_n (0: not timed) */
+    double ratio;        /* the one ratio to the reference shown everywhere: the one its point
+                            is scored on (0: none) */
     double vendor_ratio; /* the capstone: its speed over the anchor's (0: not timed) */
     int vendor_anchor;   /* that anchor (enum clu_vendor_id, grader_vendor_anchor) */
     char summary[200];   /* one line for the summary table */
@@ -242,13 +244,14 @@ struct grader_vendor_times {
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving
  * harness of its own, every launch on the grader's clock, every round's C checked; each built
  * and launched with its own row's tuning values (ex; rx, the reference's: a tuning file's). Fills
- * the report text, the GFLOP/s of both (when timed), the reference's fastest round (seconds per
- * launch), whether the point is earned, and whether the machine was too busy to time it; with
+ * the report text, the GFLOP/s of both (when timed), the ratio the point is scored on (the
+ * median of the rounds' own ratios), the reference's fastest round (seconds per launch), whether
+ * the point is earned, and whether the machine was too busy to time it; with
  * vendors (NULL: none), the vendors' launches too. */
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const struct grader_exercise *rx, const char *reference,
-                      double *gflops, double *ref_gflops, double *ref_fastest, char *out,
-                      size_t out_size, int *earned, int *too_busy,
+                      double *gflops, double *ref_gflops, double *ratio, double *ref_fastest,
+                      char *out, size_t out_size, int *earned, int *too_busy,
                       struct grader_vendor_times *vendors);
 
 /* A trusted kernel (a reference solution) timed alone at n on the grader's clock, in a serving

@@ -180,7 +180,7 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
          * capstone's ratio to OpenBLAS is another) */
         ref_seconds = 0.0;
         grader_perf_test(cfg, ex, kernel, &ref_timed, reference, &r->gflops, &r->ref_gflops,
-                         &ref_seconds, text, sizeof text, &earned, &too_busy,
+                         &r->ratio, &ref_seconds, text, sizeof text, &earned, &too_busy,
                          ex->vendor_ratios[0] > 0 ? &vendors : NULL);
         int next = 2 * ex->perf_n;
         if (ex->is_vector || ex->perf_fixed || ref_seconds <= 0.0 ||

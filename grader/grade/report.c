@@ -265,8 +265,8 @@ void grader_print_summary(FILE *out, const struct grader_exercise_result *result
             snprintf(mine, sizeof mine, "%.2f", r->gflops);
         if (r->ref_gflops > 0)
             snprintf(ref, sizeof ref, "%.2f", r->ref_gflops);
-        if (r->gflops > 0 && r->ref_gflops > 0)
-            snprintf(ratio, sizeof ratio, "%.2f", r->gflops / r->ref_gflops);
+        if (r->ratio > 0) /* the one its point is scored on, as its test says */
+            snprintf(ratio, sizeof ratio, "%.2f", r->ratio);
         fprintf(out, "%-42s | %9s | %9s | %5s | %d/%d\n", r->ex->title, mine, ref, ratio,
                 grader_result_score(r), grader_result_max(r));
         score += grader_result_score(r);
@@ -361,6 +361,17 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
             fprintf(f, "%s", comma);
             json_string(f, results[i].ex->id);
             fprintf(f, ": %.3f", results[i].ref_gflops);
+            comma = ", ";
+        }
+    /* and the ratio each was scored on (the median of the rounds' own ratios, the figure its test
+     * shows): the batch's summary and report rank by it */
+    fprintf(f, "}, \"ratio\": {");
+    comma = "";
+    for (int i = 0; i < count; i++)
+        if (results[i].gflops > 0 && results[i].ratio > 0) {
+            fprintf(f, "%s", comma);
+            json_string(f, results[i].ex->id);
+            fprintf(f, ": %.3f", results[i].ratio);
             comma = ", ";
         }
     /* each exercise's maximum and the points the grader left out of it: max_score + left_out is

@@ -277,8 +277,8 @@ static void figures_text(const struct grader_exercise *ex, const struct grade_si
 
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const struct grader_exercise *rx, const char *reference,
-                      double *gflops, double *ref_gflops, double *ref_fastest, char *out,
-                      size_t out_size, int *earned, int *too_busy,
+                      double *gflops, double *ref_gflops, double *ratio, double *ref_fastest,
+                      char *out, size_t out_size, int *earned, int *too_busy,
                       struct grader_vendor_times *vendors) {
     struct grade_side sides[2] = {{.who = "yours"}, {.who = "reference"}};
     struct grade_side *mine = &sides[0], *ref = &sides[1];
@@ -333,6 +333,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         double flops = grader_flops(ex, grader_square(ex->perf_n));
         *gflops = flops / f.mine.median * 1e-9;
         *ref_gflops = flops / f.ref.median * 1e-9;
+        *ratio = f.ratio;
         *ref_fastest = f.ref_unloaded;
         *earned = grade_score_perf_earned(f.ratio, cfg->perf_ratio);
         figures_text(ex, mine, &f, *gflops, *ref_gflops, cfg->perf_ratio, out, out_size);

@@ -38,6 +38,13 @@ solutions_full_marks() {
            ([.tests[] | select(.output | test("memory traffic per multiply-add"))] | length) == $traffic' \
         --argjson traffic "$counted" "$tmp/solutions.json" >/dev/null ||
         { echo "results.json is not full marks (or not $counted traffic counts)"; return 1; }
+    # one ratio to the reference: the one each timing test says it scored is results.json's (which
+    # the summary table, the batch's summary and report show)
+    jq -e '.extra_data.ratio as $x
+           | [.tests[] | (.output | capture("ratio (?<r>[0-9.]+), the median of the rounds")?) as $m
+              | select($m != null) | {e: .extra_data.exercise, r: ($m.r | tonumber)}]
+           | length > 0 and all(.[]; (($x[.e] // -1) - .r | fabs) <= 0.006)' "$tmp/solutions.json" >/dev/null ||
+        { echo "results.json's extra_data.ratio is not the ratio each timing test says"; return 1; }
 }
 
 solutions_full_marks
