@@ -216,6 +216,16 @@ check "the Moodle zip given as SUBMISSIONS is graded: ada on time, mallory late 
         grep -q '^mallory,Mallory Evil,[0-9.]*,[0-9.]*,3,.*,graded,,2026-01-12 13:00,Moodle.s grading worksheet' \
         '$tmp/out-zip/gradebook.csv'"
 
+# the worksheet given back filled: its Grade cells (Mallory's total, Dan's 0), every other byte
+# as Moodle wrote it (no Last modified (grade) of the batch's, the feedback column untouched)
+mt=$(sed 's/"[^"]*"/name/' "$tmp/out-zip/gradebook.csv" | awk -F, -v c="$(column_of total)" '$1 == "mallory" { print $c }')
+printf '%s\r\n' 'Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Online text,Last modified (grade),Feedback comments' \
+    "\"Participant 4321\",\"Mallory Evil\",m@example.org,\"Submitted for grading\",$mt,,Yes,\"Monday, 12 January 2026, 1:00 PM\",,-," \
+    '"Participant 999","Dan Absent",d@example.org,"No submission",0,,Yes,-,,-,' >"$tmp/worksheet-filled.csv"
+check "WORKSHEET= comes back as moodle.csv, its Grade cells filled (mallory $mt, dan 0), all else as it was" \
+    cmp "$tmp/worksheet-filled.csv" "$tmp/out-zip/moodle.csv"
+check "the zip's class is Moodle's alone: no canvas.csv" [ ! -e "$tmp/out-zip/canvas.csv" ]
+
 # every file the batches wrote for the instructor, read by a real parser (XML, CSV, JSON, HTML)
 check "every output file parses (tests/outputs.sh: the class, the zip's class)" \
     sh -c "sh '$root/tests/outputs.sh' '$out' && sh '$root/tests/outputs.sh' '$tmp/out-zip'"

@@ -166,8 +166,9 @@ if text is not None:
     for what in page.faults[:5]:
         fault("report.html", what)
 
-# the CSVs: fields per row, and no formula
-formula = re.compile(r"[\t\r]|\s*[-=+@]")
+# the CSVs: fields per row, and no formula (a lone "-", Moodle's "none" in the worksheet it
+# exported and make batch fills in, is text to a spreadsheet)
+formula = re.compile(r"[\t\r]|\s*[=+@]|\s*-(?!$)")
 for name in ("gradebook.csv", "canvas.csv", "moodle.csv"):
     text = read_text(name)
     if text is None:

@@ -120,12 +120,23 @@ mv "$out/skipped.txt.tmp" "$out/skipped.txt" || die "cannot write $out/skipped.t
 # student's platform is their download's, and the roster's students without an upload take the
 # class's (the one platform its downloads show, or PLATFORM=moodle|canvas). ASSIGNMENT (default
 # "Workbook") names Canvas's column: an existing assignment's "Name (id)" updates it, a new name
-# adds one. A file the class has no row for is not written (an older one is removed).
+# adds one. A file the class has no row for is not written (an older one is removed). With
+# WORKSHEET= (Moodle's grading worksheet, as downloaded) moodle.csv is that worksheet filled in.
 for to in canvas moodle; do
     jq -rs -f "$root/grader/batch/lms_export.jq" --arg to "$to" --arg assignment "${ASSIGNMENT:-Workbook}" \
         --arg platform "${PLATFORM:-}" "$class_json" >"$out/$to.csv.tmp" ||
         die "cannot write $out/$to.csv"
-    if [ -s "$out/$to.csv.tmp" ]; then
+    if [ -s "$out/$to.csv.tmp" ] && [ "$to" = moodle ] && [ -n "${WORKSHEET:-}" ]; then
+        # the worksheet the instructor downloaded, its Grade cells filled and every other byte
+        # kept: its Last modified (grade) is Moodle's, so the import keeps a grade edited in
+        # Moodle after the download, and each feedback comment stays
+        jq -rs -f "$root/grader/batch/lms_export.jq" --arg to moodle-grades --arg platform "${PLATFORM:-}" \
+            "$class_json" >"$out/work/.grades" &&
+            "${intake:-$root/build/grader/intake}" worksheet-fill "$WORKSHEET" "$out/work/.grades" \
+                >"$out/moodle.csv.tmp" 2>"$out/work/.fill.err" &&
+            mv "$out/moodle.csv.tmp" "$out/moodle.csv" ||
+            die "cannot fill WORKSHEET=$WORKSHEET: $(tail -n 1 "$out/work/.fill.err")"
+    elif [ -s "$out/$to.csv.tmp" ]; then
         mv "$out/$to.csv.tmp" "$out/$to.csv" || die "cannot write $out/$to.csv"
     else
         rm -f "$out/$to.csv.tmp" "$out/$to.csv"

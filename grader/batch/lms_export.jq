@@ -7,7 +7,8 @@
 # platform with a platform number (lms, else an id of digits) get a row: the platform matches on
 # it. No row and not the class's platform: nothing is printed (class_files.sh writes no file).
 # --arg to unplaced: the students with a number but no known platform, in a class whose
-# downloads show one (an instructor's to place), on one line.
+# downloads show one (an instructor's to place), on one line. --arg to moodle-grades: Moodle's
+# rows as NUMBER<tab>TOTAL, which `intake worksheet-fill` writes into the instructor's worksheet.
 # Canvas: its gradebook import (Student, ID, SIS User ID, SIS Login ID, Section, an assignment
 # column; a "Points Possible" row first). Moodle: an assignment's offline grading worksheet
 # (Identifier "Participant N", Full name, Grade, Maximum Grade), found by these names. No
@@ -29,8 +30,9 @@ def known: . == "moodle" or . == "canvas";
    | if ($p | known) then $p elif ($seen | length) == 1 then $seen[0] else null end) as $class
 | [.[] | select(number != null) | . + {to: (if (.platform // "" | known) then .platform else $class end)}] as $all
 | $ARGS.named.to as $to
-| [$all[] | select(.to == $to)] as $rows
-| if $to == "unplaced" then
+| [$all[] | select(.to == (if $to == "moodle-grades" then "moodle" else $to end))] as $rows
+| if $to == "moodle-grades" then $rows[] | "\(number)\t\(.final)"
+  elif $to == "unplaced" then
     [$all[] | select(.to == null) | .id] | select(length > 0 and ($seen | length) > 0) | join(", ")
   elif ($rows | length) == 0 and $class != $to then empty
   elif $to == "canvas" then

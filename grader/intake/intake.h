@@ -10,7 +10,8 @@
  *   intake_stage.c  one student's uploads staged into DIR/NN_name/{main.c,kernel.cl,...}
  *   intake_class.c  a class's downloads walked into one record a student
  *   intake_worksheet.c  Moodle's grading worksheet: when each upload came, as Moodle says
- *   intake_main.c   the command line (intake class|stage|unpack|name|worksheet|caps)
+ *   intake_fill.c   the same worksheet, its Grade column filled with the batch's totals
+ *   intake_main.c   the command line (intake class|stage|unpack|name|worksheet|worksheet-fill|caps)
  */
 #ifndef INTAKE_H
 #define INTAKE_H
@@ -127,5 +128,9 @@ long long intake_moodle_time(const char *text);
  * "Last modified (submission)" is a date. INTAKE_REFUSED (said on ERR) when TEXT is no worksheet.
  */
 int intake_worksheet(const char *text, FILE *out, FILE *err);
+/* The worksheet TEXT on OUT with its Grade cell set for each participant that GRADES
+ * (`NUMBER<tab>TOTAL` lines) has, every other byte as it was (intake_fill.c). INTAKE_REFUSED
+ * (said on ERR) when TEXT has no "Identifier" and "Grade" columns. */
+int intake_worksheet_fill(const char *text, const char *grades, FILE *out, FILE *err);
 
 #endif

@@ -6,6 +6,8 @@
  *                [--max-bytes N] UPLOAD...   one student's uploads staged (intake_stage)
  *   intake unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]   one archive (intake_unpack)
  *   intake worksheet FILE        Moodle's grading worksheet: NUMBER<tab>EPOCH a participant
+ *   intake worksheet-fill FILE GRADES   that worksheet with its Grade column set from GRADES
+ *                                (NUMBER<tab>TOTAL lines), every other byte as it was
  *   intake name NAME             how a download's name reads: PLATFORM<tab>NUMBER<tab>PERSON<tab>
  *                                LATE<tab>REST
  *   intake caps                  the caps (intake.h) as shell assignments, for the scripts
@@ -42,6 +44,7 @@ static int intake_usage(FILE *to, int code) {
             "[--single EX] [--max-bytes N] UPLOAD...\n"
             "       intake unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]\n"
             "       intake worksheet FILE\n"
+            "       intake worksheet-fill FILE GRADES\n"
             "       intake name NAME\n"
             "       intake caps\n"
             "  the intake of students' uploads: archives checked member by member (links,\n"
@@ -166,27 +169,45 @@ static int intake_class_command(int argc, char **argv) {
     return intake_class(subs, stdout, stderr);
 }
 
-/* The worksheet read whole (a class of thousands is a few hundred kilobytes; 16 MB at most). */
-static int intake_worksheet_command(int argc, char **argv) {
-    if (argc != 2)
-        return intake_usage(stderr, INTAKE_ERROR);
-    FILE *f = fopen(argv[1], "rb");
+/* A worksheet or a list of grades read whole (a class of thousands is a few hundred kilobytes;
+ * 16 MB at most); NULL said on stderr. */
+static char *read_whole(const char *path) {
+    FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "intake: cannot read %s: %s\n", argv[1], strerror(errno));
-        return INTAKE_ERROR;
+        fprintf(stderr, "intake: cannot read %s: %s\n", path, strerror(errno));
+        return NULL;
     }
     size_t cap = 16u << 20;
     char *text = malloc(cap + 1);
     size_t n = text ? fread(text, 1, cap + 1, f) : 0;
     fclose(f);
     if (!text || n > cap) {
-        fprintf(stderr, "intake: %s is larger than 16 MB: no worksheet\n", argv[1]);
+        fprintf(stderr, "intake: %s is larger than 16 MB: not read\n", path);
         free(text);
-        return INTAKE_REFUSED;
+        return NULL;
     }
     text[n] = '\0';
+    return text;
+}
+
+static int intake_worksheet_command(int argc, char **argv) {
+    if (argc != 2)
+        return intake_usage(stderr, INTAKE_ERROR);
+    char *text = read_whole(argv[1]);
+    if (!text)
+        return INTAKE_REFUSED;
     int code = intake_worksheet(text, stdout, stderr);
     free(text);
+    return code;
+}
+
+static int intake_fill_command(int argc, char **argv) {
+    if (argc != 3)
+        return intake_usage(stderr, INTAKE_ERROR);
+    char *text = read_whole(argv[1]), *grades = text ? read_whole(argv[2]) : NULL;
+    int code = grades ? intake_worksheet_fill(text, grades, stdout, stderr) : INTAKE_REFUSED;
+    free(text);
+    free(grades);
     return code;
 }
 
@@ -220,6 +241,8 @@ int main(int argc, char **argv) {
         return intake_name_command(argc - 1, argv + 1);
     if (strcmp(command, "worksheet") == 0)
         return intake_worksheet_command(argc - 1, argv + 1);
+    if (strcmp(command, "worksheet-fill") == 0)
+        return intake_fill_command(argc - 1, argv + 1);
     if (strcmp(command, "caps") == 0) {
         printf("intake_max_bytes=%llu\nintake_max_file=%d\nintake_max_members=%llu\n"
                "intake_max_folders=%llu\nintake_max_nesting=%d\n",

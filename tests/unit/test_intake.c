@@ -515,6 +515,82 @@ static void test_worksheet(void **state) {
     fclose(err);
 }
 
+/* The worksheet filled: columns in a random order, cells with commas, quotes, line breaks and
+ * feedback far longer than any buffer, CRLF or LF lines, participants with and without a total;
+ * every byte is the original's but the Grade cells of those with one. */
+static void test_worksheet_fill(void **state) {
+    (void)state;
+    struct rng r = rng_for("worksheet fill");
+    for (int round = 0; round < 20; round++) {
+        const char *names[] = {"Identifier", "Full name", "Grade", "Last modified (grade)",
+                               "Feedback comments"};
+        for (int i = 4; i > 0; i--) {
+            int j = (int)rng_range(&r, 0, i);
+            const char *t = names[i];
+            names[i] = names[j];
+            names[j] = t;
+        }
+        const char *eol = round % 2 ? "\r\n" : "\n";
+        size_t cap = 1 << 16, n = 0, e = 0;
+        char *text = malloc(cap), *expect = malloc(cap), grades[512] = "";
+        size_t g = 0;
+        CHECK(text && expect, "out of memory");
+        for (int i = 0; i < 5; i++) {
+            n += (size_t)snprintf(text + n, cap - n, "%s%s", i ? "," : "", names[i]);
+            e += (size_t)snprintf(expect + e, cap - e, "%s%s", i ? "," : "", names[i]);
+        }
+        n += (size_t)snprintf(text + n, cap - n, "%s", eol);
+        e += (size_t)snprintf(expect + e, cap - e, "%s", eol);
+        int rows = (int)rng_range(&r, 1, 8);
+        for (int row = 0; row < rows; row++) {
+            long number = 1000 + row * 7 + rng_range(&r, 0, 6);
+            int has = rng_range(&r, 0, 2) > 0;
+            char total[32];
+            snprintf(total, sizeof total, "%ld.%ld", rng_range(&r, 0, 20), rng_range(&r, 0, 99));
+            if (has)
+                g += (size_t)snprintf(grades + g, sizeof grades - g, "%ld\t%s\n", number, total);
+            for (int i = 0; i < 5; i++) {
+                char cell[3000];
+                const char *c = names[i];
+                if (!strcmp(c, "Identifier"))
+                    snprintf(cell, sizeof cell, "\"Participant %ld\"", number);
+                else if (!strcmp(c, "Grade"))
+                    snprintf(cell, sizeof cell, "%s", rng_range(&r, 0, 1) ? "" : "\"3,5\"");
+                else if (!strcmp(c, "Feedback comments")) {
+                    size_t k = (size_t)snprintf(cell, sizeof cell, "\"<p>well, \"\"done\"\"\r\n");
+                    for (long m = rng_range(&r, 0, 2000); m > 0; m--)
+                        cell[k++] = 'a' + (char)(m % 26);
+                    snprintf(cell + k, sizeof cell - k, "</p>\"");
+                } else
+                    snprintf(cell, sizeof cell, "\"Monday, 12 January 2026, 1:00 PM\"");
+                n += (size_t)snprintf(text + n, cap - n, "%s%s", i ? "," : "", cell);
+                e += (size_t)snprintf(expect + e, cap - e, "%s%s", i ? "," : "",
+                                      has && !strcmp(c, "Grade") ? total : cell);
+            }
+            n += (size_t)snprintf(text + n, cap - n, "%s", eol);
+            e += (size_t)snprintf(expect + e, cap - e, "%s", eol);
+        }
+        /* a total for a participant the worksheet lacks changes nothing */
+        snprintf(grades + g, sizeof grades - g, "999999\t7\n");
+        char *got = NULL;
+        size_t length = 0;
+        FILE *out = open_memstream(&got, &length), *err = fopen("/dev/null", "w");
+        CHECK(intake_worksheet_fill(text, grades, out, err) == INTAKE_OK, "round %d: refused",
+              round);
+        fclose(out);
+        fclose(err);
+        CHECK(length == e && memcmp(got, expect, e) == 0,
+              "round %d: filled\n%.400s\nexpected\n%.400s\ngrades\n%s", round, got, expect, grades);
+        free(got);
+        free(text);
+        free(expect);
+    }
+    FILE *err = fopen("/dev/null", "w");
+    CHECK(intake_worksheet_fill("Name,Total\r\nx,1\r\n", "1\t2\n", stdout, err) == INTAKE_REFUSED,
+          "a CSV without Identifier and Grade is no worksheet");
+    fclose(err);
+}
+
 static int group_setup(void **state) {
     (void)state;
     return testkit_start("test_intake", "TEST_INTAKE_SEED", g_tmp, sizeof g_tmp);
@@ -537,6 +613,7 @@ int main(void) {
         cmocka_unit_test(test_stage_loose_files),
         cmocka_unit_test(test_stage_empty_and_oversized),
         cmocka_unit_test(test_worksheet),
+        cmocka_unit_test(test_worksheet_fill),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
