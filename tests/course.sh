@@ -159,6 +159,8 @@ check "no Moodle number in Canvas's file, no Canvas id in Moodle's" \
 check "similarity: the copied kernels flagged (ada, alan)" \
     grep -q "^$ex	kernel.cl	ada	alan	" "$out/similarity.tsv"
 check "similarity: the independent kernel not" sh -c "! grep -q 'kernel.cl	.*carl' '$out/similarity.tsv'"
+check "similarity: a copy of the reference solution flagged against (solutions)" \
+    grep -q "^$ex	kernel.cl	(solutions)	ada	" "$out/similarity.tsv"
 
 # ---------------------------------------------------------------- 2. a resubmission, ONLY=
 echo "// resubmitted" >>"$class/carl/$ex/kernel.cl"
@@ -208,9 +210,11 @@ check "the new maximum in the gradebook ($(cell ada max), was $full)" [ "$(cell 
 printf '%s\r\n' 'Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Online text,Last modified (grade),Feedback comments' \
     '"Participant 4321","Mallory Evil",m@example.org,"Submitted for grading",,,Yes,"Monday, 12 January 2026, 1:00 PM",,-,' \
     '"Participant 999","Dan Absent",d@example.org,"No submission",,,Yes,-,,-,' >"$tmp/worksheet.csv"
+# (the first class as an earlier term's, for the similarity check: PAST=)
+mkdir -p "$tmp/past" && ln -s "$out" "$tmp/past/term-2025"
 env SUBMISSIONS="$tmp/moodle-download.zip" OUT="$tmp/out-zip" CONFIG="$conf" ROSTER="$tmp/roster.csv" JOBS=2 \
-    WORKSHEET="$tmp/worksheet.csv" GRADER_SECRET=course-secret SANDBOX=none sh "$root/grader/batch/batch.sh" \
-    >"$tmp/zip.txt" 2>&1
+    WORKSHEET="$tmp/worksheet.csv" PAST="$tmp/past" GRADER_SECRET=course-secret SANDBOX=none \
+    sh "$root/grader/batch/batch.sh" >"$tmp/zip.txt" 2>&1
 check "the Moodle zip given as SUBMISSIONS is graded: ada on time, mallory late by the worksheet" \
     sh -c "grep -q '^ada,.*,graded,,2026-01-09 10:00,the platform download' '$tmp/out-zip/gradebook.csv' &&
         grep -q '^mallory,Mallory Evil,[0-9.]*,[0-9.]*,3,.*,graded,,2026-01-12 13:00,Moodle.s grading worksheet' \
@@ -225,6 +229,9 @@ printf '%s\r\n' 'Identifier,Full name,Email address,Status,Grade,Maximum Grade,G
 check "WORKSHEET= comes back as moodle.csv, its Grade cells filled (mallory $mt, dan 0), all else as it was" \
     cmp "$tmp/worksheet-filled.csv" "$tmp/out-zip/moodle.csv"
 check "the zip's class is Moodle's alone: no canvas.csv" [ ! -e "$tmp/out-zip/canvas.csv" ]
+check "similarity against an earlier term (PAST=): mallory beside the 2025 class's alan, no pair of two others" \
+    sh -c "grep -q '^$ex	kernel.cl	(term-2025:alan)	mallory	' '$tmp/out-zip/similarity.tsv' &&
+        ! grep -q '	(.*	(' '$tmp/out-zip/similarity.tsv'"
 
 # every file the batches wrote for the instructor, read by a real parser (XML, CSV, JSON, HTML)
 check "every output file parses (tests/outputs.sh: the class, the zip's class)" \
