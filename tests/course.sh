@@ -67,7 +67,8 @@ cp -r "$src/$ex" "$tmp/bart-$ex" && mkdir -p "$tmp/bart" && mv "$tmp/bart-$ex" "
 touch -d "2026-01-01 00:00" "$tmp/bart/$ex/main.c" "$tmp/bart/$ex/kernel.cl" "$tmp/bart/$ex"
 tar -czf "$class/bart.tar.gz" -C "$tmp/bart" "$ex"
 touch -d "2026-01-12 13:00" "$class/bart.tar.gz"
-printf 'id,name,lms\nada,"Lovelace, Ada",1234\nalan,Alan Turing,12345\ngrace,Grace Hopper,555\ncarl,Carl,\neve,Eve,\ndan,Dan Absent,999\nmallory,Mallory Evil,4321\nlin,Lin Lin,777\nbart,Bart,\n' \
+# (alan: an adjustment of -1.5 points, the roster's fifth column)
+printf 'id,name,lms\nada,"Lovelace, Ada",1234\nalan,Alan Turing,12345,,-1.5\ngrace,Grace Hopper,555\ncarl,Carl,\neve,Eve,\ndan,Dan Absent,999\nmallory,Mallory Evil,4321\nlin,Lin Lin,777\nbart,Bart,\n' \
     >"$tmp/roster.csv"
 
 batch() { # batch ENV...: one make batch run over the class
@@ -107,12 +108,16 @@ check "late by 3 days, 30 % off: grace $(cell grace raw) -> $(cell grace total)"
     awk -v d="$(cell grace 'days late')" -v r="$(cell grace raw)" -v t="$(cell grace total)" \
     'BEGIN { exit !(d == 3 && r > 0 && t == int(r * 70 + 0.5) / 100) }'
 check "within the grace: alan not late" [ -z "$(cell alan 'days late')" ]
+check "the roster's adjustment: alan $(cell alan raw) - 1.5 -> $(cell alan total)" \
+    awk -v r="$(cell alan raw)" -v t="$(cell alan total)" -v a="$(cell alan adjustment)" \
+    'BEGIN { exit !(a == -1.5 && r > 2 && t == r - 1.5) }'
 # the total after the penalty is the one figure of every file (grader/batch/README.md's rule)
 total=$(cell grace total)
 check "grace's total in Canvas's import ($total)" grep -qx "Grace Hopper,555,grace,,,$total" "$out/canvas.csv"
 check "grace's results.json: extra_data.late says 3 days, the penalty and the total" \
     jq -e --argjson raw "$(cell grace raw)" --argjson total "$total" '.score == $raw and
-        .extra_data.late == {days: 3, penalty: ((($raw - $total) * 100 | round) / 100), total: $total}' \
+        .extra_data.late == {days: 3, penalty: ((($raw - $total) * 100 | round) / 100), extension_days: 0,
+                             adjustment: 0, total: $total}' \
         "$out/students/grace/results.json"
 percent=$(awk -v t="$total" -v m="$(cell grace max)" 'BEGIN { print int(100 * t / m) }')
 check "report.html: grace at $percent percent, the total's" \
@@ -210,14 +215,16 @@ check "the new maximum in the gradebook ($(cell ada max), was $full)" [ "$(cell 
 printf '%s\r\n' 'Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Online text,Last modified (grade),Feedback comments' \
     '"Participant 4321","Mallory Evil",m@example.org,"Submitted for grading",,,Yes,"Monday, 12 January 2026, 1:00 PM",,-,' \
     '"Participant 999","Dan Absent",d@example.org,"No submission",,,Yes,-,,-,' >"$tmp/worksheet.csv"
-# (the first class as an earlier term's, for the similarity check: PAST=)
+# (the first class as an earlier term's, for the similarity check: PAST=; mallory given 2 days
+# more, the roster's fourth column)
 mkdir -p "$tmp/past" && ln -s "$out" "$tmp/past/term-2025"
-env SUBMISSIONS="$tmp/moodle-download.zip" OUT="$tmp/out-zip" CONFIG="$conf" ROSTER="$tmp/roster.csv" JOBS=2 \
+sed 's/^mallory,Mallory Evil,4321$/mallory,Mallory Evil,4321,2/' "$tmp/roster.csv" >"$tmp/roster-zip.csv"
+env SUBMISSIONS="$tmp/moodle-download.zip" OUT="$tmp/out-zip" CONFIG="$conf" ROSTER="$tmp/roster-zip.csv" JOBS=2 \
     WORKSHEET="$tmp/worksheet.csv" PAST="$tmp/past" GRADER_SECRET=course-secret SANDBOX=none \
     sh "$root/grader/batch/batch.sh" >"$tmp/zip.txt" 2>&1
-check "the Moodle zip given as SUBMISSIONS is graded: ada on time, mallory late by the worksheet" \
+check "the Moodle zip given as SUBMISSIONS is graded: ada on time, mallory late by the worksheet, less her extension" \
     sh -c "grep -q '^ada,.*,graded,,2026-01-09 10:00,the platform download' '$tmp/out-zip/gradebook.csv' &&
-        grep -q '^mallory,Mallory Evil,[0-9.]*,[0-9.]*,3,.*,graded,,2026-01-12 13:00,Moodle.s grading worksheet' \
+        grep -q '^mallory,Mallory Evil,[0-9.]*,[0-9.]*,1,2,.*,graded,,2026-01-12 13:00,Moodle.s grading worksheet' \
         '$tmp/out-zip/gradebook.csv'"
 
 # the worksheet given back filled: its Grade cells (Mallory's total, Dan's 0), every other byte

@@ -169,6 +169,7 @@ if text is not None:
 # the CSVs: fields per row, and no formula (a lone "-", Moodle's "none" in the worksheet it
 # exported and make batch fills in, is text to a spreadsheet)
 formula = re.compile(r"[\t\r]|\s*[=+@]|\s*-(?!$)")
+number = re.compile(r"-?[0-9]+(\.[0-9]+)?")  # (a number, -1.5 say, is no formula)
 for name in ("gradebook.csv", "canvas.csv", "moodle.csv"):
     text = read_text(name)
     if text is None:
@@ -186,7 +187,7 @@ for name in ("gradebook.csv", "canvas.csv", "moodle.csv"):
             fault(name, f"row {r} has {len(row)} fields, the header {len(rows[0])}")
     for r, row in enumerate(rows, start=1):
         for c, cell in enumerate(row, start=1):
-            if formula.match(cell):
+            if formula.match(cell) and not number.fullmatch(cell):
                 fault(name, f"row {r}, field {c}: {cell[:40]!r} would run as a formula")
 
 # summary.md: each table's rows as wide as its header

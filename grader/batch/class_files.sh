@@ -25,8 +25,9 @@ total=$(($(wc -l <"$queue") + $(cat "$queue.missing" 2>/dev/null | wc -l)))
 # The config's `deadline` (every exercise's), `ID.deadline`, `late.per_day`, `late.cap` (default
 # 100) and `late.grace_minutes`; the grader ignores them, so changing them regrades nobody. The
 # rule (grader/batch/README.md states it): an exercise handed in D days late (each day or part
-# of one past its deadline and the grace) loses min(D * per_day, cap) percent of the points it
-# earned; the total is the raw score less those penalties, to 2 decimals. Each student line gets
+# of one past its deadline, the student's extension and the grace) loses min(D * per_day, cap)
+# percent of the points it earned; the total is the raw score less those penalties plus the
+# roster's adjustment, to 2 decimals, within 0 and the maximum. Each student line gets
 # submitted (when: a date a spreadsheet reads), submitted_from (what says so), late_days (the most of any exercise), penalty (points)
 # and final (the total). Canvas's LATE flag counts as a day late when the time does not say so.
 conf_value() { # conf_value KEY: its last value in CONFIG, comment and spaces off
@@ -43,17 +44,23 @@ late_penalty() {
         --argjson cap "$(conf_value 'late\.cap' | grep . || echo 100)" \
         --argjson grace "$(conf_value 'late\.grace_minutes' | grep . || echo 0)" '
       def days($due): if .t == null or $due == null then 0
-        else (.t - $due - $grace * 60) as $over | if $over > 0 then ($over / 86400 | ceil) else 0 end end;
-      . as $s
+        else (.t - $due - (.extension // 0) * 86400 - $grace * 60) as $over
+             | if $over > 0 then ($over / 86400 | ceil) else 0 end end;
+      # (Canvas flags LATE by its own deadline: a student with an extension here is judged by it)
+      . as $s | ($s.late == "canvas" and ($s.extension // 0) == 0) as $flagged
       | ([(.r.tests // [])[] | {e: .extra_data.exercise, p: .score}] | group_by(.e)
          | map(.[0].e as $e | {e: $e, p: (map(.p) | add), days: ($s | days($d[$e] // $d.deadline))}
-               | if .days == 0 and $s.late == "canvas" then .days = 1 else . end
+               | if .days == 0 and $flagged then .days = 1 else . end
                | .pen = (.p * ([.days * $per_day, $cap] | min) / 100))) as $ex
+      | ($s.r.extra_data.max_score? // null) as $max
       | $s + {submitted: (if $s.t == null then "" else $s.t | strflocaltime("%Y-%m-%d %H:%M") end),
               submitted_from: (if $s.t == null then "" else $s.how end),
-              late_days: ([$ex[].days, (if $s.late == "canvas" then 1 else 0 end)] | max | if . > 0 then . else "" end),
+              late_days: ([$ex[].days, (if $flagged then 1 else 0 end)] | max | if . > 0 then . else "" end),
               penalty: ([$ex[].pen] | add // 0 | . * 100 | round / 100 | if . > 0 then . else "" end),
-              final: (if $s.r == null then 0 else (($s.r.score // 0) - ([$ex[].pen] | add // 0)) * 100 | round / 100 end)}'
+              extension: (if ($s.extension // 0) > 0 then $s.extension else "" end),
+              adjustment: (if ($s.adjustment // 0) != 0 then $s.adjustment else "" end),
+              final: ((($s.r.score // 0) - ([$ex[].pen] | add // 0) + ($s.adjustment // 0)) * 100 | round / 100
+                      | if . < 0 then 0 elif $max != null and . > $max then $max else . end)}'
 }
 
 # ---------------------------------------------------------------- the class, one line each
@@ -72,7 +79,9 @@ BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
         stale=""
         [ -f "$queue.stamps" ] && stale=$(batch_stale "$id")
         when=$(awk -F '\t' -v id="$id" '$1 == id { print $2 "\t" $3; exit }' "$queue.times" 2>/dev/null)
+        extra=$(awk -F '\t' -v id="$id" '$1 == id { print $4 "\t" $5; exit }' "$out/work/.roster" 2>/dev/null)
         jq -nc --arg id "$id" --arg name "$(printf '%s' "$info" | cut -f2)" \
+            --arg ext "$(printf '%s' "$extra" | cut -f1)" --arg adj "$(printf '%s' "$extra" | cut -f2)" \
             --arg t "$(printf '%s' "$when" | cut -f1)" --arg how "$(printf '%s' "$when" | cut -f2)" \
             --arg late "$(printf '%s' "$info" | cut -f4)" --arg upload "$(printf '%s' "$info" | cut -f5)" \
             --arg status "$(head -c 2000 "$dir/status" 2>/dev/null || echo "not graded")" \
@@ -80,17 +89,22 @@ BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
             --arg stale "$stale" --argjson r "$r" --arg lms "$(printf '%s' "$info" | cut -f3)" \
             '{id: $id, name: $name, status: (if $status == "" then "not graded" else $status end),
               stale: $stale, late: $late, upload: $upload, r: $r, lms: $lms, platform: $platform,
+              extension: ($ext | tonumber? // 0), adjustment: ($adj | tonumber? // 0),
               t: ($t | tonumber? // null), how: $how}'
     done <"$queue"
     [ -f "$queue.missing" ] && while IFS="$(printf '\t')" read -r id name lms why; do
+        extra=$(awk -F '\t' -v id="$id" '$1 == id { print $4 "\t" $5; exit }' "$out/work/.roster" 2>/dev/null)
         jq -nc --arg id "$id" --arg name "$name" --arg status "$why" --arg lms "$lms" \
-            '{id: $id, name: $name, status: $status, stale: "", late: "", upload: "", r: null, lms: $lms}'
+            --arg ext "$(printf '%s' "$extra" | cut -f1)" --arg adj "$(printf '%s' "$extra" | cut -f2)" \
+            '{id: $id, name: $name, status: $status, stale: "", late: "", upload: "", r: null, lms: $lms,
+              extension: ($ext | tonumber? // 0), adjustment: ($adj | tonumber? // 0)}'
     done <"$queue.missing"
 } | late_penalty >"$class_json.tmp" && mv "$class_json.tmp" "$class_json" ||
     die "cannot write $class_json (the late penalty's settings in CONFIG?)"
 # each graded student's results.json gets the same total: extra_data.late = {days, penalty,
 # total}, beside the grader's own (raw) score, which the penalty is computed from again each run
 jq -r 'select(.r != null) | [.id, ({days: (.late_days | numbers // 0), penalty: (.penalty | numbers // 0),
+        extension_days: (.extension | numbers // 0), adjustment: (.adjustment | numbers // 0),
         total: .final} | tojson)] | @tsv' "$class_json" |
     while IFS="$(printf '\t')" read -r id late; do
         f=$out/students/$id/results.json

@@ -95,8 +95,9 @@ batch_tuning() {
 # $queue.times: `ID<tab>EPOCH<tab>SOURCE`, when the upload came as the instructor's disk says
 # (never a time inside an archive), or Moodle's own record where WORKSHEET (its grading worksheet)
 # has one; $queue.skipped: the entries that are nobody's, and why.
-# ROSTER=file: lines `id[,name[,lms number]]` (# comments, a header line `id,...`): every id gets
-# a row in the gradebook ($queue.missing: `ID<tab>NAME<tab>LMS<tab>WHY` for those with no entry).
+# ROSTER=file: lines `id[,name[,lms number[,extension days[,adjustment]]]]` (# comments, a header
+# line `id,...`): every id gets a row in the gradebook ($queue.missing: `ID<tab>NAME<tab>LMS<tab>WHY`
+# for those with no entry). $out/work/.roster: `ID<tab>NAME<tab>LMS<tab>EXTENSION<tab>ADJUSTMENT`.
 batch_roster() {
     roster=$out/work/.roster
     : >"$roster.$$"
@@ -114,9 +115,14 @@ batch_roster() {
                   else f = f c
               }
               v[++n] = f
-              for (i = 1; i <= 3; i++) { if (i > n) v[i] = ""; gsub(/^[[:space:]]+|[[:space:]]+$/, "", v[i]); gsub(/\t/, " ", v[i]) } }
+              for (i = 1; i <= 5; i++) { if (i > n) v[i] = ""; gsub(/^[[:space:]]+|[[:space:]]+$/, "", v[i]); gsub(/\t/, " ", v[i]) } }
             NR == 1 && tolower(v[1]) == "id" { next }
-            { print v[1] "\t" v[2] "\t" v[3] }' >"$roster.$$" || die "cannot read ROSTER=$ROSTER"
+            { print v[1] "\t" v[2] "\t" v[3] "\t" v[4] "\t" v[5] }' >"$roster.$$" || die "cannot read ROSTER=$ROSTER"
+        # an extension: whole days past every deadline, 0 or more; an adjustment: points added to
+        # the total (a minus takes some off), as a plain decimal
+        bad=$(awk -F '\t' '($4 != "" && $4 !~ /^[0-9]+$/) || ($5 != "" && $5 !~ /^-?[0-9]+(\.[0-9]+)?$/) {
+            print $1 ": extension \"" $4 "\", adjustment \"" $5 "\""; exit }' "$roster.$$")
+        [ -z "$bad" ] || die "ROSTER=$ROSTER: $bad: an extension is whole days (0 or more), an adjustment points (-1.5, 2)"
         bad=$(cut -f1 "$roster.$$" | grep -v -x '[A-Za-z0-9_][A-Za-z0-9._-]*' | head -n 1)
         [ -z "$bad" ] || die "ROSTER=$ROSTER: id \"$bad\": letters, digits, . _ - only"
         dup=$(cut -f1 "$roster.$$" | sort | uniq -d | head -n 1)

@@ -16,12 +16,15 @@
 # (the batch's time would pass Moodle's check against grades edited in Moodle before it).
 # Every cell as gradebook.jq's: no formula (a leading ', also before = + - @ after white space),
 # quoted when it holds a comma, a quote or a line break, controls and noncharacters as ?.
-def cell: (tostring | explode
+# (a number is never a formula: -1.5 stays a number a spreadsheet reads)
+def cell: if type == "number" then tostring else
+  (tostring | explode
     | map(if (. < 32 and . != 9 and . != 10 and . != 13) or (. >= 127 and . <= 159)
              or (. >= 55296 and . <= 57343) or (. >= 64976 and . <= 65007) or (. % 65536 >= 65534)
           then 63 else . end) | implode)
   | (if test("^([\t\r]|\\s*[-=+@])") then "'" + . else . end)
-  | if test("[,\"\r\n]") then "\"" + gsub("\""; "\"\""; "g") + "\"" else . end;
+  | if test("[,\"\r\n]") then "\"" + gsub("\""; "\"\""; "g") + "\"" else . end
+  end;
 def number: if (.lms // "") != "" then .lms elif (.id | test("^[0-9]+$")) then .id else null end;
 def known: . == "moodle" or . == "canvas";
 ([.[] | .r.extra_data.max_score? | numbers] | group_by(.) | max_by(length)[0] // 0) as $max
