@@ -168,6 +168,8 @@ check "similarity: a copy of the reference solution flagged against (solutions)"
     grep -q "^$ex	kernel.cl	(solutions)	ada	" "$out/similarity.tsv"
 
 # ---------------------------------------------------------------- 2. a resubmission, ONLY=
+fingerprint() { grep -o 'fingerprint [0-9a-f]*' "$out/students/$1/grade.log" | head -n 1; }
+carl_before=$(fingerprint carl) ada_before=$(fingerprint ada)
 echo "// resubmitted" >>"$class/carl/$ex/kernel.cl"
 batch STATUS=1 >"$tmp/status1.txt" 2>&1
 check "STATUS=1 lists the resubmission as stale, nobody else" \
@@ -179,6 +181,8 @@ check "STATUS=1 lists the roster's student who handed in nothing" \
 batch ONLY=carl >"$tmp/run2.txt" 2>&1
 check "ONLY=carl grades carl only" \
     sh -c "grep -q '1 to grade (1 of them stale)' '$tmp/run2.txt' && [ \$(grep -c '^batch: \[' '$tmp/run2.txt') -eq 1 ]"
+check "a resubmission draws its hidden seed afresh ($carl_before, then $(fingerprint carl))" \
+    sh -c "[ -n '$carl_before' ] && [ -n '$(fingerprint carl)' ] && [ '$carl_before' != '$(fingerprint carl)' ]"
 refuses_unknown() { batch ONLY=nobody >"$tmp/only.txt" 2>&1 && return 1; grep -q 'ONLY=nobody: no student nobody' "$tmp/only.txt"; }
 check "ONLY= with an id not in the class is refused" refuses_unknown
 
@@ -204,6 +208,7 @@ batch >"$tmp/run3.txt" 2>&1
 check "a plain run finishes the forced one: 7 to grade" grep -q ", 7 to grade (7 of them stale)" "$tmp/run3.txt"
 batch STATUS=1 >"$tmp/status3.txt" 2>&1
 check "then nothing is stale" grep -q ': 8 current, 0 stale, 0 new' "$tmp/status3.txt"
+check "the same files draw the same seed: ada's regrade ($ada_before)" [ "$(fingerprint ada)" = "$ada_before" ]
 check "the new maximum in the gradebook ($(cell ada max), was $full)" [ "$(cell ada max)" -gt "$full" ]
 
 # ---------------------------------------------------------------- 4. the platform's own zip

@@ -344,11 +344,14 @@ batch_secret() {
         die "cannot create $out/private"
 }
 
-# write the seed of every student in the queue that batch_wanted says needs grading
+# write the seed of every student in the queue that batch_wanted says needs grading: from the
+# secret, the id and the upload's stamp (its staged files' hash), so that a resubmission draws its
+# hidden sizes, data and memory-check size afresh, and the same files get the same ones again
 batch_seeds() { # batch_seeds LIST (the queue's format)
     while IFS="$(printf '\t')" read -r id entry; do
         batch_wanted "$id" || continue
-        stage_seed "$secret" "$id" "$out/private/seeds/$id" ||
+        upload=$(awk -F '\t' -v id="$id" '$1 == id { print $2; exit }' "${queue:-$out/work/.queue}.stamps" 2>/dev/null)
+        stage_seed "$secret" "$id${upload:+:$upload}" "$out/private/seeds/$id" ||
             die "cannot write a seed into $out/private/seeds"
     done <"$1"
 }
