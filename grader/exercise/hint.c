@@ -411,7 +411,8 @@ void grader_nan_hint(const struct grader_nans *n, size_t count, char *buf, size_
     if (n->computed > 0 && used < size)
         snprintf(buf + used, size - used,
                  "%s%zu elements hold a NaN the kernel computed (they were written): 0/0, "
-                 "inf - inf, or a value used before it was set",
+                 "inf - inf, a value used before it was set, or a read past the end of A or B "
+                 "(the grader's guard there is a NaN, whose mark a GPU's arithmetic may not keep)",
                  used ? "; " : "", n->computed);
 }
 
