@@ -60,7 +60,7 @@
  *                   a program of its own): intake_name.c platform names; intake_unpack.c
  *                   archives under one set of caps; intake_class.c a class walked into students;
  *                   intake_stage.c one student's uploads staged; intake_worksheet.c Moodle's
- *                   worksheet; intake_main.c its command line
+ *                   worksheet read, intake_fill.c filled in; intake_main.c its command line
  * batch/            make batch (batch.sh), Slurm (slurm.sh) and Gradescope (gradescope.sh):
  *                   shell over the intake and the grader
  *
