@@ -280,7 +280,10 @@ done
 
 # ------------------------------------------------------------------ 3. this machine's CUDA-vs-OpenCL
 
-# a scratch deck in a copy of slides/, rendered with and without a cuda-vs-opencl.csv
+# a scratch deck in a copy of slides/, rendered with and without a cuda-vs-opencl.csv (the copy
+# has no build: its render.sh lists the exercises with this workbook's grader)
+GRADER=$root/build/grader/grader
+export GRADER
 mkdir -p "$tmp/copy" "$tmp/cuda"
 cp -R slides "$tmp/copy/"
 printf -- '---\ntitle: "cuda"\n---\n\n## CUDA\n\n<!-- cuda: here -->\n' >"$tmp/copy/slides/98_cuda.md"
