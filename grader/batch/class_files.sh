@@ -68,6 +68,9 @@ late_penalty() {
 # {id, name, status, stale, late, upload, r}: r its results.json (null without one), stale why
 # its result is stale ("" when current), late the Canvas flag ("canvas" or "")
 class_json=$out/work/.class.jsonl
+roster_extra() { # roster_extra ID: the roster's EXTENSION<tab>ADJUSTMENT of ID (empty: none)
+    awk -F '\t' -v id="$1" '$1 == id { print $4 "\t" $5; exit }' "$out/work/.roster" 2>/dev/null
+}
 BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
 {
     while IFS="$(printf '\t')" read -r id entry; do
@@ -79,7 +82,7 @@ BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
         stale=""
         [ -f "$queue.stamps" ] && stale=$(batch_stale "$id")
         when=$(awk -F '\t' -v id="$id" '$1 == id { print $2 "\t" $3; exit }' "$queue.times" 2>/dev/null)
-        extra=$(awk -F '\t' -v id="$id" '$1 == id { print $4 "\t" $5; exit }' "$out/work/.roster" 2>/dev/null)
+        extra=$(roster_extra "$id")
         jq -nc --arg id "$id" --arg name "$(printf '%s' "$info" | cut -f2)" \
             --arg ext "$(printf '%s' "$extra" | cut -f1)" --arg adj "$(printf '%s' "$extra" | cut -f2)" \
             --arg t "$(printf '%s' "$when" | cut -f1)" --arg how "$(printf '%s' "$when" | cut -f2)" \
@@ -93,7 +96,7 @@ BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
               t: ($t | tonumber? // null), how: $how}'
     done <"$queue"
     [ -f "$queue.missing" ] && while IFS="$(printf '\t')" read -r id name lms why; do
-        extra=$(awk -F '\t' -v id="$id" '$1 == id { print $4 "\t" $5; exit }' "$out/work/.roster" 2>/dev/null)
+        extra=$(roster_extra "$id")
         jq -nc --arg id "$id" --arg name "$name" --arg status "$why" --arg lms "$lms" \
             --arg ext "$(printf '%s' "$extra" | cut -f1)" --arg adj "$(printf '%s' "$extra" | cut -f2)" \
             '{id: $id, name: $name, status: $status, stale: "", late: "", upload: "", r: null, lms: $lms,

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 /* The length of the well-formed UTF-8 sequence at s (1 to 4), or 0 with *bad set to the length of
@@ -333,6 +334,25 @@ static void json_string(FILE *f, const char *s) {
     free(e);
 }
 
+/* {"ID": figure, ...} of the exercises timed (gflops > 0) whose double at `field` of their result
+ * is positive. */
+static void json_per_exercise(FILE *f, const struct grader_exercise_result *results, int count,
+                              size_t field) {
+    const char *comma = "";
+    fputc('{', f);
+    for (int i = 0; i < count; i++) {
+        double v;
+        memcpy(&v, (const char *)&results[i] + field, sizeof v);
+        if (results[i].gflops > 0 && v > 0) {
+            fprintf(f, "%s", comma);
+            json_string(f, results[i].ex->id);
+            fprintf(f, ": %.3f", v);
+            comma = ", ";
+        }
+    }
+    fputc('}', f);
+}
+
 int grader_write_json(const char *path, const struct grader_exercise_result *results, int count,
                       double seconds, const char *device) {
     FILE *f = fopen(path, "w");
@@ -353,30 +373,16 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
         json_string(f, device);
     }
     /* the reference's GFLOP/s of each exercise timed, measured beside the student's (the
-     * instructor's report compares the two; students see their own in the timing test) */
-    fprintf(f, ", \"reference_gflops\": {");
-    const char *comma = "";
-    for (int i = 0; i < count; i++)
-        if (results[i].gflops > 0 && results[i].ref_gflops > 0) {
-            fprintf(f, "%s", comma);
-            json_string(f, results[i].ex->id);
-            fprintf(f, ": %.3f", results[i].ref_gflops);
-            comma = ", ";
-        }
-    /* and the ratio each was scored on (the median of the rounds' own ratios, the figure its test
+     * instructor's report compares the two; students see their own in the timing test), and
+     * the ratio each was scored on (the median of the rounds' own ratios, the figure its test
      * shows): the batch's summary and report rank by it */
-    fprintf(f, "}, \"ratio\": {");
-    comma = "";
-    for (int i = 0; i < count; i++)
-        if (results[i].gflops > 0 && results[i].ratio > 0) {
-            fprintf(f, "%s", comma);
-            json_string(f, results[i].ex->id);
-            fprintf(f, ": %.3f", results[i].ratio);
-            comma = ", ";
-        }
+    fprintf(f, ", \"reference_gflops\": ");
+    json_per_exercise(f, results, count, offsetof(struct grader_exercise_result, ref_gflops));
+    fprintf(f, ", \"ratio\": ");
+    json_per_exercise(f, results, count, offsetof(struct grader_exercise_result, ratio));
     /* each exercise's maximum and the points the grader left out of it: max_score + left_out is
      * the table's points, for every student */
-    fprintf(f, "}, \"exercises\": {");
+    fprintf(f, ", \"exercises\": {");
     for (int i = 0; i < count; i++) {
         fprintf(f, "%s", i ? ", " : "");
         json_string(f, results[i].ex->id);
