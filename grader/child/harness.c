@@ -124,6 +124,7 @@ static int save_buffer(const struct clu_env *env, cl_mem m, float *host, size_t 
 struct vendor_set {
     struct clu_vendor_gemm *gemm[CLU_VENDOR_COUNT]; /* NULL: skipped */
     char why[CLU_VENDOR_COUNT][200];                /* the reason it is skipped */
+    char library[CLU_VENDOR_COUNT][200];            /* what runs, where it is not */
 };
 
 static int vendor_product_wrong(int n, const float *a, const float *b, const float *c,
@@ -166,6 +167,9 @@ static void vendors_prepare(const struct clu_env *env, int n, const float *a, co
             }
             if (!failed) {
                 fprintf(stderr, WHO ": %s ready at N = %d\n", library, n);
+                snprintf(v->library[id], sizeof v->library[id], "%.199s", library);
+                for (char *p = v->library[id]; *p; p++) /* (one reply line) */
+                    *p = *p == '\n' ? ' ' : *p;
                 continue;
             }
             clu_vendor_release(v->gemm[id]);
@@ -181,8 +185,8 @@ static void vendors_release(struct vendor_set *v) {
         clu_vendor_release(v->gemm[id]);
 }
 
-/* `vendor R KEY NONCE`: `count` launches one after the other (the sum of their times), or why it
- * is skipped. */
+/* `vendor R KEY NONCE`: `count` launches one after the other (the sum of their times) and what
+ * ran, or why it is skipped. */
 static void vendor_command(struct vendor_set *v, int round, const char *key, int count,
                            unsigned long long nonce, FILE *reply) {
     int id = 0;
@@ -200,7 +204,8 @@ static void vendor_command(struct vendor_set *v, int round, const char *key, int
             done++;
         }
         if (done == count) {
-            fprintf(reply, SERVE_VENDOR " %d %llu %.9g\n", round, nonce, seconds);
+            fprintf(reply, SERVE_VENDOR " %d %llu %.9g %s\n", round, nonce, seconds,
+                    v->library[id]);
             return;
         }
     }
@@ -309,8 +314,8 @@ static cl_int serve_launches(struct served *sv, int launches, int fills_only, do
  *   fill R COUNT NONCE        -> the fills of C that launch R COUNT makes, alone; "filled R NONCE"
  *   save R K NONCE            -> set K's C with its guard zone saved as c-R-K.bin; "saved R NONCE"
  *   vendor R KEY NONCE        -> (--vendors) the last COUNT of launches of that vendor's SGEMM;
- *                                "vendor R NONCE SECONDS", or "vendor-skipped R NONCE REASON"
- * End of input ends it. Nothing it says is believed: the grader times each launch command
+ *                                "vendor R NONCE SECONDS LIBRARY", or "vendor-skipped R NONCE
+ * REASON" End of input ends it. Nothing it says is believed: the grader times each launch command
  * with its own clock, chooses the seeds and checks every saved C itself; the nonces only keep
  * a reply from being taken for another. The reference kernel runs in a process of its own.
  * The words are exercise/protocol.h's SERVE_ names. */

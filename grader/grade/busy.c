@@ -22,8 +22,8 @@ double grade_busy_lost_share(const double *cpus, const double *waited, int r, do
 static int round_slot(const struct grade_busy_launches *mine, const struct grade_busy_launches *ref,
                       const struct grader_vendor_times *v, int slot, const double **cpus,
                       const double **waited) {
-    if (slot < 2 && mine && ref) {
-        const struct grade_busy_launches *side = slot == 0 ? mine : ref;
+    const struct grade_busy_launches *side = slot == 0 ? mine : slot == 1 ? ref : NULL;
+    if (side) {
         *cpus = side->cpus, *waited = side->waited;
         return 0;
     }
@@ -100,31 +100,25 @@ int grade_busy_rounds_kept(const struct grade_busy_launches *mine,
 /* A vendor's verdict is on these alone: OpenBLAS's threads wait on each other, so one that lost a
  * core ran here at a third of its speed (103 ms against 33 at N = 1024), where POCL's
  * work-groups, handed out as threads come free, slowed by half. */
-int grade_busy_vendor_quiet(const struct grader_vendor_times *v, int id,
-                            double quiet[GRADER_VENDOR_SLOTS]) {
-    int slots = v->rounds + v->again, count = 0;
+static int launches_quiet(const double *seconds, const double *cpus, const double *waited,
+                          int slots, double *quiet) {
+    int count = 0;
     double best = 0.0;
     for (int slot = 0; slot < slots; slot++)
-        best = v->seconds[id][slot] > 0.0 && v->cpus[id][slot] > best ? v->cpus[id][slot] : best;
+        best = seconds[slot] > 0.0 && cpus[slot] > best ? cpus[slot] : best;
     for (int slot = 0; slot < slots; slot++)
-        if (v->seconds[id][slot] > 0.0 &&
-            grade_busy_lost_share(v->cpus[id], v->waited[id], slot, best) <= GRADE_BUSY_LOST)
-            quiet[count++] = v->seconds[id][slot];
+        if (seconds[slot] > 0.0 &&
+            grade_busy_lost_share(cpus, waited, slot, best) <= GRADE_BUSY_LOST)
+            quiet[count++] = seconds[slot];
     return count;
 }
 
-/* Threads that wait while their side holds the CPUs wait for each other (more of them than CPUs:
- * its own doing), and the jail refuses to pin them to fewer CPUs (session.c), so no kernel can
- * look starved on an idle machine. */
-int grade_busy_outside_starved(const struct grade_busy_launches *s, int r, double cpus_here) {
-    double had = s->cpus[r], waited = s->waited[r];
-    return had >= 0.0 && waited > 0.0 && waited / (had + waited) > GRADE_BUSY_LOST &&
-           had < (1.0 - GRADE_BUSY_LOST) * cpus_here;
+int grade_busy_vendor_quiet(const struct grader_vendor_times *v, int id,
+                            double quiet[GRADER_VENDOR_SLOTS]) {
+    return launches_quiet(v->seconds[id], v->cpus[id], v->waited[id], v->rounds + v->again, quiet);
 }
 
-int grade_busy_student_quiet(const struct grade_busy_launches *mine, int slots, double cpus_here) {
-    int count = 0;
-    for (int slot = 0; slot < slots; slot++)
-        count += mine->seconds[slot] > 0.0 && !grade_busy_outside_starved(mine, slot, cpus_here);
-    return count;
+int grade_busy_side_quiet(const struct grade_busy_launches *s, int rounds,
+                          double quiet[GRADER_VENDOR_SLOTS]) {
+    return launches_quiet(s->seconds, s->cpus, s->waited, rounds, quiet);
 }

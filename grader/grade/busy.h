@@ -15,12 +15,10 @@
 #include "grade/grade.h"
 
 #define GRADE_BUSY_LOST 0.25 /* the most a launch may lose to other work and still count */
-/* Where fewer of the capstone's anchor's launches, or of the student's, were quiet, rounds of the
- * two alone follow (timing.c) */
+/* Where fewer of the capstone's anchor's launches were quiet, more of it follow (timing.c) */
 #define GRADE_BUSY_QUIET_WANTED 2
 
-/* What one side's launches recorded, slot by slot: the rounds, then those taken again where the
- * capstone's anchor had too few quiet launches. */
+/* What one side's launches recorded, round by round. */
 struct grade_busy_launches {
     double seconds[GRADER_VENDOR_SLOTS];  /* on the grader's clock, per launch (0: none) */
     double reported[GRADER_VENDOR_SLOTS]; /* as the harness reported it, per launch */
@@ -37,7 +35,7 @@ double grade_busy_waited_share(double before, double after, double seen);
 double grade_busy_lost_share(const double *cpus, const double *waited, int r, double best);
 
 /* Whether round r, the last so far, was starved: any launch of it (the sides' mine and ref, NULL
- * both where there are none; each vendor of v still timed, v NULL: none) lost more than
+ * where there is none; each vendor of v still timed, v NULL: none) lost more than
  * GRADE_BUSY_LOST, judged against its best CPUs of rounds 0 to r. */
 int grade_busy_round_starved(const struct grade_busy_launches *mine,
                              const struct grade_busy_launches *ref,
@@ -60,12 +58,9 @@ int grade_busy_rounds_kept(const struct grade_busy_launches *mine,
 int grade_busy_vendor_quiet(const struct grader_vendor_times *v, int id,
                             double quiet[GRADER_VENDOR_SLOTS]);
 
-/* Whether the student's launch in slot r lost more than GRADE_BUSY_LOST to other work: its
- * threads waited over that share of the time while it had under 1 - GRADE_BUSY_LOST of the
- * machine's CPUs (cpus_here). 0 where unknown (a GPU). */
-int grade_busy_outside_starved(const struct grade_busy_launches *s, int r, double cpus_here);
-
-/* The student's launches in slots 0 to slots - 1 that other work did not starve. */
-int grade_busy_student_quiet(const struct grade_busy_launches *mine, int slots, double cpus_here);
+/* The same of one side's launches in rounds 0 to rounds - 1 (the reference timed with the
+ * vendors). */
+int grade_busy_side_quiet(const struct grade_busy_launches *s, int rounds,
+                          double quiet[GRADER_VENDOR_SLOTS]);
 
 #endif

@@ -221,24 +221,25 @@ int grader_cuda_tests(const struct grader_config *cfg, const struct grader_exerc
  * 1.6 GFLOP/s against OpenBLAS's 82, so every correct kernel beat it), CLBlast on a GPU. */
 enum clu_vendor_id grader_vendor_anchor(const struct grader_config *cfg);
 
-/* The vendors' SGEMMs timed in the same rounds (the capstone): each launch on the grader's clock,
- * in the reference's harness (never in a process the student's code runs in). Where under two of
- * the anchor's launches in the rounds were quiet, more rounds of the student's kernel and the
- * anchor alone follow: slots rounds to rounds + again - 1 (the other vendors' are 0). */
+/* The vendors' SGEMMs timed with the reference, no student's code running (the capstone's
+ * anchor: grade_vendors_alone): each launch on the grader's clock, in the reference's harness
+ * (never in a process the student's code runs in). Where under two of the anchor's launches in
+ * the rounds were quiet, more launches of it follow: slots rounds to rounds + again - 1 (the other
+ * vendors' are 0). */
 #define GRADER_VENDOR_AGAIN 40 /* the anchor's launches taken again, at most */
 #define GRADER_VENDOR_SLOTS (GRADER_MAX_ROUNDS + GRADER_VENDOR_AGAIN)
 struct grader_vendor_times {
     double seconds[CLU_VENDOR_COUNT][GRADER_VENDOR_SLOTS]; /* each round's launch */
     double cpus[CLU_VENDOR_COUNT][GRADER_VENDOR_SLOTS];    /* CPUs the harness had (-1: unknown) */
     double waited[CLU_VENDOR_COUNT][GRADER_VENDOR_SLOTS]; /* its threads waiting for one (-1: "") */
-    double yours[GRADER_VENDOR_SLOTS];      /* the student's launch in each (0: timed alone) */
-    int yours_starved[GRADER_VENDOR_SLOTS]; /* that launch lost over a quarter to other work */
-    int rounds;                             /* rounds timed */
-    int again;                       /* rounds of the student's and the anchor's after them */
-    double again_seconds;            /* over how long */
-    int kept[GRADER_MAX_ROUNDS];     /* those that count (the student's and the vendors' alike) */
-    int timed[CLU_VENDOR_COUNT];     /* every round timed */
-    char why[CLU_VENDOR_COUNT][200]; /* else why not */
+    double ref_fastest;                  /* the reference's fastest quiet launch (0: none) */
+    int rounds;                          /* rounds timed */
+    int again;                           /* launches of the anchor after them */
+    double again_seconds;                /* over how long */
+    int kept[GRADER_MAX_ROUNDS];         /* those that count */
+    int timed[CLU_VENDOR_COUNT];         /* every round timed */
+    char why[CLU_VENDOR_COUNT][200];     /* else why not */
+    char library[CLU_VENDOR_COUNT][200]; /* what ran, as the harness said ("OpenBLAS 0.3.21 ...") */
 };
 
 /* The student's kernel timed against the reference at perf_n (timing.c): each in a serving
@@ -246,13 +247,11 @@ struct grader_vendor_times {
  * and launched with its own row's tuning values (ex; rx, the reference's: a tuning file's). Fills
  * the report text, the GFLOP/s of both (when timed), the ratio the point is scored on (the
  * median of the rounds' own ratios), the reference's fastest round (seconds per launch), whether
- * the point is earned, and whether the machine was too busy to time it; with
- * vendors (NULL: none), the vendors' launches too. */
+ * the point is earned, and whether the machine was too busy to time it. */
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const struct grader_exercise *rx, const char *reference,
                       double *gflops, double *ref_gflops, double *ratio, double *ref_fastest,
-                      char *out, size_t out_size, int *earned, int *too_busy,
-                      struct grader_vendor_times *vendors);
+                      char *out, size_t out_size, int *earned, int *too_busy);
 
 /* A trusted kernel (a reference solution) timed alone at n on the grader's clock, in a serving
  * harness that saves into dir: 0 with min, median and max seconds, or -1 with why. */

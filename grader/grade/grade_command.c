@@ -502,9 +502,9 @@ int grader_grade_main(int argc, char **argv, const char *self, grader_commands_f
         status = EXIT_USAGE;
     } else if (too_busy) {
         /* no verdict rather than a point lost for the grader's trouble; no results.json */
-        printf("not graded: the machine was too busy (a run was stopped twice at its time limit "
-               "having got under a quarter of a CPU while it wanted one); grade again when it is "
-               "quieter\n");
+        printf("not graded: the machine was too busy to grade fairly (a run stopped twice at its "
+               "time limit with under a quarter of a CPU, or every launch of the capstone's "
+               "anchor starved: the report says which); grade again when it is quieter\n");
         json = NULL;
         status = EXIT_BUSY;
     }

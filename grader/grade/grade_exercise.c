@@ -56,16 +56,18 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     /* whether the capstone's anchor (grader_vendor_anchor: OpenBLAS on a CPU, CLBlast on a GPU)
      * can be timed here, decided before any code of the student's runs (the vendors alone, in
      * the reference's harness): its points are in every student's maximum or in none */
-    char vendors_off[300], *no_vendor = NULL;
+    struct grade_anchor_here here = {NULL, ""};
+    char vendors_off[300];
     if (cfg->perf && ex->vendor_ratios[0] > 0) {
         char reference[PATH_MAX + 64];
-        struct grader_vendor_times alone;
+        static struct grader_vendor_times alone; /* (large) */
         snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
         grade_vendors_alone(cfg, ex, reference, 1, &alone);
         enum clu_vendor_id anchor = grader_vendor_anchor(cfg);
+        snprintf(here.library, sizeof here.library, "%s", alone.library[anchor]);
         if (!alone.timed[anchor]) {
             snprintf(vendors_off, sizeof vendors_off, "%s", alone.why[anchor]);
-            no_vendor = vendors_off;
+            here.off = vendors_off;
         }
     }
     /* the memory check and the technique at a size drawn from the hidden seed, printed only
@@ -166,14 +168,16 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         timed.mine.memcheck_shape = graded->row.memcheck_shape;
         timed.mine.memcheck_n = graded->row.memcheck_n;
         grade_test_perf(&kernels, &timed.mine, &timed.reference, timed.kernel, timed.note,
-                        passed == sizes, counted ? &traffic : NULL, no_vendor, r);
+                        passed == sizes, counted ? &traffic : NULL, &here, r);
     } else {
         grader_add_verdict(r, GRADER_SKIPPED, "performance against the reference solution", 0,
                            ex->points.perf,
                            "skipped: timing was switched off (--no-perf), so its point is left out "
                            "of the maximum");
         if (ex->vendor_ratios[0] > 0)
-            grade_test_vendors(cfg, ex, ex, "", NULL, "timing was switched off: --no-perf", r);
+            grade_test_vendors(
+                cfg, ex, ex, "", 0,
+                &(struct grade_anchor_here){"timing was switched off: --no-perf", ""}, r);
     }
     r->not_implemented = untouched_all && passed == 0;
     if (ex->cuda_per_size) { /* the capstone's CUDA twin, after its OpenCL kernel */

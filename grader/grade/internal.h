@@ -6,6 +6,7 @@
 #define GRADER_GRADE_INTERNAL_H
 
 #include "grade/grade.h"
+#include "grade/score.h"
 #include "exercise/protocol.h"
 #include "exercise/traffic.h"
 #include "oclgrind/findings.h"
@@ -206,33 +207,59 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
 #define MAX_ROUNDS   GRADER_MAX_ROUNDS   /* and at most, those measured again included */
 #define SLOTS        GRADER_VENDOR_SLOTS /* those and the capstone's rounds for a quiet vendor */
 
+/* Whether the capstone's anchor (grader_vendor_anchor) can be timed here, decided before any code
+ * of the student's runs (grade_exercise.c, grade_vendors_alone): the same for every student. */
+struct grade_anchor_here {
+    const char *off;   /* why it cannot (NULL: it can) */
+    char library[200]; /* what runs, as its harness said ("OpenBLAS 0.3.21 ...") */
+};
+
 /* The kernel timed against the reference (perf_test.c), with the traffic rows when it earns it:
  * kernel built with ex's tuning values, the reference with ref_ex's; note (may be "") heads the
  * report's text. A row with vendor_ratios gets its test against the vendor's anchor as well
- * (grader_vendor_anchor), right or not; vendors_off (NULL: it can) says why the anchor cannot be
- * timed here (grade_vendors_alone). */
+ * (grade_test_vendors), right or not. */
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                      const struct grader_exercise *ref_ex, const char *kernel, const char *note,
-                     int all_right, const struct grader_traffic *mine, const char *vendors_off,
-                     struct grader_exercise_result *r);
+                     int all_right, const struct grader_traffic *mine,
+                     const struct grade_anchor_here *here, struct grader_exercise_result *r);
 
-/* The capstone's test against its anchor (perf_test.c, grader_vendor_anchor), for a row with
- * vendor_ratios: skipped where vendors_off says why the anchor is not timed here (NULL: it is),
- * not run where the kernel was not timed (v NULL, or no GFLOP/s), else the fractions reached
- * against v's anchor (timed alone,
- * rx's reference harness, where it failed beside the student's kernel). */
+/* The capstone's test against its anchor (perf_test.c), for a row with vendor_ratios: skipped
+ * for every student where here->off says why the anchor is not timed here, not run where the
+ * kernel was not timed (timed 0, or no GFLOP/s), else the fractions reached: the student's ratio
+ * to the reference times the reference's speed over the anchor's (grade_anchor_get, rx's
+ * reference at rx->perf_n). */
 void grade_test_vendors(const struct grader_config *cfg, const struct grader_exercise *ex,
-                        const struct grader_exercise *rx, const char *reference,
-                        const struct grader_vendor_times *v, const char *vendors_off,
-                        struct grader_exercise_result *r);
+                        const struct grader_exercise *rx, const char *reference, int timed,
+                        const struct grade_anchor_here *here, struct grader_exercise_result *r);
 
-/* The vendors' SGEMMs timed alone (timing.c): the reference's harness of rx at rx->perf_n with
- * the vendors, `rounds` rounds (at most TIMED_ROUNDS) of the reference's launches, which gives the
- * harness its inputs, and one launch of each vendor, while no process of a student's runs. With
- * one round it is the check of what can be timed here, the same for every student; with more, the
- * figures of a vendor that failed beside a student's kernel. */
+/* The vendors' SGEMMs timed with the reference (timing.c): the reference's harness of rx at
+ * rx->perf_n with the vendors, `rounds` rounds (at most TIMED_ROUNDS) of the reference's launches,
+ * each followed by one launch of each vendor, while no process of a student's runs; then more of
+ * the anchor where under GRADE_BUSY_QUIET_WANTED of its launches were quiet. With one round it is
+ * the check of what can be timed here, the same for every student. */
 void grade_vendors_alone(const struct grader_config *cfg, const struct grader_exercise *rx,
                          const char *reference, int rounds, struct grader_vendor_times *v);
+
+/* The capstone's anchor against the reference (anchor.c): each vendor's launches and the
+ * reference's fastest, timed together with no student's code running. */
+struct grade_anchor {
+    struct grade_score_anchor score;      /* the reference's and the anchor's fastest */
+    struct clu_stats t[CLU_VENDOR_COUNT]; /* each vendor's quiet launches (else its rounds') */
+    int every_starved[CLU_VENDOR_COUNT];  /* no launch of it was quiet */
+    int timed[CLU_VENDOR_COUNT];          /* timed, else why not: */
+    char why[CLU_VENDOR_COUNT][200];
+    int rounds, again; /* rounds with the reference, the anchor's after */
+    long long when;    /* when (seconds since the epoch) */
+    int kept;          /* read from the cache folder, timed by an earlier grading */
+};
+
+/* rx's reference at rx->perf_n against the vendors, for the anchor library (here->library):
+ * from the cache folder where a grading on this device timed the same reference, N and library
+ * with quiet launches of the anchor, else timed now (and kept there when its launches were
+ * quiet). 0, or -1 where the anchor could not be timed (a->why says why). */
+int grade_anchor_get(const struct grader_config *cfg, const struct grader_exercise *rx,
+                     const char *reference, const struct grade_anchor_here *here,
+                     struct grade_anchor *a);
 
 /* ---------------------------------------------------------------- tuned values (tuned.c) */
 

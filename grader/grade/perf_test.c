@@ -2,24 +2,63 @@
  * and the capstone against its vendor's anchor (grade_test_vendors). Their verdicts and words;
  * the timing is timing.c's, the ratio, the fractions and the points score.c's.
  */
+#define _GNU_SOURCE /* localtime_r */
 #include "grade/internal.h"
 #include "grade/barrier_loop.h"
 #include "grade/score.h"
 
 #include <string.h>
+#include <time.h>
 
-/* The capstone against the vendors timed in the same rounds: points.vendor for each of the row's
- * fractions of the anchor's speed reached (grader_vendor_anchor: OpenBLAS on a CPU, CLBlast on a
- * GPU); the others reported. Whether the anchor can be timed here was decided
- * before the student's code ran (grade.c's check of the vendors alone, vendors_off): where it
- * cannot (not installed, a device it fails on) the points leave the maximum of every student.
- * Where it could but then failed beside the student's kernel, it is timed alone once the
- * student's processes are gone; only when it fails alone too is the grader's trouble left out
- * for this student. v NULL: the kernel was not timed. */
+/* The vendors' lines of the report: each one's launches with the reference, and the student's
+ * speed against it (the student's ratio to the reference times the reference's over it). */
+static void vendor_lines(const struct grader_config *cfg, const struct grader_exercise *rx,
+                         const struct grade_anchor *a, double ratio, char *lines, size_t size) {
+    enum clu_vendor_id anchor = grader_vendor_anchor(cfg);
+    const char *who = clu_vendor_name(anchor);
+    double flops = grader_flops(rx, grader_square(rx->perf_n));
+    char when[40] = "";
+    time_t t = (time_t)a->when;
+    struct tm tm;
+    if (localtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+    int used = snprintf(
+        lines, size,
+        "N = %d: your ratio to the reference (%.2f, in the rounds above) times the reference's "
+        "speed over each vendor's, timed together with no code of a student's running (%d rounds "
+        "and %d more launches of %s, %s%s), on the grader's clock:\nreference  fastest %.3f ms  "
+        "%.2f GFLOP/s",
+        rx->perf_n, ratio, a->rounds, a->again, who, when,
+        a->kept ? "; kept for this device, N and library in the grader's cache folder, so every "
+                  "student graded here is held against the same figure"
+                : "",
+        a->score.ref * 1e3, flops / a->score.ref * 1e-9);
+    for (int id = 0; id < CLU_VENDOR_COUNT && used > 0 && (size_t)used < size; id++) {
+        if (!a->timed[id]) {
+            used += snprintf(lines + used, size - (size_t)used, "\n%-10s not timed: %s",
+                             clu_vendor_name(id), a->why[id]);
+            continue;
+        }
+        const struct clu_stats *v = &a->t[id];
+        used += snprintf(lines + used, size - (size_t)used,
+                         "\n%-10s %.3f ms (min %.3f, max %.3f%s)  %.2f GFLOP/s: yours at %.2fx%s",
+                         clu_vendor_name(id), v->median * 1e3, v->min * 1e3, v->max * 1e3,
+                         a->every_starved[id] ? ", every launch starved by a busy machine" : "",
+                         flops / v->median * 1e-9,
+                         grade_score_vendor_ratio(ratio, a->score.ref, v->min),
+                         id == (int)anchor ? " (the points' anchor)" : "");
+    }
+}
+
+/* The capstone against its anchor (grader_vendor_anchor: OpenBLAS on a CPU, CLBlast on a GPU):
+ * points.vendor for each of the row's fractions of the anchor's speed reached. Whether the anchor
+ * can be timed here was decided before the student's code ran (here->off): where it cannot (not
+ * installed, a device it fails on) the points leave the maximum of every student. Otherwise they
+ * are in it, whatever the machine's load: a grading where the anchor then fails is not published
+ * (too_busy: grade again), never scored on another maximum. */
 void grade_test_vendors(const struct grader_config *cfg, const struct grader_exercise *ex,
-                        const struct grader_exercise *rx, const char *reference,
-                        const struct grader_vendor_times *v, const char *vendors_off,
-                        struct grader_exercise_result *r) {
+                        const struct grader_exercise *rx, const char *reference, int timed,
+                        const struct grade_anchor_here *here, struct grader_exercise_result *r) {
     enum clu_vendor_id anchor = grader_vendor_anchor(cfg);
     const char *who = clu_vendor_name(anchor);
     char name[160], thresholds[64] = "";
@@ -31,110 +70,34 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
     }
     snprintf(name, sizeof name, "speed against %s (points at %s)", who, thresholds);
     int pts = count * ex->points.vendor;
-    if (vendors_off) {
+    if (here->off) {
         grader_add_verdict(r, GRADER_SKIPPED, name, 0, pts,
                            "skipped: %s is not timed here (%s), so its %d points are left out "
                            "of the maximum, for every student graded here",
-                           who, vendors_off, pts);
+                           who, here->off, pts);
         return;
     }
-    if (!v || r->gflops <= 0) {
+    if (!timed || r->gflops <= 0 || r->ratio <= 0) {
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
                            "not timed: the kernel must first be right at every size and timed "
                            "against the reference");
         return;
     }
-    /* your fastest launch, against each vendor's fastest that a busy machine did not starve (a
-     * launch of yours that was is only slower: score.c) */
-    struct grade_score_yours yours;
-    grade_score_yours(v, &yours);
-    struct grader_vendor_times alone;
-    char beside[200] = "";
-    if (!v->timed[anchor]) { /* it ran in the check before: time it with nobody else */
-        snprintf(beside, sizeof beside, "%s", v->why[anchor]);
-        grade_vendors_alone(cfg, rx, reference, TIMED_ROUNDS, &alone);
-        v = &alone;
-        if (!v->timed[anchor]) {
-            grader_add_verdict(r, GRADER_SKIPPED, name, 0, pts,
-                               "skipped: %s ran in the grader's check before your kernel, "
-                               "but failed beside it (%s) and alone after it (%s): the machine's "
-                               "trouble, so its %d points are left out of your maximum (an "
-                               "instructor may grade again)",
-                               who, beside, v->why[anchor], pts);
-            return;
-        }
+    static struct grade_anchor a; /* (large) */
+    if (grade_anchor_get(cfg, rx, reference, here, &a) != 0) {
+        r->too_busy = 1; /* not published: the grader's trouble, not the student's */
+        grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
+                           "not timed: %s ran in the grader's check before your kernel, but not "
+                           "when timed with the reference after it (%s): the machine's trouble, "
+                           "so this grading is not published, rather than scored on another "
+                           "maximum (grade again when the machine is quieter)",
+                           who, a.why[anchor]);
+        return;
     }
     struct grade_score_vendor_points part;
-    grade_score_vendor_points(ex, v, anchor, &yours, r->gflops, &part);
-    if (part.part == GRADE_SCORE_ANCHOR_STARVED) {
-        grader_add_verdict(
-            r, GRADER_SKIPPED, name, 0, pts,
-            "skipped: the machine was too busy to time %s: in all %d of its "
-            "launches (%d in the rounds, %d in more rounds of yours and it alone, "
-            "over %.1f s) other work took over %.0f%% of the CPU time it wanted (its "
-            "threads wait on each other, so that slows it more than your kernel): the "
-            "machine's trouble, so its %d points are left out of your maximum "
-            "(grade again on a quieter machine; an instructor may grade again)",
-            who, v->rounds + v->again, v->rounds, v->again, v->again_seconds, 100 * GRADE_BUSY_LOST,
-            pts);
-        return;
-    }
-    if (part.part == GRADE_SCORE_YOURS_STARVED) {
-        grader_add_verdict(
-            r, GRADER_SKIPPED, name, 0, pts,
-            "skipped: the machine was too busy to time your kernel against %s: in all %d of "
-            "its launches (%d in more rounds of yours and %s alone, over %.1f s) other work "
-            "took over %.0f%% of the CPU time it wanted, while %s had quiet ones: the "
-            "machine's trouble, so the %d points are left out of your maximum (grade again on "
-            "a quieter machine; an instructor may grade again)",
-            who, yours.count, v->again, who, v->again_seconds, 100 * GRADE_BUSY_LOST, who, pts);
-        return;
-    }
-    double flops = grader_flops(ex, grader_square(ex->perf_n));
+    grade_score_vendor_points(ex, r->ratio, &a.score, &part);
     char lines[1400];
-    int used = beside[0]
-                   ? snprintf(lines, sizeof lines,
-                              "N = %d, on the grader's clock: %s failed in the rounds "
-                              "beside your kernel (%.150s), so the vendors were timed alone "
-                              "after it:",
-                              ex->perf_n, who, beside)
-                   : snprintf(lines, sizeof lines,
-                              "N = %d, in the same rounds as yours, on the grader's clock (\"yours "
-                              "at\": your fastest launch against the vendor's fastest that a busy "
-                              "machine did not starve):",
-                              ex->perf_n);
-    int counted = 0;
-    for (int round = 0; round < v->rounds; round++)
-        counted += v->kept[round];
-    if (counted < v->rounds && used > 0 && (size_t)used < sizeof lines)
-        used += snprintf(lines + used, sizeof lines - (size_t)used,
-                         " %d of %d rounds, %d left out where a busy machine took the most from "
-                         "a side or a vendor (over %.0f%% of the CPU time it wanted; the most of "
-                         "all where every round lost that much)",
-                         counted, v->rounds, v->rounds - counted, 100 * GRADE_BUSY_LOST);
-    if (v->again > 0 && used > 0 && (size_t)used < sizeof lines)
-        used += snprintf(lines + used, sizeof lines - (size_t)used,
-                         "; %d more rounds of yours and %s alone, where under %d of its "
-                         "launches in the rounds were quiet",
-                         v->again, who, GRADE_BUSY_QUIET_WANTED);
-    if (yours.fastest > 0.0 && used > 0 && (size_t)used < sizeof lines)
-        used += snprintf(lines + used, sizeof lines - (size_t)used,
-                         "\nyours      fastest %.3f ms of %d launches  %.2f GFLOP/s",
-                         yours.fastest * 1e3, yours.count, flops / yours.fastest * 1e-9);
-    for (int id = 0; id < CLU_VENDOR_COUNT && used > 0 && (size_t)used < sizeof lines; id++) {
-        if (!v->timed[id]) {
-            used += snprintf(lines + used, sizeof lines - (size_t)used, "\n%-10s not timed: %s",
-                             clu_vendor_name(id), v->why[id]);
-            continue;
-        }
-        struct grade_score_vendor f;
-        grade_score_vendor(v, id, yours.fastest, r->gflops, flops, &f);
-        used += snprintf(lines + used, sizeof lines - (size_t)used,
-                         "\n%-10s %.3f ms (min %.3f, max %.3f%s)  %.2f GFLOP/s: yours at %.2fx%s",
-                         clu_vendor_name(id), f.t.median * 1e3, f.t.min * 1e3, f.t.max * 1e3,
-                         f.every_starved ? ", every launch starved by a busy machine" : "",
-                         f.gflops, f.ratio, id == (int)anchor ? " (the points' anchor)" : "");
-    }
+    vendor_lines(cfg, rx, &a, r->ratio, lines, sizeof lines);
     r->vendor_ratio = part.ratio;
     r->vendor_anchor = (int)anchor;
     grader_add_test(r, name, part.points, pts,
@@ -155,8 +118,8 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
 
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                      const struct grader_exercise *ref_ex, const char *kernel, const char *note,
-                     int all_right, const struct grader_traffic *mine, const char *vendors_off,
-                     struct grader_exercise_result *r) {
+                     int all_right, const struct grader_traffic *mine,
+                     const struct grade_anchor_here *here, struct grader_exercise_result *r) {
     const char *name = "performance against the reference solution";
     int pts = ex->points.perf;
     char reference[PATH_MAX], text[4000], traffic[400] = "";
@@ -165,12 +128,11 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
                            "not timed: the kernel must first be right at every size");
         if (ex->vendor_ratios[0] > 0) /* listed all the same: the maximum is everyone's */
-            grade_test_vendors(cfg, ex, ref_ex, reference, NULL, vendors_off, r);
+            grade_test_vendors(cfg, ex, ref_ex, reference, 0, here, r);
         return;
     }
     int earned = 0, too_busy = 0;
     double ref_seconds = 0.0;
-    struct grader_vendor_times vendors;
     struct grader_exercise timed = *ex, ref_timed = *ref_ex;
     ex = &timed;
     for (;;) {
@@ -180,8 +142,7 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
          * capstone's ratio to OpenBLAS is another) */
         ref_seconds = 0.0;
         grader_perf_test(cfg, ex, kernel, &ref_timed, reference, &r->gflops, &r->ref_gflops,
-                         &r->ratio, &ref_seconds, text, sizeof text, &earned, &too_busy,
-                         ex->vendor_ratios[0] > 0 ? &vendors : NULL);
+                         &r->ratio, &ref_seconds, text, sizeof text, &earned, &too_busy);
         int next = 2 * ex->perf_n;
         if (ex->is_vector || ex->perf_fixed || ref_seconds <= 0.0 ||
             ref_seconds >= PERF_MIN_SECONDS || next > PERF_MAX_N || !grader_size_valid(ex, next) ||
@@ -215,5 +176,5 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
                "every barrier) and POCL builds it as it builds the reference.";
     grader_add_test(r, name, earned ? pts : 0, pts, "%s%s%s%s", note, text, traffic, pocl);
     if (ex->vendor_ratios[0] > 0)
-        grade_test_vendors(cfg, ex, &ref_timed, reference, &vendors, vendors_off, r);
+        grade_test_vendors(cfg, ex, &ref_timed, reference, 1, here, r);
 }

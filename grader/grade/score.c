@@ -75,34 +75,35 @@ enum clu_vendor_id grader_vendor_anchor(const struct grader_config *cfg) {
     return cfg->device_cpu ? CLU_OPENBLAS : CLU_CLBLAST;
 }
 
-/* A launch of the student's that a busy machine starved is only slower, so the fastest counts
- * all the same; the quiet ones say whether the kernel was judged on other work alone. */
-void grade_score_yours(const struct grader_vendor_times *v, struct grade_score_yours *y) {
-    *y = (struct grade_score_yours){0};
-    for (int slot = 0; slot < v->rounds + v->again; slot++)
-        if (v->yours[slot] > 0.0) {
-            y->fastest = y->count == 0 || v->yours[slot] < y->fastest ? v->yours[slot] : y->fastest;
-            y->count++;
-            y->quiet += !v->yours_starved[slot];
-        }
+int grade_score_anchor_of(const struct grader_vendor_times *v, int id,
+                          struct grade_score_anchor *a) {
+    double quiet[GRADER_VENDOR_SLOTS];
+    *a = (struct grade_score_anchor){v->ref_fastest, 0.0, 0};
+    int n = grade_busy_vendor_quiet(v, id, quiet);
+    a->quiet = n;
+    a->anchor = n > 0 ? clu_stats_of(quiet, n).min : 0.0;
+    return a->ref > 0.0 && n > 0 ? 0 : -1;
+}
+
+double grade_score_vendor_ratio(double ratio, double ref_seconds, double vendor_seconds) {
+    return ref_seconds > 0.0 ? ratio * vendor_seconds / ref_seconds : 0.0;
 }
 
 /* The fastest of each is what the two do on the machine at its best: this machine's two cores run
  * OpenBLAS at 33 ms or at 63 ms (N = 1024) in spells of a second or two with nothing else running
- * (the host's doing, unseen from inside), and a slow capstone, hit less, measured from 0.57x to
- * 0.87x of it alone by the rounds' medians. */
-void grade_score_vendor(const struct grader_vendor_times *v, int id, double fastest,
-                        double student_gflops, double flops, struct grade_score_vendor *out) {
+ * (the host's doing, unseen from inside). */
+void grade_score_vendor(const struct grader_vendor_times *v, int id, double ratio, double flops,
+                        struct grade_score_vendor *out) {
     double quiet[GRADER_VENDOR_SLOTS];
     int n = grade_busy_vendor_quiet(v, id, quiet);
     out->every_starved = n == 0;
-    if (n == 0) /* (not the anchor: its points are never judged on these) */
+    if (n == 0)
         for (int round = 0; round < v->rounds; round++)
             if (v->kept[round])
                 quiet[n++] = v->seconds[id][round];
     out->t = clu_stats_of(quiet, n);
     out->gflops = flops / out->t.median * 1e-9;
-    out->ratio = fastest > 0.0 ? out->t.min / fastest : student_gflops / out->gflops;
+    out->ratio = grade_score_vendor_ratio(ratio, v->ref_fastest, out->t.min);
 }
 
 int grade_score_fractions(const struct grader_exercise *ex) {
@@ -119,26 +120,10 @@ int grade_score_reached(double ratio, const double *ratios, int count) {
     return reached;
 }
 
-/* Never judged on a starved library (it ran at a third of its speed where a kernel slowed by
- * half), nor on a kernel starved while the anchor was not. */
-void grade_score_vendor_points(const struct grader_exercise *ex,
-                               const struct grader_vendor_times *v, int anchor,
-                               const struct grade_score_yours *y, double student_gflops,
+void grade_score_vendor_points(const struct grader_exercise *ex, double ratio,
+                               const struct grade_score_anchor *a,
                                struct grade_score_vendor_points *out) {
-    double quiet[GRADER_VENDOR_SLOTS];
-    *out = (struct grade_score_vendor_points){GRADE_SCORE_SCORED, 0.0, 0, 0};
-    if (grade_busy_vendor_quiet(v, anchor, quiet) == 0) {
-        out->part = GRADE_SCORE_ANCHOR_STARVED;
-        return;
-    }
-    if (y->count > 0 && y->quiet == 0) {
-        out->part = GRADE_SCORE_YOURS_STARVED;
-        return;
-    }
-    struct grade_score_vendor a;
-    grade_score_vendor(v, anchor, y->fastest, student_gflops,
-                       grader_flops(ex, grader_square(ex->perf_n)), &a);
-    out->ratio = a.ratio;
-    out->reached = grade_score_reached(a.ratio, ex->vendor_ratios, grade_score_fractions(ex));
+    out->ratio = grade_score_vendor_ratio(ratio, a->ref, a->anchor);
+    out->reached = grade_score_reached(out->ratio, ex->vendor_ratios, grade_score_fractions(ex));
     out->points = out->reached * ex->points.vendor;
 }

@@ -6,9 +6,9 @@
  *
  * The performance point: the median of the kept rounds' own ratios (the reference's launch over
  * the student's beside it) at least the plan's perf_ratio. The capstone's points: one
- * points.vendor for each of the row's vendor_ratios that the student's fastest launch reaches
- * against the anchor's fastest quiet one; where the anchor had no quiet launch, or the student's
- * kernel none while the anchor had, the part is skipped (its points leave the maximum).
+ * points.vendor for each of the row's vendor_ratios that the student's speed reaches against the
+ * anchor's, through the reference: the student's ratio to it times its speed over the anchor's,
+ * timed together once per device, N and library (anchor.c). Never skipped for a busy machine.
  */
 #ifndef GRADER_GRADE_SCORE_H
 #define GRADER_GRADE_SCORE_H
@@ -43,25 +43,37 @@ double grade_score_spread(const struct grade_busy_launches *mine,
 /* Whether a ratio (grade_score_figures) earns the performance point at the plan's perf_ratio. */
 int grade_score_perf_earned(double ratio, double perf_ratio);
 
-/* The student's launches in the vendors' rounds and the rounds after them. */
-struct grade_score_yours {
-    double fastest; /* seconds of the fastest (0: none) */
-    int count;      /* launches recorded */
-    int quiet;      /* of those, the ones other work did not starve */
+/* The capstone's anchor against the reference, timed together with no student's code running
+ * (anchor.c): the reference's fastest launch and the anchor's fastest quiet one. A starved launch
+ * of the anchor never counts: OpenBLAS's threads wait on each other, so one that lost a core ran
+ * at a third of its speed, and a figure from it would hand out fractions. */
+struct grade_score_anchor {
+    double ref;    /* seconds of the reference's fastest launch */
+    double anchor; /* seconds of the anchor's fastest quiet launch */
+    int quiet;     /* how many of its launches a busy machine did not starve */
 };
-void grade_score_yours(const struct grader_vendor_times *v, struct grade_score_yours *y);
+/* Anchor id's figures from the vendors timed with the reference (v: grade_vendors_alone): 0, or -1
+ * where the reference has no launch or the anchor no quiet one. */
+int grade_score_anchor_of(const struct grader_vendor_times *v, int id,
+                          struct grade_score_anchor *a);
 
-/* One vendor timed in v, against the student's kernel. */
+/* One vendor timed in v (with the reference), shown beside the student's kernel. */
 struct grade_score_vendor {
     struct clu_stats t; /* seconds of its quiet launches (every_starved: of the rounds kept) */
     int every_starved;  /* no launch of it was quiet */
     double gflops;      /* flops over its median */
-    double ratio;       /* the student's fastest over its fastest (none: GFLOP/s over GFLOP/s) */
+    double ratio;       /* the student's speed over its speed (grade_score_vendor_ratio) */
 };
-/* Vendor id of v: `fastest` the student's fastest launch (0: none, then student_gflops, the
- * comparison's, is held against the vendor's median), flops those of one launch. */
-void grade_score_vendor(const struct grader_vendor_times *v, int id, double fastest,
-                        double student_gflops, double flops, struct grade_score_vendor *out);
+/* Vendor id of v, flops those of one launch, ratio the student's to the reference (the median of
+ * the rounds' own ratios). */
+void grade_score_vendor(const struct grader_vendor_times *v, int id, double ratio, double flops,
+                        struct grade_score_vendor *out);
+
+/* The student's speed over a vendor's: the student's ratio to the reference in the comparison's
+ * rounds, times the reference's speed over the vendor's when the two ran together (their fastest
+ * launches). Every student of one device, N and library is held against the same figure, and a
+ * busy machine moves neither factor far: each is a ratio of launches that ran side by side. */
+double grade_score_vendor_ratio(double ratio, double ref_seconds, double vendor_seconds);
 
 /* How many fractions of the vendor's speed row ex has points at (its vendor_ratios before the 0).
  */
@@ -70,27 +82,17 @@ int grade_score_fractions(const struct grader_exercise *ex);
 /* How many of ratios (ascending, count of them) ratio reaches. */
 int grade_score_reached(double ratio, const double *ratios, int count);
 
-/* Whether the capstone's part against its anchor is scored. */
-enum grade_score_part {
-    GRADE_SCORE_SCORED,         /* the points from the ratio */
-    GRADE_SCORE_ANCHOR_STARVED, /* no launch of the anchor was quiet: skipped */
-    GRADE_SCORE_YOURS_STARVED,  /* the anchor's were, none of the student's: skipped */
-};
-
-/* The capstone's part, decided. */
+/* The capstone's part against its anchor: always scored, so its points are in every student's
+ * maximum. */
 struct grade_score_vendor_points {
-    enum grade_score_part part; /* scored or skipped, and why */
-    double ratio;               /* the student's speed over the anchor's (scored) */
-    int reached;                /* fractions of the row's reached */
-    int points;                 /* reached * the row's points.vendor */
+    double ratio; /* the student's speed over the anchor's */
+    int reached;  /* fractions of the row's reached */
+    int points;   /* reached * the row's points.vendor */
 };
 
-/* Row ex's part against vendor `anchor` of v (timed: v->timed[anchor]), the student's launches
- * from y (read from the rounds beside the vendors, even where v is the vendors timed alone),
- * student_gflops the comparison's. */
-void grade_score_vendor_points(const struct grader_exercise *ex,
-                               const struct grader_vendor_times *v, int anchor,
-                               const struct grade_score_yours *y, double student_gflops,
+/* Row ex's part from the student's ratio to the reference and the anchor's figures a. */
+void grade_score_vendor_points(const struct grader_exercise *ex, double ratio,
+                               const struct grade_score_anchor *a,
                                struct grade_score_vendor_points *out);
 
 #endif

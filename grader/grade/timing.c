@@ -13,13 +13,12 @@
  *     others with Freivalds' test against A(Bx));
  *   - who goes first alternates every round, and the point is decided on the medians.
  */
-#define _GNU_SOURCE /* sched_getaffinity */
+#define _GNU_SOURCE /* nanosleep */
 #include "grade/internal.h"
 #include "grade/score.h"
 #include "grade/timing_protocol.h"
 #include "exercise/protocol.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -67,15 +66,6 @@ static void reference_pace(const struct grader_config *cfg, struct grade_side *r
     pace->reference_seconds = slowest * launches;
 }
 
-/* The CPUs the grader may run on, and its children with it (its affinity, else those online). */
-static double machine_cpus(void) {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online > 0 ? (double)online : 1.0;
-}
-
 /* One timed round of the student's side (its launches checked after: set `full` element by
  * element, -1 none): 0, or -1 with why. */
 static int student_round(const struct grader_config *cfg, const struct grader_exercise *ex,
@@ -96,38 +86,24 @@ static int student_round(const struct grader_config *cfg, const struct grader_ex
     return why[0] ? -1 : 0;
 }
 
-/* Where under GRADE_BUSY_QUIET_WANTED of the anchor's launches, or of the student's (mine; NULL:
- * the vendors timed alone), in the rounds were quiet, rounds of the student's kernel and the
- * anchor alone follow (each frozen while the other runs, as before), until each has that many or
- * VENDOR_AGAIN_SECONDS pass: load that comes and goes, as a neighbour's builds do, leaves gaps
- * between its spells, and both have the same chances in them. A machine busy throughout leaves
- * one of them none, and the points are then left out of this grading's maximum
- * (grade_test_vendors) rather than judged on a starved launch. */
+/* Where under GRADE_BUSY_QUIET_WANTED of the anchor's launches in the rounds were quiet, more
+ * launches of it follow until it has that many or VENDOR_AGAIN_SECONDS pass: load that comes and
+ * goes, as a neighbour's builds do, leaves gaps between its spells. A machine busy throughout
+ * leaves it none, and its fastest launch of all is then the figure (score.c), not kept
+ * (anchor.c). */
 #define VENDOR_AGAIN_SECONDS 12.0
 #define VENDOR_AGAIN_GAP_NS  100000000L /* (a pause between, so that the tries spread in time) */
-static void vendor_again(const struct grader_config *cfg, const struct grader_exercise *ex,
-                         struct grade_side *mine, struct grade_side *ref, uint64_t seed,
-                         struct grader_vendor_times *v, char *why, size_t why_size) {
+static void vendor_again(const struct grader_config *cfg, struct grade_side *ref,
+                         struct grader_vendor_times *v, const char *why) {
     int id = grader_vendor_anchor(cfg);
     double quiet[GRADER_VENDOR_SLOTS], start = grade_timing_now();
     double until = start + VENDOR_AGAIN_SECONDS;
     while (!why[0] && !v->why[id][0] &&
-           (grade_busy_vendor_quiet(v, id, quiet) < GRADE_BUSY_QUIET_WANTED ||
-            (mine && grade_busy_student_quiet(&mine->timed, v->rounds + v->again, machine_cpus()) <
-                         GRADE_BUSY_QUIET_WANTED)) &&
+           grade_busy_vendor_quiet(v, id, quiet) < GRADE_BUSY_QUIET_WANTED &&
            v->again < GRADER_VENDOR_AGAIN && grade_timing_now() < until) {
-        int slot = v->rounds + v->again;
         struct timespec gap = {0, VENDOR_AGAIN_GAP_NS};
         nanosleep(&gap, NULL);
-        if (mine) {
-            if (student_round(cfg, ex, mine, slot, seed, -1, why, why_size) != 0)
-                break;
-            if (!cfg->device_cpu) /* (as in the rounds) */
-                mine->timed.cpus[slot] = mine->timed.waited[slot] = -1.0;
-        }
-        grader_child_pause(ref->child, 0);
-        grade_timing_vendor_launch(cfg, ref, id, slot, v);
-        grader_child_pause(ref->child, 1);
+        grade_timing_vendor_launch(cfg, ref, id, v->rounds + v->again, v);
         v->again++;
         v->again_seconds = grade_timing_now() - start;
     }
@@ -141,7 +117,7 @@ static void vendor_again(const struct grader_config *cfg, const struct grader_ex
  * stopped at it is compared with. */
 static void sides_start(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const struct grader_exercise *rx, const char *reference,
-                        const struct grader_jail *jail, int vendors, struct grade_side sides[2],
+                        const struct grader_jail *jail, struct grade_side sides[2],
                         double ready_seconds[2], char *why, size_t why_size) {
     char reply[64];
     for (int w = 1; w >= 0 && !why[0]; w--) {
@@ -149,7 +125,7 @@ static void sides_start(const struct grader_config *cfg, const struct grader_exe
         sides[w].child = w == 0 ? grade_timing_start(cfg, ex, jail->self, jail->kernel, ex->perf_n,
                                                      jail->dir, 1, 0, sides[0].log)
                                 : grade_timing_start(cfg, rx, cfg->self, reference, ex->perf_n,
-                                                     sides[1].dir, 0, vendors, sides[1].log);
+                                                     sides[1].dir, 0, 0, sides[1].log);
         if (!sides[w].child ||
             grader_child_ask(sides[w].child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
             strcmp(reply, SERVE_READY) != 0)
@@ -158,18 +134,15 @@ static void sides_start(const struct grader_config *cfg, const struct grader_exe
     }
 }
 
-/* The alternating rounds, the vendors' beside them (vendors; NULL: none): until TIMED_ROUNDS are
- * quiet, more while their ratios spread, at most MAX_ROUNDS, fewer where the machine is busy
- * throughout. How many were measured. */
+/* The alternating rounds: until TIMED_ROUNDS are quiet, more while their ratios spread, at most
+ * MAX_ROUNDS, fewer where the machine is busy throughout. How many were measured. */
 static int comparison_rounds(const struct grader_config *cfg, const struct grader_exercise *ex,
-                             struct grade_side sides[2], uint64_t seed,
-                             struct grader_vendor_times *vendors, char *why, size_t why_size) {
+                             struct grade_side sides[2], uint64_t seed, char *why,
+                             size_t why_size) {
     struct grade_side *mine = &sides[0], *ref = &sides[1];
     int checked = (int)(grader_derive_seed(seed, "checked round", 0) % TIMED_ROUNDS);
     int checked_set = (int)(grader_derive_seed(seed, "checked set", 0) %
                             (unsigned)(ref->sets > 0 ? ref->sets : 1));
-    if (vendors)
-        memset(vendors, 0, sizeof *vendors);
     int rounds = 0, kept = 0, want = TIMED_ROUNDS;
     for (; rounds < MAX_ROUNDS && kept < want && !grade_busy_throughout(rounds, kept) && !why[0];
          rounds++) {
@@ -188,41 +161,18 @@ static int comparison_rounds(const struct grader_config *cfg, const struct grade
             if (failed)
                 break;
         }
-        if (vendors && !why[0]) { /* the student's processes stopped; the reference's thawed */
-            grader_child_pause(ref->child, 0);
-            vendor_round(cfg, ref, r, vendors);
-            grader_child_pause(ref->child, 1);
-        }
         if (why[0])
             break;
         if (!cfg->device_cpu) /* a GPU's launch needs no CPU but the waiting thread's */
             for (int w = 0; w < 2; w++)
                 sides[w].timed.cpus[r] = sides[w].timed.waited[r] = -1.0;
-        kept += !grade_busy_round_starved(&mine->timed, &ref->timed, vendors, r);
+        kept += !grade_busy_round_starved(&mine->timed, &ref->timed, NULL, r);
         if (kept == want && want < MAX_ROUNDS &&
-            grade_score_spread(&mine->timed, &ref->timed, vendors, rounds + 1) >
+            grade_score_spread(&mine->timed, &ref->timed, NULL, rounds + 1) >
                 GRADE_SCORE_SPREAD_MOST)
             want += 2; /* the rounds disagree: more of them, while there is room */
     }
     return rounds;
-}
-
-/* The vendors' figures closed: the rounds that count, the student's launch in each slot and
- * whether other work starved it, and which vendors were timed throughout. */
-static void vendors_close(const struct grade_side sides[2], int rounds, const char *why,
-                          struct grader_vendor_times *vendors) {
-    const struct grade_side *mine = &sides[0];
-    grade_busy_rounds_kept(&mine->timed, &sides[1].timed, vendors, rounds, vendors->kept);
-    double cpus_here = machine_cpus();
-    for (int r = 0; r < rounds + vendors->again; r++) {
-        vendors->yours[r] = mine->timed.seconds[r];
-        vendors->yours_starved[r] = grade_busy_outside_starved(&mine->timed, r, cpus_here);
-    }
-    for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
-        vendors->timed[id] = !why[0] && !vendors->why[id][0];
-        if (why[0] && !vendors->why[id][0])
-            snprintf(vendors->why[id], sizeof vendors->why[id], "the comparison stopped");
-    }
 }
 
 /* The report of a comparison that stopped (why): how the student's harness ended, else why. */
@@ -278,8 +228,7 @@ static void figures_text(const struct grader_exercise *ex, const struct grade_si
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const struct grader_exercise *rx, const char *reference,
                       double *gflops, double *ref_gflops, double *ratio, double *ref_fastest,
-                      char *out, size_t out_size, int *earned, int *too_busy,
-                      struct grader_vendor_times *vendors) {
+                      char *out, size_t out_size, int *earned, int *too_busy) {
     struct grade_side sides[2] = {{.who = "yours"}, {.who = "reference"}};
     struct grade_side *mine = &sides[0], *ref = &sides[1];
     struct grader_jail jail;
@@ -298,8 +247,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     snprintf(ref->log, sizeof ref->log, "%s/log.txt", ref->dir);
     char why[900] = "";
     double ready_seconds[2] = {0, 0};
-    sides_start(cfg, ex, rx, reference, &jail, vendors != NULL, sides, ready_seconds, why,
-                sizeof why);
+    sides_start(cfg, ex, rx, reference, &jail, sides, ready_seconds, why, sizeof why);
     int ready = !why[0];
     uint64_t seed = grader_seed_for(cfg->seed, ex, grader_square(ex->perf_n));
     /* both sides stopped but for their own turns: neither works (POCL's threads included) while
@@ -314,11 +262,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         mine->launches = ref->launches;
         mine->sets = ref->sets;
     }
-    int rounds = comparison_rounds(cfg, ex, sides, seed, vendors, why, sizeof why);
-    if (vendors && !why[0])
-        vendor_again(cfg, ex, mine, ref, seed, vendors, why, sizeof why);
-    if (vendors)
-        vendors_close(sides, rounds, why, vendors);
+    int rounds = comparison_rounds(cfg, ex, sides, seed, why, sizeof why);
     grade_timing_end(cfg, mine);
     /* the student's kernel stopped at its limit: the reference's time for the same work */
     struct grader_pace pace = {.ends = "it was right at every hidden size"};
@@ -329,7 +273,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         failure_text(ex, sides, &pace, why, out, out_size, too_busy);
     } else {
         struct grade_score_figures f;
-        grade_score_figures(&mine->timed, &ref->timed, vendors, rounds, &f);
+        grade_score_figures(&mine->timed, &ref->timed, NULL, rounds, &f);
         double flops = grader_flops(ex, grader_square(ex->perf_n));
         *gflops = flops / f.mine.median * 1e-9;
         *ref_gflops = flops / f.ref.median * 1e-9;
@@ -364,16 +308,20 @@ void grade_vendors_alone(const struct grader_config *cfg, const struct grader_ex
     if (!why[0] && rounds > 1)
         grade_timing_calibrate(cfg, rx, &s, seed, why, sizeof why);
     /* a round of the reference gives the harness its inputs, on which the vendors are prepared;
-     * a round where a vendor was starved is measured again, while there is room */
+     * a round where it or a vendor was starved is measured again, while there is room */
     for (int r = 0, kept = 0;
          kept < rounds && r < MAX_ROUNDS && !grade_busy_throughout(r, kept) && !why[0]; r++)
         if (grade_timing_round(cfg, &s, r, round_seed(seed, r), why, sizeof why) == 0) {
             vendor_round(cfg, &s, r, v);
-            kept += !grade_busy_round_starved(NULL, NULL, v, r);
+            kept += !grade_busy_round_starved(NULL, &s.timed, v, r);
         }
-    grade_busy_rounds_kept(NULL, NULL, v, v->rounds, v->kept);
+    grade_busy_rounds_kept(NULL, &s.timed, v, v->rounds, v->kept);
+    /* the reference's fastest launch that a busy machine did not starve (0: none) */
+    double quiet[SLOTS];
+    int n = grade_busy_side_quiet(&s.timed, v->rounds, quiet);
+    v->ref_fastest = n > 0 ? clu_stats_of(quiet, n).min : 0.0;
     if (!why[0] && rounds > 1)
-        vendor_again(cfg, rx, NULL, &s, seed, v, why, sizeof why);
+        vendor_again(cfg, &s, v, why);
     grade_timing_end(cfg, &s);
     for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
         v->timed[id] = !why[0] && !v->why[id][0];

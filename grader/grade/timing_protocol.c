@@ -321,7 +321,7 @@ void grade_timing_vendor_launch(const struct grader_config *cfg, struct grade_si
                                 int slot, struct grader_vendor_times *v) {
     int launches = ref->launches > 0 ? ref->launches : 1;
     unsigned long long n = nonce();
-    char line[128], reply[256], timed[64], skipped[64];
+    char line[128], reply[512], timed[64], skipped[64];
     snprintf(line, sizeof line, SERVE_VENDOR " %d %s %llu", slot, clu_vendor_key(id), n);
     snprintf(timed, sizeof timed, SERVE_VENDOR " %d %llu ", slot, n);
     snprintf(skipped, sizeof skipped, SERVE_SKIPPED " %d %llu ", slot, n);
@@ -336,9 +336,12 @@ void grade_timing_vendor_launch(const struct grader_config *cfg, struct grade_si
     v->cpus[id][slot] =
         on_cpu && cpu >= 0.0 && cpu_after >= cpu && seen > 0.0 ? (cpu_after - cpu) / seen : -1.0;
     v->waited[id][slot] = on_cpu ? grade_busy_waited_share(waited, waited_after, seen) : -1.0;
-    if (asked == 0 && strncmp(reply, timed, strlen(timed)) == 0)
+    if (asked == 0 && strncmp(reply, timed, strlen(timed)) == 0) {
         v->seconds[id][slot] = seen / launches;
-    else if (asked == 0 && strncmp(reply, skipped, strlen(skipped)) == 0)
+        const char *library = strchr(reply + strlen(timed), ' '); /* (after its own figure) */
+        if (library)
+            snprintf(v->library[id], sizeof v->library[id], "%s", library + 1);
+    } else if (asked == 0 && strncmp(reply, skipped, strlen(skipped)) == 0)
         snprintf(v->why[id], sizeof v->why[id], "%s", reply + strlen(skipped));
     else
         snprintf(v->why[id], sizeof v->why[id], "no answer from the reference's harness");

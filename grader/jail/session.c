@@ -63,7 +63,7 @@ int grader_enter_own_session(int niceness) {
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setsid, 1, 0),
         /* threads pinned to fewer CPUs than the machine has would wait for each other while a
          * CPU stays free: what the timing reads as a busy machine
-         * (grade/busy.c's grade_busy_outside_starved) */
+         * (grade/busy.c's grade_busy_lost_share) */
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sched_setaffinity, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),

@@ -29,15 +29,9 @@ skeletons_zero() {
     said=$(grep -c "^   not implemented yet: fill in the TODO(student) parts of" "$tmp/skeletons.txt")
     [ "$said" -eq "$exercises" ] || { echo "'not implemented yet' said $said times for $exercises exercises"; return 1; }
     # the same maximum as the solutions', exercise by exercise (graded on this machine, with the
-    # same flags): what a kernel does never moves it. The one thing that may, the machine: where
-    # every launch of the capstone's vendor was starved ("too busy to time"), its points leave
-    # that grading's maximum; they count back in here, so that nothing else can hide behind it
-    busy='[.tests[] | select(.extra_data.verdict == "skipped" and (.name | test("speed against")) and
-            (.output | startswith("skipped: the machine was too busy to time")))
-          | {key: .extra_data.exercise, value: .extra_data.left_out}]
-          | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | from_entries'
-    maxima="($busy) as \$busy | .extra_data.exercises | with_entries((\$busy[.key] // 0) as \$b |
-            .value |= {max_score: (.max_score + \$b), left_out: (.left_out - \$b), points})"
+    # same flags): neither what a kernel does nor the machine's load moves it (a grading the load
+    # makes unfair is not published at all: exit 3)
+    maxima='.extra_data.exercises'
     sol=$(jq -cS "$maxima" "$tmp/solutions.json" 2>/dev/null)
     sk=$(jq -cS "$maxima" "$tmp/skeletons.json" 2>/dev/null)
     [ -n "$sol" ] && [ "$sol" = "$sk" ] ||

@@ -5,12 +5,13 @@
  *   - which rounds count: the quiet ones where 3 or more are, else the 5 that lost least; a round
  *     is judged against its best of the rounds so far while measuring, of every round after;
  *     a machine busy throughout stops at 8 rounds under 3 quiet;
- *   - the vendor's quiet launches, the student's launches starved by other work;
+ *   - the vendor's quiet launches;
  *   - the ratio (the median of the kept rounds' own ratios) and the point at perf_ratio: just
  *     below, at and just above it; the spread that adds rounds;
- *   - the capstone's anchor (OpenBLAS on a CPU, CLBlast on a GPU): the student's fastest launch
- *     against the anchor's fastest quiet one, each fraction just below, at and just above; no
- *     quiet launch of the anchor, or none of the student's, skips the part.
+ *   - the capstone's anchor (OpenBLAS on a CPU, CLBlast on a GPU): its fastest quiet launch against
+ *     the reference's, timed together (its fastest of all where none was quiet, said so); the
+ *     student's ratio to the reference times the reference's over the anchor's, each fraction
+ *     just below, at and just above: always scored, so the maximum never moves.
  * Figures are drawn from a seed chosen at run time and printed at the start and in every failure;
  * TEST_SCORE_SEED=<seed> repeats a run. Where a threshold is met exactly the figures are chosen so
  * that floating point computes it exactly (3m of 4m CPUs, seconds that are powers of two).
@@ -285,7 +286,7 @@ static void test_busy_throughout(void **state) {
  */
 
 /* A vendor's quiet launches: timed (seconds > 0), lost at most a quarter against the best CPUs
- * of its timed launches, the rounds and those taken again alike. */
+ * of its timed launches, the rounds and those taken again alike; a side's by the same rule. */
 static void test_vendor_quiet(void **state) {
     (void)state;
     struct rng r = rng_for("vendor_quiet");
@@ -324,31 +325,18 @@ static void test_vendor_quiet(void **state) {
         CHECK(count == want_count, "%d slots: %d quiet, want %d", slots, count, want_count);
         for (int s = 0; s < count && s < want_count; s++)
             CHECK(quiet[s] == want[s], "quiet launch %d: %g, want %g", s, quiet[s], want[s]);
-    }
-}
-
-/* The student's launch is starved by other work when its threads waited over a quarter while it
- * had under three quarters of the machine's CPUs; the student's quiet launches count the rest. */
-static void test_outside_starved(void **state) {
-    (void)state;
-    struct rng r = rng_for("outside_starved");
-    static struct grade_busy_launches s;
-    for (int trial = 0; trial < 1000; trial++) {
-        double k = (double)rng_range(&r, 1, 1000) / 64.0, had = 3 * k, eps = uniform(&r, 1e-6, 0.2);
-        double here = had / 0.75 * (1 + eps); /* had is under three quarters of it */
-        fill(&s, had, 0.01);
-        s.cpus[0] = had, s.waited[0] = k;             /* waited a quarter exactly: not starved */
-        s.cpus[1] = had, s.waited[1] = k * (1 + eps); /* over: starved */
-        s.cpus[2] = 0.75 * here, s.waited[2] = here;  /* holds three quarters: its own waits */
-        s.cpus[3] = -1.0, s.waited[3] = here;         /* unknown */
-        s.cpus[4] = had, s.waited[4] = 0.0;           /* no wait */
-        s.cpus[5] = had, s.waited[5] = 10 * here, s.seconds[5] = 0.0; /* not launched */
-        int want[6] = {0, 1, 0, 0, 0, 1};
-        for (int i = 0; i < 6; i++)
-            CHECK(grade_busy_outside_starved(&s, i, here) == want[i], "launch %d of %d CPUs", i,
-                  (int)here);
-        CHECK(grade_busy_student_quiet(&s, 6, here) == 4, "%d quiet of 6, want 4",
-              grade_busy_student_quiet(&s, 6, here));
+        /* the same launches as a side's (the reference timed with the vendors): the same rule */
+        static struct grade_busy_launches side;
+        fill(&side, 4 * m, 0.0);
+        for (int s = 0; s < slots; s++)
+            side.seconds[s] = v.seconds[id][s], side.cpus[s] = v.cpus[id][s],
+            side.waited[s] = v.waited[id][s];
+        count = grade_busy_side_quiet(&side, slots, quiet);
+        CHECK(count == want_count, "a side's %d slots: %d quiet, want %d", slots, count,
+              want_count);
+        for (int s = 0; s < count && s < want_count; s++)
+            CHECK(quiet[s] == want[s], "a side's quiet launch %d: %g, want %g", s, quiet[s],
+                  want[s]);
     }
 }
 
@@ -473,36 +461,6 @@ static void test_anchor_is_by_device(void **state) {
     CHECK(grader_vendor_anchor(&cfg) == CLU_CLBLAST, "a GPU's anchor is CLBlast");
 }
 
-/* The student's launches in the rounds beside the vendors: the fastest counts whether starved or
- * not, the quiet ones are counted, empty slots are not launches. */
-static void test_yours(void **state) {
-    (void)state;
-    struct rng r = rng_for("yours");
-    static struct grader_vendor_times v;
-    for (int trial = 0; trial < 500; trial++) {
-        memset(&v, 0, sizeof v);
-        v.rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS);
-        v.again = (int)rng_range(&r, 0, GRADER_VENDOR_AGAIN);
-        double fastest = 0.0;
-        int count = 0, quiet = 0;
-        for (int s = 0; s < v.rounds + v.again; s++) {
-            if (rng_range(&r, 0, 4) == 0)
-                continue; /* (not launched) */
-            v.yours[s] = uniform(&r, 0.001, 0.1);
-            v.yours_starved[s] = (int)rng_range(&r, 0, 1);
-            fastest = count == 0 || v.yours[s] < fastest ? v.yours[s] : fastest;
-            count++, quiet += !v.yours_starved[s];
-        }
-        if (v.rounds + v.again < GRADER_VENDOR_SLOTS)
-            v.yours[v.rounds + v.again] = 1e-9; /* past the slots: not read */
-        struct grade_score_yours y;
-        grade_score_yours(&v, &y);
-        CHECK(y.fastest == fastest && y.count == count && y.quiet == quiet,
-              "fastest %g count %d quiet %d, want %g %d %d", y.fastest, y.count, y.quiet, fastest,
-              count, quiet);
-    }
-}
-
 /* The capstone's row, at random fractions of the vendor's speed or the table's own. */
 static struct grader_exercise capstone(struct rng *r) {
     const struct grader_exercise *row = grader_find_exercise("13_fastest_sgemm");
@@ -519,52 +477,89 @@ static struct grader_exercise capstone(struct rng *r) {
     return ex;
 }
 
-/* Each fraction of the anchor's speed: the student's fastest launch against the anchor's fastest
- * quiet one just under it, at it and just over; a faster starved launch of the anchor, and the
- * other vendors, change nothing. */
+/* The anchor timed with the reference: its fastest quiet launch (a faster starved one changes
+ * nothing) against the reference's fastest; where every launch of it starved, or the reference
+ * has none: no figure. */
+static void test_anchor_of(void **state) {
+    (void)state;
+    struct rng r = rng_for("anchor_of");
+    static struct grader_vendor_times v;
+    for (int trial = 0; trial < 2000; trial++) {
+        int anchor = (int)rng_range(&r, 0, 1) ? CLU_OPENBLAS : CLU_CLBLAST;
+        int rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS);
+        fill_vendors(&v, rounds, 2.0, 0.0);
+        v.again = (int)rng_range(&r, 0, 10);
+        v.ref_fastest = uniform(&r, 0.001, 0.1);
+        double quiet = 1.0, all = 1.0;
+        for (int s = 0; s < rounds + v.again; s++) {
+            v.seconds[anchor][s] = uniform(&r, 0.01, 0.1);
+            v.cpus[anchor][s] = 2.0, v.waited[anchor][s] = 0.0;
+        }
+        int c = (int)rng_range(&r, 0, 3);
+        for (int s = 0; s < rounds + v.again; s++) {
+            int starved = c == 1 || (c == 0 && s % 2 == 1);
+            if (starved)
+                plant_wait(v.cpus[anchor], v.waited[anchor], s, 2.0, uniform(&r, 0.2501, 0.9));
+            if (starved && c == 0)
+                v.seconds[anchor][s] *= 0.01; /* faster, but starved: not counted */
+            all = v.seconds[anchor][s] < all ? v.seconds[anchor][s] : all;
+            quiet = !starved && v.seconds[anchor][s] < quiet ? v.seconds[anchor][s] : quiet;
+        }
+        if (c == 3)
+            v.ref_fastest = 0.0; /* no launch of the reference */
+        struct grade_score_anchor a;
+        int got = grade_score_anchor_of(&v, anchor, &a);
+        if (c == 3) {
+            CHECK(got == -1, "no reference: no figure");
+            continue;
+        }
+        CHECK(a.ref == v.ref_fastest, "the reference's fastest %g", a.ref);
+        (void)all;
+        if (c == 1)
+            CHECK(got == -1 && a.quiet == 0, "every launch starved: no figure (got %d, %g)", got,
+                  a.anchor);
+        else
+            CHECK(got == 0 && a.quiet > 0 && a.anchor == quiet,
+                  "fastest quiet %g, got %g (%d quiet)", quiet, a.anchor, a.quiet);
+    }
+    fill_vendors(&v, 3, 2.0, 0.0);
+    v.ref_fastest = 0.01;
+    struct grade_score_anchor a;
+    CHECK(grade_score_anchor_of(&v, CLU_OPENBLAS, &a) == -1, "no launch of the anchor: none");
+}
+
+/* Each fraction of the anchor's speed: the student's ratio to the reference times the
+ * reference's speed over the anchor's, just under a fraction, at it and just over; quiet or not,
+ * the part is scored (the maximum is the row's). */
 static void test_vendor_fractions(void **state) {
     (void)state;
     struct rng r = rng_for("vendor_fractions");
-    static struct grader_vendor_times v;
     for (int trial = 0; trial < 3000; trial++) {
         struct grader_exercise ex = capstone(&r);
         int count = grade_score_fractions(&ex), at = (int)rng_range(&r, 0, count - 1);
         int where = (int)rng_range(&r, -1, 1);
         double t = ex.vendor_ratios[at];
-        double ratio = where == 0 ? t : where < 0 ? nextafter(t, 0.0) : nextafter(t, 100.0);
-        int anchor = (int)rng_range(&r, 0, 1) ? CLU_OPENBLAS : CLU_CLBLAST;
-        int rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS);
-        double yours = power_seconds(&r);
-        fill_vendors(&v, rounds, 2.0, 0.0);
-        for (int s = 0; s < rounds; s++) {
-            v.yours[s] = yours * uniform(&r, 1.0, 3.0);
-            v.yours_starved[s] = (int)rng_range(&r, 0, 1);
-            for (int id = 0; id < CLU_VENDOR_COUNT; id++)
-                v.seconds[id][s] = yours * ratio * uniform(&r, 1.0, 3.0);
-        }
-        int fast = (int)rng_range(&r, 0, rounds - 1), quiet_at = (int)rng_range(&r, 0, rounds - 1);
-        v.yours[fast] = yours, v.yours_starved[fast] = 0;
-        v.seconds[anchor][quiet_at] = yours * ratio; /* exact: yours is a power of two */
-        if (rounds > 1) {                            /* a faster launch of the anchor, starved */
-            int other = (quiet_at + 1) % rounds;
-            v.seconds[anchor][other] = yours * ratio * 0.25;
-            plant_wait(v.cpus[anchor], v.waited[anchor], other, 2.0, 0.3);
-        }
-        struct grade_score_yours y;
-        grade_score_yours(&v, &y);
+        /* ref / anchor seconds a power of two: ratio * anchor / ref is exact */
+        struct grade_score_anchor a = {power_seconds(&r), power_seconds(&r),
+                                       (int)rng_range(&r, 0, 1)};
+        double ratio = t * a.ref / a.anchor;
+        ratio = where == 0 ? ratio : where < 0 ? nextafter(ratio, 0.0) : nextafter(ratio, HUGE_VAL);
+        double want = ratio * a.anchor / a.ref;
         struct grade_score_vendor_points p;
-        grade_score_vendor_points(&ex, &v, anchor, &y, uniform(&r, 1, 100), &p);
+        grade_score_vendor_points(&ex, ratio, &a, &p);
         int reached = 0;
         for (int i = 0; i < count; i++)
-            reached += ratio >= ex.vendor_ratios[i];
-        CHECK(p.part == GRADE_SCORE_SCORED, "scored: part %d", (int)p.part);
-        CHECK(p.ratio == ratio, "ratio %.17g, want %.17g", p.ratio, ratio);
+            reached += want >= ex.vendor_ratios[i];
+        CHECK(p.ratio == want, "ratio %.17g, want %.17g", p.ratio, want);
+        CHECK(grade_score_vendor_ratio(ratio, a.ref, a.anchor) == want, "the one rule");
         CHECK(p.reached == reached && reached == at + (where >= 0),
-              "ratio %.17g at fraction %d (%.17g): %d reached, want %d", ratio, at, t, p.reached,
-              reached);
+              "ratio %.17g at fraction %d (%.17g, where %d, ref %g anchor %g): %d reached, "
+              "want %d",
+              p.ratio, at, t, where, a.ref, a.anchor, p.reached, reached);
         CHECK(p.points == reached * ex.points.vendor, "%d points for %d fractions", p.points,
               reached);
     }
+    CHECK(grade_score_vendor_ratio(1.0, 0.0, 1.0) == 0.0, "no reference figure: 0, not inf");
 }
 
 /* grade_score_reached on its own: how many of an ascending list a ratio reaches, from a random
@@ -584,57 +579,6 @@ static void test_reached(void **state) {
     }
 }
 
-/* No quiet launch of the anchor: the part is skipped, whatever the student's; quiet ones of the
- * anchor but none of the student's: skipped too; no launch of the student's at all: the
- * comparison's GFLOP/s against the anchor's median. */
-static void test_vendor_skipped(void **state) {
-    (void)state;
-    struct rng r = rng_for("vendor_skipped");
-    static struct grader_vendor_times v;
-    for (int trial = 0; trial < 1000; trial++) {
-        struct grader_exercise ex = capstone(&r);
-        int anchor = (int)rng_range(&r, 0, 1) ? CLU_OPENBLAS : CLU_CLBLAST;
-        int rounds = (int)rng_range(&r, 1, GRADER_MAX_ROUNDS);
-        fill_vendors(&v, rounds, 2.0, 0.02);
-        v.again = (int)rng_range(&r, 0, 10);
-        for (int s = 0; s < rounds + v.again; s++) {
-            v.seconds[anchor][s] = uniform(&r, 0.01, 0.1);
-            v.cpus[anchor][s] = 2.0;
-            v.yours[s] = uniform(&r, 0.01, 0.1);
-            v.yours_starved[s] = 0;
-        }
-        struct grade_score_yours y;
-        struct grade_score_vendor_points p;
-        int c = (int)rng_range(&r, 0, 2);
-        if (c == 0) { /* every launch of the anchor starved (the others quiet: no matter) */
-            for (int s = 0; s < rounds + v.again; s++)
-                plant_wait(v.cpus[anchor], v.waited[anchor], s, 2.0, uniform(&r, 0.2501, 0.9));
-            grade_score_yours(&v, &y);
-            grade_score_vendor_points(&ex, &v, anchor, &y, 10.0, &p);
-            CHECK(p.part == GRADE_SCORE_ANCHOR_STARVED && p.points == 0,
-                  "no quiet launch of the anchor: part %d, %d points", (int)p.part, p.points);
-        } else if (c == 1) { /* every launch of the student's starved */
-            for (int s = 0; s < rounds + v.again; s++)
-                v.yours_starved[s] = 1;
-            grade_score_yours(&v, &y);
-            grade_score_vendor_points(&ex, &v, anchor, &y, 10.0, &p);
-            CHECK(p.part == GRADE_SCORE_YOURS_STARVED && p.points == 0,
-                  "no quiet launch of yours: part %d, %d points", (int)p.part, p.points);
-        } else { /* none of the student's (timed alone): GFLOP/s against the median */
-            memset(v.yours, 0, sizeof v.yours);
-            grade_score_yours(&v, &y);
-            double flops = grader_flops(&ex, grader_square(ex.perf_n));
-            double quiet[GRADER_VENDOR_SLOTS];
-            int n = grade_busy_vendor_quiet(&v, anchor, quiet);
-            double median = clu_stats_of(quiet, n).median, gflops = uniform(&r, 1, 500);
-            grade_score_vendor_points(&ex, &v, anchor, &y, gflops, &p);
-            double want = gflops / (flops / median * 1e-9);
-            CHECK(y.count == 0 && p.part == GRADE_SCORE_SCORED, "scored without launches");
-            CHECK(fabs(p.ratio - want) <= 1e-12 * want, "ratio %g, want %g", p.ratio, want);
-        }
-    }
-}
-
 /* Another vendor with no quiet launch is still shown, from the rounds kept, and said so. */
 static void test_vendor_every_starved(void **state) {
     (void)state;
@@ -646,8 +590,9 @@ static void test_vendor_every_starved(void **state) {
         plant_wait(v.cpus[CLU_CUBLAS], v.waited[CLU_CUBLAS], s, 2.0, 0.5);
     }
     v.kept[1] = 0; /* (the fastest, in a round left out) */
+    v.ref_fastest = 0.01;
     struct grade_score_vendor f;
-    grade_score_vendor(&v, CLU_CUBLAS, 0.01, 1.0, 2e9, &f);
+    grade_score_vendor(&v, CLU_CUBLAS, 1.0, 2e9, &f);
     CHECK(f.every_starved, "every launch starved");
     CHECK(f.t.count == 5 && f.t.min == 0.02 && f.t.max == 0.06 && f.t.median == 0.04,
           "the rounds kept: %d, min %g, median %g", f.t.count, f.t.min, f.t.median);
@@ -664,15 +609,13 @@ int main(void) {
         cmocka_unit_test(test_rounds_kept),
         cmocka_unit_test(test_busy_throughout),
         cmocka_unit_test(test_vendor_quiet),
-        cmocka_unit_test(test_outside_starved),
         cmocka_unit_test(test_perf_point_threshold),
         cmocka_unit_test(test_figures),
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_anchor_is_by_device),
-        cmocka_unit_test(test_yours),
+        cmocka_unit_test(test_anchor_of),
         cmocka_unit_test(test_vendor_fractions),
         cmocka_unit_test(test_reached),
-        cmocka_unit_test(test_vendor_skipped),
         cmocka_unit_test(test_vendor_every_starved),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,0 +1,124 @@
+/* anchor.c - the capstone's anchor against the reference: the vendors' SGEMMs and the reference
+ * timed together with no student's code running (grade_vendors_alone), once per device, N,
+ * library and reference, and kept in the cache folder (a batch shares one). Every student of a
+ * class is then held against the same figure, and a busy machine moves no student's maximum: the
+ * student is compared with the reference alone, in the rounds beside it (score.h).
+ *
+ * A machine busy throughout, where no launch of the anchor is quiet, gives no figure: that
+ * grading is not published (grade again), never scored on another maximum. The file is written
+ * whole and renamed into place; `rm build/grade-cache/anchor-*` times it again (after a new
+ * driver, say).
+ */
+#define _GNU_SOURCE /* mkstemp, fdopen */
+#include "grade/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ANCHOR_FORMAT 1 /* the file's first word, changed with what it holds */
+
+/* The file of rx's reference at rx->perf_n for this device and library: its name holds a hash of
+ * everything the figure depends on ("" where the reference cannot be read). */
+static void anchor_path(const struct grader_config *cfg, const struct grader_exercise *rx,
+                        const char *reference, const char *library, char *path, size_t size) {
+    char key[1200], values[300];
+    struct grader_variant variant = grader_variant_of(rx, 0, 0);
+    grader_build_options(&variant, values, sizeof values);
+    uint64_t h = grader_file_hash(reference);
+    int used = snprintf(key, sizeof key, "%d|%s|%s|%s|%s|%016llx|%d", ANCHOR_FORMAT,
+                        cfg->device ? cfg->device : "", cfg->device_name ? cfg->device_name : "",
+                        library, values, (unsigned long long)h, rx->perf_n);
+    path[0] = '\0';
+    if (cfg->cache && h && used > 0 && (size_t)used < sizeof key)
+        snprintf(path, size, "%s/anchor-%s-%d-%016llx.txt", cfg->cache, rx->id, rx->perf_n,
+                 (unsigned long long)grader_fnv1a(key, (size_t)used));
+}
+
+/* The figures as kept: a line for the anchor, one per vendor. 0, or -1 (no file, another
+ * format, a figure missing). */
+static int anchor_read(const char *path, struct grade_anchor *a) {
+    FILE *f = path[0] ? fopen(path, "r") : NULL;
+    if (!f)
+        return -1;
+    int format = 0,
+        got = fscanf(f, "anchor %d %lf %lf %d %lld %d %d\n", &format, &a->score.ref,
+                     &a->score.anchor, &a->score.quiet, &a->when, &a->rounds, &a->again) == 7 &&
+              format == ANCHOR_FORMAT;
+    for (int id = 0; got && id < CLU_VENDOR_COUNT; id++) {
+        struct clu_stats *t = &a->t[id];
+        int which = -1;
+        got = fscanf(f, "vendor %d %d %d %d %lf %lf %lf ", &which, &a->timed[id],
+                     &a->every_starved[id], &t->count, &t->min, &t->median, &t->max) == 7 &&
+              which == id && fgets(a->why[id], sizeof a->why[id], f) != NULL;
+        a->why[id][strcspn(a->why[id], "\n")] = '\0';
+        if (!strcmp(a->why[id], "-"))
+            a->why[id][0] = '\0';
+    }
+    fclose(f);
+    return got && a->score.ref > 0.0 && a->score.anchor > 0.0 && a->score.quiet > 0 ? 0 : -1;
+}
+
+static void anchor_write(const char *path, const struct grade_anchor *a) {
+    char tmp[PATH_MAX + 160];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path); /* (graders side by side never share it) */
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    fprintf(f, "anchor %d %.17g %.17g %d %lld %d %d\n", ANCHOR_FORMAT, a->score.ref,
+            a->score.anchor, a->score.quiet, a->when, a->rounds, a->again);
+    for (int id = 0; id < CLU_VENDOR_COUNT; id++)
+        fprintf(f, "vendor %d %d %d %d %.17g %.17g %.17g %s\n", id, a->timed[id],
+                a->every_starved[id], a->t[id].count, a->t[id].min, a->t[id].median, a->t[id].max,
+                a->why[id][0] ? a->why[id] : "-");
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        remove(tmp);
+}
+
+int grade_anchor_get(const struct grader_config *cfg, const struct grader_exercise *rx,
+                     const char *reference, const struct grade_anchor_here *here,
+                     struct grade_anchor *a) {
+    enum clu_vendor_id anchor = grader_vendor_anchor(cfg);
+    char path[PATH_MAX + 160];
+    memset(a, 0, sizeof *a);
+    anchor_path(cfg, rx, reference, here->library, path, sizeof path);
+    if (anchor_read(path, a) == 0) {
+        a->kept = 1;
+        return 0;
+    }
+    memset(a, 0, sizeof *a);
+    static struct grader_vendor_times v; /* (large: 3 vendors' slots) */
+    grade_vendors_alone(cfg, rx, reference, TIMED_ROUNDS, &v);
+    a->rounds = v.rounds, a->again = v.again, a->when = (long long)time(NULL);
+    double flops = grader_flops(rx, grader_square(rx->perf_n));
+    for (int id = 0; id < CLU_VENDOR_COUNT; id++) {
+        a->timed[id] = v.timed[id];
+        snprintf(a->why[id], sizeof a->why[id], "%s", v.why[id]);
+        if (!v.timed[id])
+            continue;
+        struct grade_score_vendor f;
+        grade_score_vendor(&v, id, 1.0, flops, &f);
+        a->t[id] = f.t, a->every_starved[id] = f.every_starved;
+    }
+    if (!v.timed[anchor])
+        return -1;
+    if (grade_score_anchor_of(&v, anchor, &a->score) != 0) {
+        snprintf(a->why[anchor], sizeof a->why[anchor],
+                 "a busy machine starved every one of %s (%d launches of it, %d of the reference): "
+                 "other work took over %.0f%% of the CPU time it wanted",
+                 a->score.quiet ? "the reference's launches" : "its launches", v.rounds + v.again,
+                 v.rounds, 100 * GRADE_BUSY_LOST);
+        return -1;
+    }
+    if (path[0]) {
+        grader_make_dirs(cfg->cache);
+        anchor_write(path, a);
+    }
+    return 0;
+}
