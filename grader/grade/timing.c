@@ -204,7 +204,7 @@ static void figures_text(const struct grader_exercise *ex, const struct grade_si
     char again[240] = "", cpus[2][40] = {"", ""};
     if (f->starved)
         snprintf(again, sizeof again,
-                 ", %d more left out where a busy machine took the most from a side or a vendor "
+                 ", %d more left out where a busy machine took the most from a side "
                  "(over %.0f%% of the CPU time it wanted; the most of all where every round lost "
                  "that much)",
                  f->starved, 100 * GRADE_BUSY_LOST);
