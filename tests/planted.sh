@@ -59,7 +59,9 @@ if { [ $# -eq 0 ] || [ $# -gt 1 ]; } && [ "$jobs" -gt 1 ]; then
     part=${PLANTED_PART:-all}
     for entry in ${*:-$(ls "$planted")}; do
         d=$planted/$entry
-        case " $(echo ${PLANTED_EXCEPT:-}) " in *" $entry "*) [ $# -eq 0 ] && continue ;; esac
+        case " $(printf '%s' "${PLANTED_EXCEPT:-}" | tr '\n' ' ') " in
+        *" $entry "*) [ $# -eq 0 ] && continue ;;
+        esac
         # (the whole set: a `slow` entry only in PLANTED_PART=slow, and that part nothing else)
         slow=no
         grep -q '^slow$' "$d/expect" && slow=slow

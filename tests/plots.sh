@@ -18,11 +18,20 @@ trap 'rm -rf "$tmp"' EXIT
 command -v chromium >/dev/null 2>&1 ||
     { echo "FAIL plots: chromium is missing: apt-get install chromium (make deps-test as root)"; exit 1; }
 
-# The script: "TEXTS n" then one line per fault, in <pre id="verdict">.
+# The script: for each plot (a <div class="plot"> holding one SVG) "PLOT i", "TEXTS n", then one
+# line per fault, in <pre id="verdict">.
 cat >"$tmp/check.js" <<'EOF'
 (function () {
-  var out = [], svg = document.querySelector('svg');
-  if (!svg) { document.getElementById('verdict').textContent = 'NO SVG'; return; }
+  var lines = [], plots = document.querySelectorAll('div.plot');
+  for (var k = 0; k < plots.length; k++) {
+    lines.push('PLOT ' + plots[k].id);
+    lines = lines.concat(check(plots[k].querySelector('svg')));
+  }
+  document.getElementById('verdict').textContent = lines.join('\n');
+})();
+function check(svg) {
+  var out = [];
+  if (!svg) return ['NO SVG'];
   var canvas = svg.getBoundingClientRect(), boxes = [];
   var texts = svg.querySelectorAll('text');
   for (var i = 0; i < texts.length; i++) {
@@ -62,26 +71,35 @@ cat >"$tmp/check.js" <<'EOF'
     for (var j = i + 1; j < boxes.length; j++)
       if (!apart(boxes[i].pts, boxes[j].pts))
         out.push('OVERLAP "' + boxes[i].text + '" and "' + boxes[j].text + '"');
-  document.getElementById('verdict').textContent = 'TEXTS ' + boxes.length + '\n' + out.join('\n');
-})();
+  return ['TEXTS ' + boxes.length].concat(out);
+}
 EOF
 
-# page NAME SVG: the page of one SVG, checked in Chromium; the verdict's lines in NAME.verdict
+# page SVG...: one page of every SVG, each in a <div class="plot" id="pN"> (N from 1), checked in
+# one run of Chromium (one launch for all: each costs seconds of CPU); the verdict of plot N in
+# pN.verdict
 page() {
     {
         printf '%s\n' '<!DOCTYPE html><html><head><meta charset="utf-8"><style>body{margin:0}</style></head><body>'
-        # the XML prolog and DOCTYPE are no HTML: left out
-        sed -e 's/<?xml[^>]*?>//' -e '/<!DOCTYPE/,/>/d' "$2"
+        n=0
+        for svg in "$@"; do
+            n=$((n + 1))
+            printf '<div class="plot" id="p%d">\n' $n
+            # the XML prolog and DOCTYPE are no HTML: left out
+            sed -e 's/<?xml[^>]*?>//' -e '/<!DOCTYPE/,/>/d' "$svg"
+            printf '%s\n' '</div>'
+        done
         printf '%s\n' '<pre id="verdict">NOT RUN</pre><script>'
         cat "$tmp/check.js"
         printf '%s\n' '</script></body></html>'
-    } >"$tmp/$1.html"
-    timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+    } >"$tmp/page.html"
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
         --user-data-dir="$tmp/profile" --window-size=1400,1000 --dump-dom \
-        "file://$tmp/$1.html" 2>"$tmp/$1.err" |
+        "file://$tmp/page.html" 2>"$tmp/page.err" |
         sed -n '/<pre id="verdict">/,/<\/pre>/p' | sed -e 's/<pre id="verdict">//' -e 's/<\/pre>.*//' \
-            -e 's/&quot;/"/g' -e 's/&amp;/\&/g' -e 's/&lt;/</g' -e 's/&gt;/>/g' >"$tmp/$1.verdict"
+            -e 's/&quot;/"/g' -e 's/&amp;/\&/g' -e 's/&lt;/</g' -e 's/&gt;/>/g' >"$tmp/page.verdict"
+    awk -v dir="$tmp" '/^PLOT / { f = dir "/" $2 ".verdict"; next } f { print > f }' "$tmp/page.verdict"
 }
 
 fails=0
@@ -95,36 +113,40 @@ cat >"$tmp/bad.svg" <<'EOF'
 <text x="20" y="160" font-size="14">alone</text>
 </svg>
 EOF
-page bad "$tmp/bad.svg"
-if grep -q '^OUT past the right edge$' "$tmp/bad.verdict" &&
-    grep -q '^OVERLAP "first label" and "second label"$' "$tmp/bad.verdict" &&
-    ! grep -q 'alone' "$tmp/bad.verdict" && grep -q '^TEXTS 5$' "$tmp/bad.verdict"; then
+[ $# -gt 0 ] || set -- "$root"/slides/results/*/
+svgs=""
+for arg in "$@"; do
+    if [ -d "$arg" ]; then
+        for svg in "$arg"/*.svg; do [ -f "$svg" ] && svgs="$svgs $svg"; done
+    elif [ -f "$arg" ]; then
+        svgs="$svgs $arg"
+    fi
+done
+# shellcheck disable=SC2086 # (paths without spaces: the workbook's and mktemp's)
+page "$tmp/bad.svg" $svgs
+if grep -q '^OUT past the right edge$' "$tmp/p1.verdict" &&
+    grep -q '^OVERLAP "first label" and "second label"$' "$tmp/p1.verdict" &&
+    ! grep -q 'alone' "$tmp/p1.verdict" && grep -q '^TEXTS 5$' "$tmp/p1.verdict"; then
     echo "ok   plots: the check catches a text out of the canvas and two overlapping"
 else
     echo "FAIL plots: the planted faults were not caught:"
-    cat "$tmp/bad.verdict" "$tmp/bad.err"
+    cat "$tmp/p1.verdict" "$tmp/page.err" 2>/dev/null
     fails=$((fails + 1))
 fi
-
-[ $# -gt 0 ] || set -- "$root"/slides/results/*/
 count=0
-for arg in "$@"; do
-    if [ -d "$arg" ]; then set -- "$arg"/*.svg; else set -- "$arg"; fi
-    for svg in "$@"; do
-        [ -f "$svg" ] || continue
-        count=$((count + 1))
-        page "svg$count" "$svg"
-        name=$(echo "$svg" | sed "s|^$root/||; s|//*|/|g")
-        texts=$(sed -n 's/^TEXTS //p' "$tmp/svg$count.verdict")
-        faults=$(grep -c -e '^OUT ' -e '^OVERLAP ' "$tmp/svg$count.verdict")
-        if [ -n "$texts" ] && [ "$texts" -gt 0 ] && [ "$faults" -eq 0 ]; then
-            echo "ok   plots: $name ($texts texts, all inside, none overlapping)"
-        else
-            echo "FAIL plots: $name (${texts:-no} texts read):"
-            grep -e '^OUT ' -e '^OVERLAP ' -e 'NO SVG' -e 'NOT RUN' "$tmp/svg$count.verdict" | sed 's/^/    /'
-            fails=$((fails + 1))
-        fi
-    done
+for svg in $svgs; do
+    count=$((count + 1))
+    v=$tmp/p$((count + 1)).verdict
+    name=$(echo "$svg" | sed "s|^$root/||; s|//*|/|g")
+    texts=$(sed -n 's/^TEXTS //p' "$v" 2>/dev/null)
+    faults=$(grep -c -e '^OUT ' -e '^OVERLAP ' "$v" 2>/dev/null)
+    if [ -n "$texts" ] && [ "$texts" -gt 0 ] && [ "${faults:-0}" -eq 0 ]; then
+        echo "ok   plots: $name ($texts texts, all inside, none overlapping)"
+    else
+        echo "FAIL plots: $name (${texts:-no} texts read):"
+        grep -e '^OUT ' -e '^OVERLAP ' -e 'NO SVG' "$v" 2>/dev/null | sed 's/^/    /'
+        fails=$((fails + 1))
+    fi
 done
 [ $count -gt 0 ] || { echo "FAIL plots: no SVG found in $*"; fails=$((fails + 1)); }
 [ $fails -eq 0 ]

@@ -97,7 +97,8 @@ for i in 0 1 2 3 4; do
     yours=$(jq -r '.tests[] | select(.name | contains("performance")) | .output' "$tmp/c$i.json" 2>/dev/null |
         grep -E "^(yours|N =|ratio)")
     starved=$(grep -oE "a busy machine starved every one of (its|the reference's) launches \([0-9]+ launches of it, [0-9]+ of the reference\)" "$tmp/c$i.txt" | head -n 1)
-    kept=$(ls "$tmp/cache$i" | grep -c '^anchor-')
+    kept=0
+    for f in "$tmp/cache$i"/anchor-*; do [ -e "$f" ] && kept=$((kept + 1)); done
     case $i in
     0) what="a slow capstone with the machine to itself" ;;
     3) what="a slow capstone beside two busy loops throughout, nothing kept" ;;
