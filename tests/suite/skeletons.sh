@@ -31,7 +31,7 @@ skeletons_zero() {
     # the same maximum as the solutions', exercise by exercise (graded on this machine, with the
     # same flags): neither what a kernel does nor the machine's load moves it (a grading the load
     # makes unfair is not published at all: exit 3)
-    maxima='.extra_data.exercises'
+    maxima='.extra_data.exercises | map_values({max_score, left_out, points})'
     sol=$(jq -cS "$maxima" "$tmp/solutions.json" 2>/dev/null)
     sk=$(jq -cS "$maxima" "$tmp/skeletons.json" 2>/dev/null)
     [ -n "$sol" ] && [ "$sol" = "$sk" ] ||
