@@ -79,6 +79,12 @@ step "host programs" sh tests/suite/host_programs.sh
 step "ASan and UBSan: the unit tests that judge a quiet machine (test_jail test_cgroup test_grader), alone" \
     sh tests/suite/sanitized_units.sh quiet
 
+# The capstone's anchor (OpenBLAS against the reference) timed on the machine still quiet, and kept
+# in the cache folder: the solutions' grading beside the other lane finds it there (a machine busy
+# throughout would leave that grading unpublished, exit 3)
+step "the capstone's anchor timed on a quiet machine (grader --anchor)" \
+    "$root/build/grader/grader" --anchor --tuning "$TUNING"
+
 # Two lanes side by side: a grading waits on its children much of the time, and one lane alone
 # kept about one of this machine's two cores busy. The timed comparisons in the first lane are
 # made beside the second's load, as they are beside any outside load (the grader measures a

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE /* mkstemp, fdopen */
 #include "grade/internal.h"
+#include "grade/command.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,4 +122,48 @@ int grade_anchor_get(const struct grader_config *cfg, const struct grader_exerci
         anchor_write(path, a);
     }
     return 0;
+}
+
+int grade_anchor_command(const struct grader_config *cfg, const struct grader_exercise *rows,
+                         const int *chosen, int count) {
+    enum clu_vendor_id id = grader_vendor_anchor(cfg);
+    const char *who = clu_vendor_name(id);
+    int status = EXIT_FULL;
+    for (int c = 0; c < count; c++) {
+        const struct grader_exercise *ex = &rows[chosen[c]];
+        if (ex->vendor_ratios[0] <= 0 || !cfg->perf)
+            continue;
+        char reference[PATH_MAX + 64];
+        snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
+        static struct grader_vendor_times alone; /* (large) */
+        grade_vendors_alone(cfg, ex, reference, 1, &alone);
+        if (!alone.timed[id]) {
+            printf("%s: %s is not timed here (%s): its points leave every maximum\n", ex->id, who,
+                   alone.why[id]);
+            continue;
+        }
+        struct grade_anchor_here here = {NULL, ""};
+        snprintf(here.library, sizeof here.library, "%s", alone.library[id]);
+        /* the reference built as a comparison builds it (a tuning file's reference line) */
+        static struct grade_timed t; /* (large) */
+        grade_timed_values(cfg, ex, reference, reference, &t);
+        struct grader_exercise rx = t.reference;
+        for (;;) {
+            static struct grade_anchor a; /* (large) */
+            if (grade_anchor_get(cfg, &rx, reference, &here, &a) != 0) {
+                printf("%s at N = %d: %s not timed: %s (again on a quieter machine)\n", ex->id,
+                       rx.perf_n, who, a.why[id]);
+                status = EXIT_BUSY;
+                break;
+            }
+            printf("%s at N = %d: the reference's fastest launch %.3f ms, %s's %.3f ms (%s), %s\n",
+                   ex->id, rx.perf_n, a.score.ref * 1e3, who, a.score.anchor * 1e3, here.library,
+                   a.kept ? "kept from an earlier timing" : "timed now and kept");
+            int next = grade_perf_next_n(&rx, &rx, a.score.ref);
+            if (next == 0)
+                break;
+            rx.perf_n = next;
+        }
+    }
+    return status;
 }

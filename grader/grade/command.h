@@ -21,6 +21,13 @@ typedef void (*grader_commands_fn)(FILE *out);
 /* The default command: grade a submission (its usage lists the commands through commands). */
 int grader_grade_main(int argc, char **argv, const char *self, grader_commands_fn commands);
 
+/* grader --anchor (anchor.c): the capstone's anchor of each row of `chosen` that has
+ * vendor_ratios timed now (or found kept), at each size a comparison would reach, and said; on a
+ * quiet machine before a batch, so that its gradings find it kept. EXIT_FULL, or EXIT_BUSY where
+ * one could not be timed. */
+int grade_anchor_command(const struct grader_config *cfg, const struct grader_exercise *rows,
+                         const int *chosen, int count);
+
 /* ---------------------------------------------------------------- shared (command_args.c) */
 
 /* A seed nobody can guess, from /dev/urandom (the time and pid where it cannot be read). */

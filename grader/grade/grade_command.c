@@ -28,6 +28,7 @@ static void usage(FILE *out, grader_commands_fn commands) {
         "              [--results DIR] [--work DIR] [--root DIR] [--seed S | --seed-file FILE]\n"
         "              [--timeout SEC] [--tuning DIR]\n"
         "              [--no-memcheck] [--no-perf] [--no-sandbox] [--config FILE] [--cache DIR]\n"
+        "              [--anchor]\n"
         "Grades the NN_name/ folders of DIR (default: exercises/ of the workbook): each\n"
         "kernel.cl on hidden data at several sizes, each main.c built against the pristine\n"
         "common/, a memory "
@@ -42,6 +43,8 @@ static void usage(FILE *out, grader_commands_fn commands) {
         "--tuning DIR holds make tune's files (default: results/tuning/ of the workbook): where\n"
         "the device has one, the timed comparison builds each side with its line's values.\n"
         "--slurm-settings prints the config's slurm.* values (make batch ENGINE=slurm) and exits.\n"
+        "--anchor times the capstone's vendor against the reference and keeps it in the cache\n"
+        "folder (--cache; a batch's gradings find it there), then exits: on a quiet machine.\n"
         "Each ID.log begins with the date, device, grader version, seed and the command that\n"
         "repeats the run (a --seed-file seed: only its fingerprint).\n"
         "Exit: 0 full marks, 1 points lost, 2 could not grade, 3 the machine was too busy to\n"
@@ -119,6 +122,7 @@ enum {
     OPT_CACHE,
     OPT_TUNING,
     OPT_SLURM_SETTINGS,
+    OPT_ANCHOR,
 };
 
 static const struct option grade_options[] = {
@@ -140,6 +144,7 @@ static const struct option grade_options[] = {
     {"cache", required_argument, NULL, OPT_CACHE},
     {"tuning", required_argument, NULL, OPT_TUNING},
     {"slurm-settings", no_argument, NULL, OPT_SLURM_SETTINGS},
+    {"anchor", no_argument, NULL, OPT_ANCHOR},
     {NULL, 0, NULL, 0},
 };
 
@@ -150,6 +155,7 @@ struct grade_request {
     int chosen[GRADER_MAX_EXERCISES]; /* rows of the plan, from --ex */
     int chosen_count;
     int seed_secret; /* the seed came from --seed-file: never print it */
+    int anchor;      /* --anchor: the capstone's anchor timed and kept, nothing graded */
     /* every flag as parsed, by its full name, less --ex, --seed and --seed-file: the logs' command
      * that repeats the run appends one exercise and the seed */
     struct grader_argv repeat;
@@ -185,6 +191,9 @@ static int parse_grade_flags(int argc, char **argv, struct grader_config *cfg,
             return EXIT_FULL;
         case OPT_NO_MEMCHECK:
             cfg->memcheck = 0;
+            break;
+        case OPT_ANCHOR:
+            req->anchor = 1;
             break;
         case OPT_NO_SANDBOX:
             cfg->sandbox.mode = SANDBOX_NONE;
@@ -407,6 +416,8 @@ int grader_grade_main(int argc, char **argv, const char *self, grader_commands_f
         access(tuning_file, F_OK) == 0)
         cfg.tuning_file = tuning_file;
     clu_env_close(&env);
+    if (req.anchor)
+        return grade_anchor_command(&cfg, plan.rows, chosen, chosen_count);
 
     /* the head of every log: this run, and the one command that repeats it */
     struct grader_run_info run = {.device = device,

@@ -223,6 +223,11 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
                      int all_right, const struct grader_traffic *mine,
                      const struct grade_anchor_here *here, struct grader_exercise_result *r);
 
+/* The timed size after a comparison at ex->perf_n whose reference launch took ref_seconds (rx
+ * the reference's row): the next doubling to time at, or 0 where this one stays (perf_test.c). */
+int grade_perf_next_n(const struct grader_exercise *ex, const struct grader_exercise *rx,
+                      double ref_seconds);
+
 /* The capstone's test against its anchor (perf_test.c), for a row with vendor_ratios: skipped
  * for every student where here->off says why the anchor is not timed here, not run where the
  * kernel was not timed (timed 0, or no GFLOP/s), else the fractions reached: the student's ratio

@@ -116,6 +116,23 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
 #define PERF_MIN_SECONDS 0.020
 #define PERF_MAX_N       4096
 
+int grade_perf_next_n(const struct grader_exercise *ex, const struct grader_exercise *rx,
+                      double ref_seconds) {
+    int next = 2 * ex->perf_n;
+    if (ex->is_vector || ex->perf_fixed || ref_seconds <= 0.0 || ref_seconds >= PERF_MIN_SECONDS ||
+        next > PERF_MAX_N || !grader_size_valid(ex, next) || !grader_size_valid(rx, next))
+        return 0;
+    /* too short a launch to time well: again at the first doubling whose launch the reference's
+     * pace (its time growing with the work) puts at PERF_MIN_SECONDS, rather than one doubling
+     * at a time (a GPU's 512 to 4096 was four comparisons, now two) */
+    double per_flop = ref_seconds / grader_flops(ex, grader_square(ex->perf_n));
+    while (per_flop * grader_flops(ex, grader_square(next)) < PERF_MIN_SECONDS &&
+           2 * next <= PERF_MAX_N && grader_size_valid(ex, 2 * next) &&
+           grader_size_valid(rx, 2 * next))
+        next *= 2;
+    return next;
+}
+
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                      const struct grader_exercise *ref_ex, const char *kernel, const char *note,
                      int all_right, const struct grader_traffic *mine,
@@ -143,19 +160,9 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
         ref_seconds = 0.0;
         grader_perf_test(cfg, ex, kernel, &ref_timed, reference, &r->gflops, &r->ref_gflops,
                          &r->ratio, &ref_seconds, text, sizeof text, &earned, &too_busy);
-        int next = 2 * ex->perf_n;
-        if (ex->is_vector || ex->perf_fixed || ref_seconds <= 0.0 ||
-            ref_seconds >= PERF_MIN_SECONDS || next > PERF_MAX_N || !grader_size_valid(ex, next) ||
-            !grader_size_valid(&ref_timed, next))
+        int next = grade_perf_next_n(ex, &ref_timed, ref_seconds);
+        if (next == 0)
             break;
-        /* too short a launch to time well: again at the first doubling whose launch the
-         * reference's pace (its time growing with the work) puts at PERF_MIN_SECONDS, rather
-         * than one doubling at a time (a GPU's 512 to 4096 was four comparisons, now two) */
-        double per_flop = ref_seconds / grader_flops(ex, grader_square(ex->perf_n));
-        while (per_flop * grader_flops(ex, grader_square(next)) < PERF_MIN_SECONDS &&
-               2 * next <= PERF_MAX_N && grader_size_valid(ex, 2 * next) &&
-               grader_size_valid(&ref_timed, 2 * next))
-            next *= 2;
         timed.perf_n = next;
     }
     r->too_busy |= too_busy;

@@ -12,9 +12,16 @@
 # against a library on this machine, which no solution can promise everywhere; that test must be
 # there and scored (or skipped where the library is missing), and its leaderboard ratio with it
 solutions_full_marks() {
-    "$grader" --submission solutions --json "$tmp/solutions.json" --work "$tmp/work-sol" \
-        --tuning "$TUNING" --results "$tmp/results-sol" >"$tmp/solutions.txt" 2>&1
-    status=$?
+    # (graded again after a pause where the machine was too busy to grade fairly, exit 3, as an
+    # instructor would: this suite's other lane loads it)
+    for attempt in 1 2; do
+        "$grader" --submission solutions --json "$tmp/solutions.json" --work "$tmp/work-sol" \
+            --tuning "$TUNING" --results "$tmp/results-sol" >"$tmp/solutions.txt" 2>&1
+        status=$?
+        [ $status -eq 3 ] || break
+        echo "not graded: the machine too busy (attempt $attempt), graded again"
+        sleep 10
+    done
     tail -n 14 "$tmp/solutions.txt"
     vendor='.name | test("speed against (CLBlast|OpenBLAS) ")'
     # the traffic is counted for every matrix row that needs no extension oclgrind lacks (the
