@@ -82,6 +82,19 @@ static void anchor_write(const char *path, const struct grade_anchor *a) {
         remove(tmp);
 }
 
+void grade_anchor_here_of(const struct grader_config *cfg, const struct grader_exercise *ex,
+                          const char *reference, struct grade_anchor_here *here) {
+    enum clu_vendor_id id = grader_vendor_anchor(cfg);
+    static struct grader_vendor_times alone; /* (large) */
+    grade_vendors_alone(cfg, ex, reference, 1, &alone);
+    *here = (struct grade_anchor_here){NULL, "", ""};
+    snprintf(here->library, sizeof here->library, "%s", alone.library[id]);
+    if (!alone.timed[id]) {
+        snprintf(here->why, sizeof here->why, "%s", alone.why[id]);
+        here->off = here->why;
+    }
+}
+
 int grade_anchor_get(const struct grader_config *cfg, const struct grader_exercise *rx,
                      const char *reference, const struct grade_anchor_here *here,
                      struct grade_anchor *a) {
@@ -135,15 +148,13 @@ int grade_anchor_command(const struct grader_config *cfg, const struct grader_ex
             continue;
         char reference[PATH_MAX + 64];
         snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
-        static struct grader_vendor_times alone; /* (large) */
-        grade_vendors_alone(cfg, ex, reference, 1, &alone);
-        if (!alone.timed[id]) {
+        struct grade_anchor_here here;
+        grade_anchor_here_of(cfg, ex, reference, &here);
+        if (here.off) {
             printf("%s: %s is not timed here (%s): its points leave every maximum\n", ex->id, who,
-                   alone.why[id]);
+                   here.off);
             continue;
         }
-        struct grade_anchor_here here = {NULL, ""};
-        snprintf(here.library, sizeof here.library, "%s", alone.library[id]);
         /* the reference built as a comparison builds it (a tuning file's reference line) */
         static struct grade_timed t; /* (large) */
         grade_timed_values(cfg, ex, reference, reference, &t);

@@ -56,19 +56,11 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     /* whether the capstone's anchor (grader_vendor_anchor: OpenBLAS on a CPU, CLBlast on a GPU)
      * can be timed here, decided before any code of the student's runs (the vendors alone, in
      * the reference's harness): its points are in every student's maximum or in none */
-    struct grade_anchor_here here = {NULL, ""};
-    char vendors_off[300];
+    struct grade_anchor_here here = {NULL, "", ""};
     if (cfg->perf && ex->vendor_ratios[0] > 0) {
         char reference[PATH_MAX + 64];
-        static struct grader_vendor_times alone; /* (large) */
         snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
-        grade_vendors_alone(cfg, ex, reference, 1, &alone);
-        enum clu_vendor_id anchor = grader_vendor_anchor(cfg);
-        snprintf(here.library, sizeof here.library, "%s", alone.library[anchor]);
-        if (!alone.timed[anchor]) {
-            snprintf(vendors_off, sizeof vendors_off, "%s", alone.why[anchor]);
-            here.off = vendors_off;
-        }
+        grade_anchor_here_of(cfg, ex, reference, &here);
     }
     /* the memory check and the technique at a size drawn from the hidden seed, printed only
      * afterwards: a kernel cannot behave at one known size and differently at the others */
@@ -177,7 +169,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
         if (ex->vendor_ratios[0] > 0)
             grade_test_vendors(
                 cfg, ex, ex, "", 0,
-                &(struct grade_anchor_here){"timing was switched off: --no-perf", ""}, r);
+                &(struct grade_anchor_here){.off = "timing was switched off: --no-perf"}, r);
     }
     r->not_implemented = untouched_all && passed == 0;
     if (ex->cuda_per_size) { /* the capstone's CUDA twin, after its OpenCL kernel */

@@ -210,7 +210,8 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
 /* Whether the capstone's anchor (grader_vendor_anchor) can be timed here, decided before any code
  * of the student's runs (grade_exercise.c, grade_vendors_alone): the same for every student. */
 struct grade_anchor_here {
-    const char *off;   /* why it cannot (NULL: it can) */
+    const char *off;   /* why it cannot (NULL: it can; else why, or another text) */
+    char why[200];     /* (what off points to, from the check) */
     char library[200]; /* what runs, as its harness said ("OpenBLAS 0.3.21 ...") */
 };
 
@@ -257,6 +258,11 @@ struct grade_anchor {
     long long when;    /* when (seconds since the epoch) */
     int kept;          /* read from the cache folder, timed by an earlier grading */
 };
+
+/* The check before any code of a student's runs (anchor.c): ex's reference (its kernel.cl) and
+ * the vendors timed in one round, into here. */
+void grade_anchor_here_of(const struct grader_config *cfg, const struct grader_exercise *ex,
+                          const char *reference, struct grade_anchor_here *here);
 
 /* rx's reference at rx->perf_n against the vendors, for the anchor library (here->library):
  * from the cache folder where a grading on this device timed the same reference, N and library
