@@ -89,8 +89,7 @@ static int student_round(const struct grader_config *cfg, const struct grader_ex
 /* Where under GRADE_BUSY_QUIET_WANTED of the anchor's launches in the rounds were quiet, more
  * launches of it follow until it has that many or VENDOR_AGAIN_SECONDS pass: load that comes and
  * goes, as a neighbour's builds do, leaves gaps between its spells. A machine busy throughout
- * leaves it none, and its fastest launch of all is then the figure (score.c), not kept
- * (anchor.c). */
+ * leaves it none: then there is no figure, and the grading is not published (anchor.c). */
 #define VENDOR_AGAIN_SECONDS 12.0
 #define VENDOR_AGAIN_GAP_NS  100000000L /* (a pause between, so that the tries spread in time) */
 static void vendor_again(const struct grader_config *cfg, struct grade_side *ref,
@@ -312,6 +311,8 @@ void grade_vendors_alone(const struct grader_config *cfg, const struct grader_ex
     for (int r = 0, kept = 0;
          kept < rounds && r < MAX_ROUNDS && !grade_busy_throughout(r, kept) && !why[0]; r++)
         if (grade_timing_round(cfg, &s, r, round_seed(seed, r), why, sizeof why) == 0) {
+            if (!cfg->device_cpu) /* (as in a comparison: a GPU's launch needs no CPU) */
+                s.timed.cpus[r] = s.timed.waited[r] = -1.0;
             vendor_round(cfg, &s, r, v);
             kept += !grade_busy_round_starved(NULL, &s.timed, v, r);
         }
