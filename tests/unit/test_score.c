@@ -490,7 +490,7 @@ static void test_anchor_of(void **state) {
         fill_vendors(&v, rounds, 2.0, 0.0);
         v.again = (int)rng_range(&r, 0, 10);
         v.ref_fastest = uniform(&r, 0.001, 0.1);
-        double quiet = 1.0, all = 1.0;
+        double quiet = 1.0;
         for (int s = 0; s < rounds + v.again; s++) {
             v.seconds[anchor][s] = uniform(&r, 0.01, 0.1);
             v.cpus[anchor][s] = 2.0, v.waited[anchor][s] = 0.0;
@@ -502,7 +502,6 @@ static void test_anchor_of(void **state) {
                 plant_wait(v.cpus[anchor], v.waited[anchor], s, 2.0, uniform(&r, 0.2501, 0.9));
             if (starved && c == 0)
                 v.seconds[anchor][s] *= 0.01; /* faster, but starved: not counted */
-            all = v.seconds[anchor][s] < all ? v.seconds[anchor][s] : all;
             quiet = !starved && v.seconds[anchor][s] < quiet ? v.seconds[anchor][s] : quiet;
         }
         if (c == 3)
@@ -514,7 +513,6 @@ static void test_anchor_of(void **state) {
             continue;
         }
         CHECK(a.ref == v.ref_fastest, "the reference's fastest %g", a.ref);
-        (void)all;
         if (c == 1)
             CHECK(got == -1 && a.quiet == 0, "every launch starved: no figure (got %d, %g)", got,
                   a.anchor);
