@@ -170,9 +170,11 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
         grade_traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
     /* slower than the reference on a CPU device (a lost point among them) in a way POCL's
      * implicit-loop-barrier pass may explain: its cause and one-line fix named, the score as it
-     * is (a wrong technique loses the point all the same) */
+     * is (a wrong technique loses the point all the same). Slower is the ratio shown everywhere,
+     * the median of the rounds' own ratios: beside load the medians of each side's launches may
+     * disagree with it (CI: 0.76 where the median GFLOP/s read 2.17 against 2.08) */
     const char *pocl = "";
-    if ((!earned || r->gflops < r->ref_gflops) && !too_busy && cfg->device_cpu && r->gflops > 0 &&
+    if ((!earned || r->ratio < 1.0) && !too_busy && cfg->device_cpu && r->gflops > 0 &&
         grade_barrier_loop_unwrapped_file(kernel))
         pocl = "\nOn a CPU device (POCL) a kernel with barriers can run its loops up to 3 times "
                "slower when no if encloses them: POCL's implicit-loop-barrier pass makes such a "
