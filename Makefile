@@ -5,8 +5,9 @@
 #                                                 exercises you changed, to upload or hand in
 #   make test                                     the whole test suite (what CI runs)
 #   make bench [N=1024] [SWEEP=1] [DEVICE=...] [BUDGET=s]  the lecture's GFLOP/s table, measured here
-#   make tune EX=09 [DEVICE=...] [BUDGET=s] [SUBMISSION=dir]  search an exercise's tuning values
-#                                                 (07 on) on a device; the best goes to
+#   make tune EX=09 [DEVICE=...] [BUDGET=s] [SUBMISSION=dir]  search the tuning values (07 on) of
+#                                                 your kernel (SUBMISSION=solutions: the
+#                                                 reference's) on a device; the best goes to
 #                                                 results/tuning/<device>.conf, which grade and
 #                                                 bench read (TUNING=dir: another folder for them)
 #   make batch SUBMISSIONS=dir|zip [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [ROSTER=file]
@@ -180,12 +181,11 @@ bench: deps-bench
 	    $(if $(BUDGET),--budget $(BUDGET)) $(if $(TUNING),--tuning $(TUNING)) \
 	    --out results
 
-# make tune tunes solutions/ (the reference) unless SUBMISSION is given: its default above is
-# make grade's, so only a SUBMISSION from the command line or the environment is passed on
+# make tune tunes the kernel make grade grades (exercises/, the student's) unless SUBMISSION says
+# another folder (solutions: the reference's values)
 tune: deps-grade
 	@$(call QUIET_BUILD,$(GRADER)); $(GRADER) --tune --root $(ROOT) --ex "$(EX)" $(if $(BUDGET),--budget $(BUDGET)) \
-	    $(if $(TUNING),--tuning $(TUNING)) \
-	    $(if $(filter file,$(origin SUBMISSION)),,--submission $(SUBMISSION))
+	    $(if $(TUNING),--tuning $(TUNING)) --submission $(SUBMISSION)
 
 # ENGINE=slurm: grader/batch/slurm.sh (a job array) instead of batch.sh (this machine)
 batch: deps-batch $(GRADER) $(TILES) $(INTAKE) $(LIBCLU)

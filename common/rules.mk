@@ -11,7 +11,7 @@ CFLAGS   ?= -std=c11 -O2 -g -Wall -Wextra
 LDLIBS   := -lOpenCL -lm
 ARGS     ?=
 
-.PHONY: all run grade submit clean
+.PHONY: all run grade tune submit clean
 all: $(EXERCISE)
 
 $(EXERCISE): main.c $(LIBCLU) $(CLU_DIR)/clu.h | deps
@@ -27,6 +27,11 @@ run: $(EXERCISE)
 # grade this folder's main.c and kernel.cl (exercises/ or solutions/) with the pristine grader
 grade:
 	$(MAKE) --no-print-directory -C $(ROOT) grade EX=$(EXERCISE) SUBMISSION=$(abspath ..)
+
+# search this folder's tuning values (07 on) for this folder's kernel.cl: in exercises/ yours, in
+# solutions/ the reference's; the best goes to results/tuning/<device>.conf (make grade reads it)
+tune:
+	$(MAKE) --no-print-directory -C $(ROOT) tune EX=$(EXERCISE) SUBMISSION=$(abspath ..)
 
 # the archive of every exercise you changed (not only this one), written by the top Makefile
 submit:

@@ -1,6 +1,9 @@
 #!/bin/sh
-# tests/tune.sh - make tune end to end on POCL (about 90 s on 2 cores): `make tune EX=07 BUDGET=30`
-# into a folder of its own (TUNING=), then
+# tests/tune.sh - make tune end to end on POCL (about 90 s on 2 cores): `make tune BUDGET=30` in
+# solutions/07_more_work_per_item (a folder's make tune tunes that folder's kernel: here the
+# reference) into a folder of its own (TUNING=), then
+#   - make tune in an exercise folder and at the top names the student's kernel (exercises/), the
+#     reference only where SUBMISSION says solutions (make -n);
 #   - its progress line on stderr; its table: the defaults timed (median ms and GFLOP/s), every
 #     other row timed or skipped with a reason, the best (the fastest, or the defaults where they
 #     won when the two were timed again), and the file kept;
@@ -26,8 +29,16 @@ fail() {
 tuning=$tmp/tuning
 start=$(date +%s)
 make -s -C "$root" grader || fail "the grader does not build"
-DEVICE=$device make -s -C "$root" tune EX=07 BUDGET=30 TUNING="$tuning" >"$tmp/tune.txt" \
-    2>"$tmp/tune.err" || fail "make tune failed"
+# which kernel each make tune takes, before any runs
+for dir in "$root" "$root/exercises/13_fastest_sgemm"; do
+    make -n -C "$dir" tune EX=13 2>/dev/null | tr '\n\\' '  ' |
+        grep -Eq -- "--tune .*--ex \"?13[_a-z]*\"? .*--submission $root/exercises/?( |$)" ||
+        fail "make tune in $dir does not tune the student's kernel (exercises/13): $(make -n -C "$dir" tune EX=13 2>&1 | tail -n 3)"
+done
+make -n -C "$root" tune EX=13 SUBMISSION="$root/solutions" 2>/dev/null | tr '\n\\' '  ' |
+    grep -q -- "--submission $root/solutions" || fail "make tune SUBMISSION=solutions is not passed on"
+DEVICE=$device make -s -C "$root/solutions/07_more_work_per_item" tune BUDGET=30 TUNING="$tuning" \
+    >"$tmp/tune.txt" 2>"$tmp/tune.err" || fail "make tune failed"
 took=$(($(date +%s) - start))
 
 # the table
@@ -47,7 +58,7 @@ grep -Eq "^$best( \(defaults\))? +[0-9.]+ +[0-9.]+$" "$tmp/tune.txt" ||
 # the two were timed again
 first=$(grep -E '^TS=[0-9]+ WPT=[0-9]+' "$tmp/tune.txt" | head -n 1 | sed 's/ (defaults)//' |
     awk '{ print $1, $2 }')
-if grep -q "^timed again, .*: the defaults are kept$" "$tmp/tune.txt"; then
+if grep -q "^timed again in [0-9]* alternating pairs: .*: the defaults are kept$" "$tmp/tune.txt"; then
     [ "$best" = "TS=32 WPT=8" ] || fail "the defaults were kept, yet the best is $best"
 else
     [ "$first" = "$best" ] || fail "the best is $best, the table's first $first"

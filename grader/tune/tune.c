@@ -22,11 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TUNE_MIN_LAUNCH 0.020 /* seconds: N doubles while the defaults' launch is shorter */
-#define TUNE_MAX_N      4096  /* ... up to this */
-#define TUNE_MIN_LIMIT  5.0   /* seconds a run may wait, however little of the budget is left */
-#define TUNE_SKIP_KINDS 12    /* distinct reasons counted for the combinations not tried */
-#define TUNE_CONFIRM    2     /* trials at the end: the best and the defaults timed again */
+#define TUNE_MIN_LAUNCH    0.020 /* seconds: N doubles while the defaults' launch is shorter */
+#define TUNE_MAX_N         4096  /* ... up to this */
+#define TUNE_MIN_LIMIT     5.0   /* seconds a run may wait, however little of the budget is left */
+#define TUNE_SKIP_KINDS    12    /* distinct reasons counted for the combinations not tried */
+#define TUNE_CONFIRM_PAIRS 3 /* at the end: the defaults and the best timed again, alternating */
+#define TUNE_CONFIRM       (2 * TUNE_CONFIRM_PAIRS) /* ... the trials that takes */
 
 enum trial_state { TRIAL_TIMED, TRIAL_SKIPPED };
 
@@ -392,26 +393,49 @@ static int by_speed(const void *a, const void *b) {
 }
 
 /* The fastest of many single measurements is flattered by their noise (more so on a shared
- * machine): the defaults and the best are timed once more, one after the other, into again[0]
- * and again[1], and those figures decide. 1 when both were timed. */
+ * machine, where a sequential "the defaults, then the best" also hands each side a different
+ * load): the defaults and the best are timed again in TUNE_CONFIRM_PAIRS alternating pairs
+ * (A B A B ...), and the median of the pairs' own ratios decides, as the grader's rounds do.
+ * again[0] and again[1] get each side's fastest median; 1 when every pair was timed, and then
+ * *ratio is the best's time over the defaults' (under 1: the best is faster). */
 static int confirm(struct tune *t, const struct trial *base, const struct trial *best,
-                   struct trial again[2]) {
+                   struct trial again[2], double *ratio) {
     const struct trial *which[2] = {base, best};
+    double ratios[TUNE_CONFIRM_PAIRS];
+    int pairs = 0;
     for (int i = 0; i < 2; i++) {
-        char text[400];
         memset(&again[i], 0, sizeof again[i]);
         again[i].values = which[i]->values;
-        grader_values_text(&again[i].values, text, sizeof text);
-        progress(t, 2 - i, text);
-        run_values(t, &again[i].values, &again[i]);
+    }
+    for (int p = 0; p < TUNE_CONFIRM_PAIRS; p++) {
+        struct trial pair[2];
+        int timed = 1;
+        for (int i = 0; i < 2; i++) {
+            char text[400];
+            memset(&pair[i], 0, sizeof pair[i]);
+            pair[i].values = which[i]->values;
+            grader_values_text(&pair[i].values, text, sizeof text);
+            progress(t, 2 * (TUNE_CONFIRM_PAIRS - p) - i, text);
+            run_values(t, &pair[i].values, &pair[i]);
+            timed &= pair[i].state == TRIAL_TIMED;
+        }
+        if (!timed)
+            break;
+        ratios[pairs++] = pair[1].s.median / pair[0].s.median;
+        for (int i = 0; i < 2; i++)
+            if (again[i].state != TRIAL_TIMED || pair[i].s.median < again[i].s.median)
+                again[i] = pair[i];
     }
     if (t->tty)
         fprintf(stderr, "\r\033[K");
-    if (again[0].state != TRIAL_TIMED || again[1].state != TRIAL_TIMED)
+    if (pairs < TUNE_CONFIRM_PAIRS)
         return 0;
-    printf("timed again, one after the other: the defaults %.3f ms, the best %.3f ms%s\n",
-           again[0].s.median * 1e3, again[1].s.median * 1e3,
-           again[1].s.median < again[0].s.median ? "" : ": the defaults are kept");
+    *ratio = clu_stats_of(ratios, pairs).median;
+    printf("timed again in %d alternating pairs: the defaults %.3f ms, the best %.3f ms (each "
+           "side's fastest), the best at %.2fx the defaults' time (the median of the pairs' own "
+           "ratios)%s\n",
+           pairs, again[0].s.median * 1e3, again[1].s.median * 1e3, *ratio,
+           *ratio < 1.0 ? "" : ": the defaults are kept");
     return 1;
 }
 
@@ -499,10 +523,13 @@ int grader_tune(const struct grader_config *cfg, const struct grader_tune_reques
     for (int i = 0; i < t.count; i++)
         if (grader_values_equal(&t.trials[i].values, &defaults) && t.trials[i].state == TRIAL_TIMED)
             base = &t.trials[i];
-    struct trial again[2]; /* the defaults and the best, timed again back to back */
-    if (best && base && best != base && confirm(&t, base, best, again)) {
+    struct trial again[2]; /* the defaults and the best, timed again in alternating pairs */
+    double ratio = 1.0;
+    int confirmed = 0;
+    if (best && base && best != base && confirm(&t, base, best, again, &ratio)) {
+        confirmed = 1;
         base = &again[0];
-        best = again[1].s.median < again[0].s.median ? &again[1] : &again[0];
+        best = ratio < 1.0 ? &again[1] : &again[0];
     }
     int status = 1;
     double flops = grader_flops(&t.row, grader_square(t.row.perf_n));
@@ -519,8 +546,9 @@ int grader_tune(const struct grader_config *cfg, const struct grader_tune_reques
                  flops / best->s.median * 1e-9, t.row.perf_n, against, date);
         printf("best: %s, %.2f GFLOP/s at N = %d", text, flops / best->s.median * 1e-9,
                t.row.perf_n);
-        if (base)
-            printf(", %.2fx the defaults' %.2f GFLOP/s", base->s.median / best->s.median,
+        if (base) /* the pairs' ratio where they were timed: the figure that decided */
+            printf(", %.2fx the defaults' %.2f GFLOP/s",
+                   confirmed && best != base ? 1.0 / ratio : base->s.median / best->s.median,
                    flops / base->s.median * 1e-9);
         printf("\n");
         if (grader_tuning_write(req->tuning_file, t.row.id, req->side, &best->values, comment, why,
