@@ -40,14 +40,16 @@
 
 /* Whether the built kernel can take the launch: its own work-group limit and the local memory it
  * needs (its arguments set) against the device's; exits with a HARNESS_ status if not. A query a
- * driver does not answer checks nothing: the launch then says it. Some drivers run kernels that
- * need more local memory than CL_DEVICE_LOCAL_MEM_SIZE says (NVIDIA's reports 48 KB on GPUs that
- * give a block up to 227 KB): there one trial launch decides, and C (count floats on the device
- * in c_buf) is put back as it was before it. */
+ * driver does not answer checks nothing: the launch then says it. Some GPU drivers run kernels
+ * that need more local memory than CL_DEVICE_LOCAL_MEM_SIZE says (NVIDIA's reports 48 KB on GPUs
+ * that give a block up to 227 KB): on a GPU one trial launch decides, and C (count floats on the
+ * device in c_buf) is put back as it was before it. Elsewhere the figure is the limit: POCL's
+ * CPU device asserts in the launch (pthread_utils.c, SIGABRT) where it should fail it. */
 static void check_fit(const struct clu_env *env, struct grader_launch *l, const char *options,
                       cl_mem c_buf, const float *c, size_t count) {
     size_t kernel_group = 0;
     cl_ulong needs = 0, has = 0;
+    cl_device_type type = 0;
     if (l->has_local &&
         clGetKernelWorkGroupInfo(l->kernel, env->device, CL_KERNEL_WORK_GROUP_SIZE,
                                  sizeof kernel_group, &kernel_group, NULL) == CL_SUCCESS &&
@@ -63,18 +65,27 @@ static void check_fit(const struct clu_env *env, struct grader_launch *l, const 
         clGetDeviceInfo(env->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof has, &has, NULL) ==
             CL_SUCCESS &&
         has > 0 && needs > has) {
-        cl_int err = grader_enqueue(l, env->queue, NULL);
-        if (err == CL_SUCCESS)
-            err = clFinish(env->queue);
-        if (err == CL_SUCCESS)
-            err = clEnqueueWriteBuffer(env->queue, c_buf, CL_TRUE, 0, count * sizeof *c, c, 0, NULL,
-                                       NULL);
-        if (err == CL_SUCCESS)
-            return;
+        cl_int err = CL_OUT_OF_RESOURCES;
+        int gpu =
+            clGetDeviceInfo(env->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+            (type & CL_DEVICE_TYPE_GPU);
+        if (gpu) {
+            err = grader_enqueue(l, env->queue, NULL);
+            if (err == CL_SUCCESS)
+                err = clFinish(env->queue);
+            if (err == CL_SUCCESS)
+                err = clEnqueueWriteBuffer(env->queue, c_buf, CL_TRUE, 0, count * sizeof *c, c, 0,
+                                           NULL, NULL);
+            if (err == CL_SUCCESS)
+                return;
+        }
         fprintf(stderr,
                 WHO ": built with %s the kernel needs %llu bytes of local memory "
-                    "(CL_KERNEL_LOCAL_MEM_SIZE), the device has %llu, and a launch failed (%s)\n",
-                options, (unsigned long long)needs, (unsigned long long)has, clu_error_name(err));
+                    "(CL_KERNEL_LOCAL_MEM_SIZE: its __local arrays and local arguments), the "
+                    "device has %llu (CL_DEVICE_LOCAL_MEM_SIZE)%s%s%s\n",
+                options, (unsigned long long)needs, (unsigned long long)has,
+                gpu ? ", and a launch failed (" : "", gpu ? clu_error_name(err) : "",
+                gpu ? ")" : "");
         exit(HARNESS_LOCAL_LIMIT);
     }
 }

@@ -39,6 +39,7 @@
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <CL/cl_icd.h>
 #include <fcntl.h>
 #include <link.h>
 #include <sched.h>
@@ -270,6 +271,31 @@ static cl_int CL_API_CALL wrap_release_kernel(cl_kernel kernel) {
     return REAL(W_RELEASE_KERNEL, kernel_fn)(kernel);
 }
 
+/* Whether a launch of kernel on queue's device needs more local memory than the device has, on a
+ * device that is no GPU (some GPU drivers run past the figure they report: the launch decides
+ * there); into *needs and *has. POCL's CPU device asserts in such a launch (SIGABRT in
+ * pthread_utils.c), which reads as a crash of anything but the kernel: the layer fails the launch
+ * as OpenCL says it fails (CL_OUT_OF_RESOURCES) and tells the grader why. The queries go through
+ * the driver's ICD dispatch table, which every ICD object begins with (the loader dispatches so):
+ * the layer imports no OpenCL function of its own. kernel is one the layer saw created. */
+static int local_over(cl_command_queue queue, cl_kernel kernel, cl_ulong *needs, cl_ulong *has) {
+    const struct _cl_icd_dispatch *d = *(const struct _cl_icd_dispatch *const *)kernel;
+    cl_device_id device = NULL;
+    cl_device_type type = 0;
+    *needs = *has = 0;
+    return queue && d && d->clGetCommandQueueInfo && d->clGetDeviceInfo &&
+           d->clGetKernelWorkGroupInfo &&
+           d->clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, NULL) ==
+               CL_SUCCESS &&
+           d->clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+           !(type & CL_DEVICE_TYPE_GPU) &&
+           d->clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof *has, has, NULL) ==
+               CL_SUCCESS &&
+           d->clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof *needs,
+                                       needs, NULL) == CL_SUCCESS &&
+           *has > 0 && *needs > *has;
+}
+
 static cl_int CL_API_CALL wrap_enqueue(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
                                        const size_t *offset, const size_t *global,
                                        const size_t *local, cl_uint wait_count,
@@ -281,14 +307,24 @@ static cl_int CL_API_CALL wrap_enqueue(cl_command_queue queue, cl_kernel kernel,
         l.global[d] = global ? global[d] : 0;
         l.local[d] = local ? local[d] : 0;
     }
-    /* the real launch gets the copies that are recorded (where there is something to copy) */
-    l.status =
-        REAL(W_ENQUEUE, enqueue_fn)(queue, kernel, dims, copied && offset ? l.offset : offset,
-                                    copied && global ? l.global : global,
-                                    copied && local ? l.local : local, wait_count, wait, event);
     lock();
     struct tracked *t = find(layer.kernels, MAX_KERNELS, kernel);
     l.kernel = t ? t->id : -1;
+    unlock();
+    cl_ulong needs = 0, has = 0;
+    if (l.kernel >= 0 && local_over(queue, kernel, &needs, &has)) {
+        l.status = CL_OUT_OF_RESOURCES;
+        lock();
+        if (layer.record_count++ < MAX_RECORDS)
+            emit("L %d %llu %llu", l.kernel, (unsigned long long)needs, (unsigned long long)has);
+        unlock();
+    } else { /* the real launch gets the copies that are recorded (where there are any) */
+        l.status =
+            REAL(W_ENQUEUE, enqueue_fn)(queue, kernel, dims, copied && offset ? l.offset : offset,
+                                        copied && global ? l.global : global,
+                                        copied && local ? l.local : local, wait_count, wait, event);
+    }
+    lock();
     int known = 0;
     for (int i = 0; i < layer.launch_count && !known; i++)
         known = memcmp(&layer.launches[i], &l, sizeof l) == 0;

@@ -85,7 +85,10 @@
  *   NONCE E KERNEL STATUS DIMS LOCAL O0 O1 O2 G0 G1 G2 L0 L1 L2
  *                                        clEnqueueNDRangeKernel of kernel KERNEL (-1: unseen)
  *                                        returned STATUS; LOCAL 1 when a local size was given;
- *                                        offsets, global and local sizes, 0 past DIMS */
+ *                                        offsets, global and local sizes, 0 past DIMS
+ *   NONCE L KERNEL NEEDS HAS             a launch of kernel KERNEL needed NEEDS bytes of local
+ *                                        memory, the device (no GPU) has HAS: the layer failed
+ *                                        it with CL_OUT_OF_RESOURCES, the device never saw it */
 #define LAYER_FILE       "launch_layer.so" /* in build/grader/, and its copy in the jail folder */
 #define LAYER_FD         3
 #define LAYER_NONCE_SIZE 32  /* hex digits */

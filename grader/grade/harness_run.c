@@ -178,9 +178,19 @@ char *grader_harness_failure(const struct grader_run_result *run, const char *lo
         snprintf(text, size, "at %s the kernel %s\n%s", at, what, log);
         snprintf(dead, dead_size, "the kernel timed out at %s%s", at,
                  slow ? ", too slow for this step" : "");
+    } else if (run->how == RUN_EXITED && run->code == HARNESS_LOCAL_LIMIT) {
+        /* the reference's tiles fit every device the course runs on: the kernel's own arrays */
+        snprintf(text, size,
+                 "kernel.cl needs more local memory than the device has:\n%s"
+                 "hint: a __local array's size is fixed when the kernel is built (a tile of T x T "
+                 "floats takes 4*T*T bytes): shrink the arrays, or the tile sizes they are "
+                 "declared with",
+                 log);
+        snprintf(dead, dead_size,
+                 "kernel.cl needs more local memory than the device has (see "
+                 "the first test)");
     } else if (run->how == RUN_EXITED &&
-               (run->code == HARNESS_BAD_DEVICE || run->code == HARNESS_GROUP_LIMIT ||
-                run->code == HARNESS_LOCAL_LIMIT)) {
+               (run->code == HARNESS_BAD_DEVICE || run->code == HARNESS_GROUP_LIMIT)) {
         snprintf(text, size, "the device cannot run this exercise:\n%s", log);
         snprintf(dead, dead_size, "the device cannot run this exercise");
     } else if (run->how == RUN_EXITED && run->code == HARNESS_OPENCL) {

@@ -58,13 +58,19 @@ struct seen_launch {
     size_t offset[3], global[3], local[3];
 };
 
+struct seen_local {
+    int kernel;
+    unsigned long long needs, has;
+};
+
 /* What the layer told, its records parsed. */
-struct seen {
+struct host_seen {
     int hello, foreign;
     struct seen_program programs[MAX_SEEN];
     struct seen_kernel kernels[MAX_SEEN];
     struct seen_launch launches[MAX_SEEN];
-    int program_count, kernel_count, launch_count;
+    struct seen_local locals[MAX_SEEN]; /* launches the layer failed: local memory past the limit */
+    int program_count, kernel_count, launch_count, local_count;
 };
 
 /* The channel of one start: the layer copied anew into the run's folder (a start before may
@@ -76,6 +82,8 @@ static int open_channel(void *ctx) {
     if (h->fd >= 0)
         close(h->fd);
     h->fd = -1;
+    free(h->seen); /* (none read yet: records are read after the run) */
+    h->seen = NULL;
     unsigned char random[LAYER_NONCE_SIZE / 2];
     int pair[2];
     unlink(h->layer); /* whatever is there now is not the grader's */
@@ -133,11 +141,13 @@ void grade_host_launches_done(struct host_launches *h) {
     if (h->fd >= 0)
         close(h->fd);
     h->fd = -1;
+    free(h->seen);
+    h->seen = NULL;
 }
 
 /* One record of the layer's (its nonce already checked and cut off) into s; 0, or -1 when it is
  * not a record the layer writes. */
-static int parse(const char *text, struct seen *s) {
+static int parse(const char *text, struct host_seen *s) {
     int used = 0;
     if (strcmp(text, "H") == 0) {
         s->hello = 1;
@@ -168,14 +178,22 @@ static int parse(const char *text, struct seen *s) {
             s->launch_count++;
             return 0;
         }
-    } else if (text[0] == 'B' || text[0] == 'P' || text[0] == 'K' || text[0] == 'E') {
+    } else if (text[0] == 'L' && s->local_count < MAX_SEEN) {
+        struct seen_local *l = &s->locals[s->local_count];
+        if (sscanf(text, "L %d %llu %llu%n", &l->kernel, &l->needs, &l->has, &used) == 3 &&
+            !text[used]) {
+            s->local_count++;
+            return 0;
+        }
+    } else if (text[0] == 'B' || text[0] == 'P' || text[0] == 'K' || text[0] == 'E' ||
+               text[0] == 'L') {
         return 0; /* one of the layer's, past what the judgement keeps */
     }
     return -1;
 }
 
 /* Every message on the channel; those without this start's nonce counted as foreign. */
-static void read_records(const struct host_launches *h, struct seen *s) {
+static void read_channel(const struct host_launches *h, struct host_seen *s) {
     memset(s, 0, sizeof *s);
     char message[LAYER_RECORD_MAX + 1];
     for (int i = 0; h->fd >= 0 && i < MAX_MESSAGES; i++) {
@@ -191,6 +209,14 @@ static void read_records(const struct host_launches *h, struct seen *s) {
         if (strlen(message) != (size_t)got || parse(message + LAYER_NONCE_SIZE + 1, s) != 0)
             s->foreign++;
     }
+}
+
+/* The records of the latest start, read off the channel at the first call (a message is read
+ * once): NULL when the grader has no memory for them. */
+static const struct host_seen *records(struct host_launches *h) {
+    if (!h->seen && (h->seen = malloc(sizeof(struct host_seen))) != NULL)
+        read_channel(h, h->seen);
+    return h->seen;
 }
 
 /* Whether a launch is the exercise's: its work_dim, no offset, its global size; the local size
@@ -257,7 +283,8 @@ static void launch_text(const struct seen_launch *l, char *out, size_t size) {
 /* The verdict on the records: the launch that fits, else NULL with what was not seen in why. */
 static const struct seen_launch *judge(const struct grader_exercise *ex,
                                        const struct grader_launch *plan, const char *text,
-                                       size_t bytes, const struct seen *s, char *why, size_t size) {
+                                       size_t bytes, const struct host_seen *s, char *why,
+                                       size_t size) {
     unsigned long long hash = grader_fnv1a(text, bytes);
     int built[MAX_SEEN], built_count = 0, kernels[MAX_SEEN], kernel_count = 0;
     for (int i = 0; i < s->program_count; i++)
@@ -325,17 +352,16 @@ static int layer_loads(const struct grader_config *cfg, int *too_busy) {
     grader_run_jailed(&js, argv.argv, dir, log, 30, &run);
     grader_argv_clear(&argv);
     *too_busy |= run.how == RUN_TOO_BUSY;
-    struct seen s;
-    read_records(&probe, &s);
+    const struct host_seen *s = records(&probe);
+    int hello = s && s->hello;
     grade_host_launches_done(&probe);
     grader_jail_dir_remove(dir);
-    return s.hello;
+    return hello;
 }
 
 int grade_host_launches_judge(const struct grader_config *cfg, const struct grader_exercise *ex,
-                              struct grader_size at, const char *kernel,
-                              const struct host_launches *h, int *too_busy, char *out,
-                              size_t size) {
+                              struct grader_size at, const char *kernel, struct host_launches *h,
+                              int *too_busy, char *out, size_t size) {
     out[0] = '\0';
     if (!ex->kernel)
         return 1; /* a row without an OpenCL kernel: nothing to launch */
@@ -356,12 +382,12 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
         free(text);
         return 1;
     }
-    struct seen s;
-    read_records(h, &s);
+    static const struct host_seen none;
+    const struct host_seen *seen = records(h), *s = seen ? seen : &none;
     char why[1000] = "";
     const struct seen_launch *fit = NULL;
-    if (s.hello)
-        fit = judge(ex, &plan, text, bytes, &s, why, sizeof why);
+    if (s->hello)
+        fit = judge(ex, &plan, text, bytes, s, why, sizeof why);
     free(text);
     if (fit) {
         grade_appendf(out, size,
@@ -370,7 +396,7 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
         launch_text(fit, out, size);
         return 1;
     }
-    if (!s.hello && !layer_loads(cfg, too_busy)) {
+    if (!s->hello && !layer_loads(cfg, too_busy)) {
         grade_appendf(
             out, size,
             "\nnot checked that it launched %s: the grader's OpenCL layer does not load here, so "
@@ -380,7 +406,7 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
     }
     char expected[300] = "";
     plan_text(ex, &plan, expected, sizeof expected);
-    if (!s.hello)
+    if (!s->hello)
         snprintf(why, sizeof why,
                  "did not let the grader's OpenCL layer in (it loads into every "
                  "other program), so no launch of %s was seen",
@@ -391,9 +417,51 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
         "kernel.cl, create %s from it and enqueue it over %s. The grader sees those calls "
         "themselves, through an OpenCL layer of its own, never what the program prints",
         why, ex->kernel, expected);
-    if (s.foreign)
+    if (s->foreign)
         grade_appendf(out, size,
                       " (%d message%s on the layer's channel did not come from the layer)",
-                      s.foreign, s.foreign == 1 ? "" : "s");
+                      s->foreign, s->foreign == 1 ? "" : "s");
     return 0;
+}
+
+void grade_host_launches_seen(const struct grader_exercise *ex, struct grader_size at,
+                              struct host_launches *h, char *out, size_t size) {
+    out[0] = '\0';
+    const struct host_seen *s = records(h);
+    struct grader_launch plan;
+    struct grader_variant v = grader_variant_of(ex, 0, 0);
+    if (!ex->kernel || h->skip[0] || !s || !s->hello || grader_plan_launch(ex, NULL, at, &v, &plan))
+        return;
+    for (int i = 0; i < s->local_count && i < 1; i++)
+        grade_appendf(out, size,
+                      "\nthe grader's OpenCL layer failed a launch with CL_OUT_OF_RESOURCES before "
+                      "the device saw it (POCL's CPU device aborts the program there): the kernel "
+                      "needs %llu bytes of local memory (CL_KERNEL_LOCAL_MEM_SIZE: its __local "
+                      "arrays and the local arguments, clSetKernelArg(kernel, i, bytes, NULL)), "
+                      "the device has %llu",
+                      s->locals[i].needs, s->locals[i].has);
+    /* the launches of the row's kernel (by name: the text it was built from is judged where the
+     * result is right), beside the exercise's */
+    int shown = 0;
+    for (int i = 0; i < s->launch_count && shown < 3; i++)
+        for (int j = 0; j < s->kernel_count; j++)
+            if (s->kernels[j].id == s->launches[i].kernel &&
+                strcmp(s->kernels[j].name, ex->kernel) == 0) {
+                grade_appendf(out, size, "%s",
+                              shown ? "; " : "\nthe grader's OpenCL layer saw it enqueue ");
+                if (!shown)
+                    grade_appendf(out, size, "%s over ", ex->kernel);
+                launch_text(&s->launches[i], out, size);
+                shown++;
+                break;
+            }
+    char expected[300] = "";
+    plan_text(ex, &plan, expected, sizeof expected);
+    if (shown)
+        grade_appendf(out, size, "\nthe exercise's launch at this size: %s", expected);
+    else
+        grade_appendf(out, size,
+                      "\nthe grader's OpenCL layer saw no launch of %s; the exercise's launch at "
+                      "this size: %s",
+                      ex->kernel, expected);
 }

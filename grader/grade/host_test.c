@@ -169,14 +169,19 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     /* (a program that printed nothing is told so, not shown an empty output) */
     const char *said = text && text[0] ? "its output:\n" : "it printed nothing",
                *output = text && text[0] ? text : "";
+    /* what the layer saw, for a run that failed: the launches beside the exercise's */
+    char failed_seen[LAUNCH_NOTE_SIZE] = "";
+    if (run.how != RUN_EXITED || !c)
+        grade_host_launches_seen(ex, size, &launches, failed_seen, sizeof failed_seen);
     if (run.how != RUN_EXITED) {
-        grader_add_test(r, name, 0, pts, "`%s` %s; %s%s", command, what, said, output);
+        grader_add_test(r, name, 0, pts, "`%s` %s; %s%s%s", command, what, said, output,
+                        failed_seen);
     } else if (!c) {
         grader_add_test(r, name, 0, pts,
                         "`%s` %s but saved no result matrix with --output (%s). The "
                         "grader checks the numbers your program computes, never what it "
-                        "prints; %s%s",
-                        command, what, why, said, output);
+                        "prints; %s%s%s",
+                        command, what, why, said, output, failed_seen);
     } else if (grader_reference(ex, size, seed, &expected, &tol) != 0) {
         grader_add_test(r, name, 0, pts, "grader out of memory");
     } else {
@@ -197,7 +202,9 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
                             note, seen);
         } else {
             grader_describe_wrong(ex, size, &d, wrong, sizeof wrong);
-            grader_add_test(r, name, 0, pts, "`%s` saved a wrong result: %s", command, wrong);
+            grade_host_launches_seen(ex, size, &launches, seen, sizeof seen);
+            grader_add_test(r, name, 0, pts, "`%s` saved a wrong result: %s%s", command, wrong,
+                            seen);
         }
         free(note);
     }

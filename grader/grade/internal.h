@@ -161,6 +161,7 @@ struct host_launches {
     char audit[PATH_MAX + 48];          /* LD_AUDIT=layer */
     char skip[160];                     /* why the check is not made ("": it is) */
     char trouble[160];                  /* why the latest start has no channel ("": it has) */
+    struct host_seen *seen;             /* its records, once read (host_launches.c) */
 };
 /* Ready the layer for a run of the host program in dir (before its first start). */
 void grade_host_launches_prepare(const struct grader_config *cfg, const char *dir,
@@ -175,8 +176,13 @@ struct grader_jail_settings grade_host_launches_jail(const struct grader_jail_se
  * exercise's geometry, or when the check cannot be made (the grader's trouble: a note in out);
  * 0 with what was not seen in out. */
 int grade_host_launches_judge(const struct grader_config *cfg, const struct grader_exercise *ex,
-                              struct grader_size at, const char *kernel,
-                              const struct host_launches *h, int *too_busy, char *out, size_t size);
+                              struct grader_size at, const char *kernel, struct host_launches *h,
+                              int *too_busy, char *out, size_t size);
+/* After a run that failed (a wrong result, none saved, a crash): what the layer saw, for the
+ * report: a launch it failed for its local memory, the launches of the row's kernel beside the
+ * exercise's at size `at` ("" where the layer was not in the run). */
+void grade_host_launches_seen(const struct grader_exercise *ex, struct grader_size at,
+                              struct host_launches *h, char *out, size_t size);
 void grade_host_launches_done(struct host_launches *h);
 
 /* Whether the memory check can run (memcheck.c): 0 with its test added as not run where the
