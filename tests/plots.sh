@@ -1,16 +1,25 @@
 #!/bin/sh
 # tests/plots.sh [SVG|DIR]... - every plot fits its canvas and no two of its texts overlap, as
-# headless Chromium lays them out (the fonts a slide will use, not the grader's estimate of them).
+# headless Chromium lays them out (the fonts a slide will use, not the grader's estimate of them);
+# a roofline's point labels sit beside their dots.
 #
 #   sh tests/plots.sh DIR...   every *.svg in each DIR (e.g. a `grader --bench --out DIR`)
 #   sh tests/plots.sh          the committed figures: slides/results/*/*.svg
+#
+# Either way also the grader's pictures of a wrong C (grade/c_picture.c) of a 100 x 100 pattern
+# (merged cells and a zoom) and of a 1 x 1 x 1 case, as the unit test test_c_picture writes them
+# (TEST_C_PICTURE_SVGS; built here when missing).
 #
 # Each SVG is put inline in a page whose script takes every non-empty <text>, its box (getBBox)
 # carried to the page by its transform (getScreenCTM: a rotated label stays a rotated box), and
 # writes what is wrong into the page: a text whose box leaves the canvas (the <svg>'s own box), or
 # two texts whose boxes overlap by more than a pixel (the separating-axis test on the two convex
-# quadrilaterals). `chromium --dump-dom` gives back the page with that verdict. A page planted with
-# a text out of the canvas and two texts on top of each other proves first that both are caught.
+# quadrilaterals). A roofline (grader/bench/roofline.c) draws each point's dot and label as plots
+# titled "dot K" and "label K": the label's box must come within 12 pixels of its dot's centre and
+# nearer to it than to any other dot, else the reader cannot tell whose it is. `chromium
+# --dump-dom` gives back the page with that verdict. Pages planted with a text out of the canvas,
+# two texts on top of each other, a label far from its dot and one nearer another dot prove first
+# that each is caught.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
@@ -71,7 +80,47 @@ function check(svg) {
     for (var j = i + 1; j < boxes.length; j++)
       if (!apart(boxes[i].pts, boxes[j].pts))
         out.push('OVERLAP "' + boxes[i].text + '" and "' + boxes[j].text + '"');
-  return ['TEXTS ' + boxes.length].concat(out);
+  return ['TEXTS ' + boxes.length].concat(out).concat(beside(svg));
+}
+/* "PAIRS n" and "UNMARKED n" (plots of dots or texts titled otherwise: not paired),
+ * then FAR, NEARER and UNPAIRED for labels not beside their dots */
+function beside(svg) {
+  var REACH = 12, dots = {}, labels = {}, out = [], pairs = 0, unmarked = 0;
+  var groups = svg.querySelectorAll('g[id^="gnuplot_plot_"]');
+  for (var i = 0; i < groups.length; i++) {
+    var title = groups[i].querySelector('title');
+    var m = title && /^(dot|label) (\d+)$/.exec(title.textContent.trim());
+    if (!m) {
+      if (groups[i].querySelector('use, circle, text')) unmarked++;
+      continue;
+    }
+    var mark = groups[i].querySelector(m[1] === 'dot' ? 'use, circle' : 'text');
+    if (!mark) continue;
+    var r = mark.getBoundingClientRect();
+    if (m[1] === 'dot') dots[m[2]] = [(r.left + r.right) / 2, (r.top + r.bottom) / 2];
+    else labels[m[2]] = {text: mark.textContent.trim(), r: r};
+  }
+  /* from a point to the nearest point of a box (0 inside) */
+  function reach(p, r) {
+    return Math.hypot(Math.max(r.left - p[0], 0, p[0] - r.right),
+                      Math.max(r.top - p[1], 0, p[1] - r.bottom));
+  }
+  for (var k in labels) {
+    if (!dots[k]) { out.push('UNPAIRED label ' + k + ' "' + labels[k].text + '"'); continue; }
+    pairs++;
+    var own = reach(dots[k], labels[k].r);
+    if (own > REACH)
+      out.push('FAR "' + labels[k].text + '" ' + own.toFixed(1) + ' px from its dot');
+    for (var j in dots) {
+      var other = reach(dots[j], labels[k].r);
+      if (j !== k && other <= own)
+        out.push('NEARER "' + labels[k].text + '" to dot ' + j + ' (' + other.toFixed(1) +
+                 ' px) than to its own (' + own.toFixed(1) + ' px)');
+    }
+  }
+  for (var d in dots)
+    if (!labels[d]) out.push('UNPAIRED dot ' + d);
+  return ['PAIRS ' + pairs, 'UNMARKED ' + unmarked].concat(out);
 }
 EOF
 
@@ -113,8 +162,28 @@ cat >"$tmp/bad.svg" <<'EOF'
 <text x="20" y="160" font-size="14">alone</text>
 </svg>
 EOF
+# a roofline's labels: 1 far from its dot, 2 nearer dot 3 than its own, 3 beside its dot
+cat >"$tmp/bad-roofline.svg" <<'EOF'
+<svg width="300" height="200" viewBox="0 0 300 200" xmlns="http://www.w3.org/2000/svg" font-size="9">
+<g id="gnuplot_plot_1"><title>roof(x)</title></g>
+<g id="gnuplot_plot_2"><title>dot 1</title><circle cx="40" cy="40" r="4"/></g>
+<g id="gnuplot_plot_3"><title>label 1</title><text x="70" y="43">far away</text></g>
+<g id="gnuplot_plot_4"><title>dot 2</title><circle cx="40" cy="120" r="4"/></g>
+<g id="gnuplot_plot_5"><title>label 2</title><text x="128" y="112">on the wrong dot</text></g>
+<g id="gnuplot_plot_6"><title>dot 3</title><circle cx="120" cy="120" r="4"/></g>
+<g id="gnuplot_plot_7"><title>label 3</title><text x="100" y="136">beside</text></g>
+</svg>
+EOF
 [ $# -gt 0 ] || set -- "$root"/slides/results/*/
-svgs=""
+# the pictures of a wrong C, as the unit test draws them
+pictures=$tmp/c-pictures
+mkdir -p "$pictures"
+test_c_picture=$root/build/tests/test_c_picture
+[ -x "$test_c_picture" ] || make -s -C "$root" "$test_c_picture" >"$tmp/make.log" 2>&1 ||
+    { echo "FAIL plots: cannot build $test_c_picture:"; cat "$tmp/make.log"; exit 1; }
+TEST_C_PICTURE_SVGS=$pictures "$test_c_picture" >"$tmp/test_c_picture.log" 2>&1 ||
+    { echo "FAIL plots: test_c_picture failed:"; cat "$tmp/test_c_picture.log"; exit 1; }
+svgs="$pictures/c-picture-zoom-100.svg $pictures/c-picture-tiny-1x1.svg"
 for arg in "$@"; do
     if [ -d "$arg" ]; then
         for svg in "$arg"/*.svg; do [ -f "$svg" ] && svgs="$svgs $svg"; done
@@ -123,7 +192,7 @@ for arg in "$@"; do
     fi
 done
 # shellcheck disable=SC2086 # (paths without spaces: the workbook's and mktemp's)
-page "$tmp/bad.svg" $svgs
+page "$tmp/bad.svg" "$tmp/bad-roofline.svg" $svgs
 if grep -q '^OUT past the right edge$' "$tmp/p1.verdict" &&
     grep -q '^OVERLAP "first label" and "second label"$' "$tmp/p1.verdict" &&
     ! grep -q 'alone' "$tmp/p1.verdict" && grep -q '^TEXTS 5$' "$tmp/p1.verdict"; then
@@ -133,18 +202,37 @@ else
     cat "$tmp/p1.verdict" "$tmp/page.err" 2>/dev/null
     fails=$((fails + 1))
 fi
+if grep -q '^FAR "far away" ' "$tmp/p2.verdict" &&
+    grep -q '^NEARER "on the wrong dot" to dot 3 ' "$tmp/p2.verdict" &&
+    ! grep -q -e '"beside"' -e '^OVERLAP ' -e '^UNPAIRED ' "$tmp/p2.verdict" &&
+    grep -q '^PAIRS 3$' "$tmp/p2.verdict"; then
+    echo "ok   plots: the check catches a label far from its dot and one nearer another dot"
+else
+    echo "FAIL plots: the planted labels were not caught:"
+    cat "$tmp/p2.verdict" "$tmp/page.err" 2>/dev/null
+    fails=$((fails + 1))
+fi
 count=0
 for svg in $svgs; do
     count=$((count + 1))
-    v=$tmp/p$((count + 1)).verdict
-    name=$(echo "$svg" | sed "s|^$root/||; s|//*|/|g")
+    v=$tmp/p$((count + 2)).verdict
+    name=$(echo "$svg" | sed "s|^$root/||; s|^$tmp/||; s|//*|/|g")
     texts=$(sed -n 's/^TEXTS //p' "$v" 2>/dev/null)
-    faults=$(grep -c -e '^OUT ' -e '^OVERLAP ' "$v" 2>/dev/null)
+    pairs=$(sed -n 's/^PAIRS //p' "$v" 2>/dev/null)
+    faults=$(grep -c -e '^OUT ' -e '^OVERLAP ' -e '^FAR ' -e '^NEARER ' -e '^UNPAIRED ' "$v" 2>/dev/null)
+    # a roofline whose dots and labels are not marked cannot be checked: a fault of its own
+    unmarked=$(sed -n 's/^UNMARKED //p' "$v" 2>/dev/null)
+    case $(basename "$svg") in
+    bench-roofline-*.svg) [ "${unmarked:-0}" -eq 0 ] || faults=$((${faults:-0} + 1)) ;;
+    esac
     if [ -n "$texts" ] && [ "$texts" -gt 0 ] && [ "${faults:-0}" -eq 0 ]; then
-        echo "ok   plots: $name ($texts texts, all inside, none overlapping)"
+        beside=""
+        [ "${pairs:-0}" -eq 0 ] || beside=", $pairs labels beside their dots"
+        echo "ok   plots: $name ($texts texts, all inside, none overlapping$beside)"
     else
-        echo "FAIL plots: $name (${texts:-no} texts read):"
-        grep -e '^OUT ' -e '^OVERLAP ' -e 'NO SVG' "$v" 2>/dev/null | sed 's/^/    /'
+        echo "FAIL plots: $name (${texts:-no} texts read, ${pairs:-no} labels paired with dots, ${unmarked:-0} plots unmarked):"
+        grep -e '^OUT ' -e '^OVERLAP ' -e '^FAR ' -e '^NEARER ' -e '^UNPAIRED ' -e 'NO SVG' "$v" \
+            2>/dev/null | sed 's/^/    /'
         fails=$((fails + 1))
     fi
 done

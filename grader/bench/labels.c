@@ -11,14 +11,31 @@
 
 #define LABEL_SHIFTS 10 /* lines a label may move up or down from its point */
 #define LABEL_ROUNDS 4  /* rounds of moving each label again once all are placed */
+#define LABEL_SLIDES 7  /* offsets over or under a point between hanging left and right */
 
-/* The cost of the label of the point at (px, py) in box b: out of the plot, over another point or
- * label, across the roof, or with a leader line that crosses the roof or another label. */
+/* The cost of the label of the point at (px, py) in box b: out of the plot, away from its point or
+ * as near another (whose is it then?), over another point or label, across the roof, or with a
+ * leader line that crosses the roof or another label. */
 static double label_cost(const struct frame *f, double peak, double bandwidth, const struct box *b,
                          double px, double py, const struct box *taken, int taken_count) {
     double cost = 0, ex, ey;
     if (b->x0 < 0 || b->x1 > f->width || b->y0 < 0 || b->y1 > f->height)
-        cost += 1000;
+        cost += 5000; /* (more than a label beside no point: it must stay readable) */
+    /* a label the reader cannot pair with its point is worse than one over another label: a
+     * leader line in a cluster of points does not say which point it starts from */
+    double own = box_distance(b, px, py);
+    if (own > LABEL_REACH)
+        cost += 2000 + 10 * own;
+    /* the others against the box a browser may draw: wider than CHAR_WIDTH says by up to a tenth
+     * (DejaVu Sans), either way as the anchor is not known here */
+    double grow = 0.1 * (b->x1 - b->x0);
+    struct box wide = {b->x0 - grow, b->y0, b->x1 + grow, b->y1, 0};
+    for (int i = 0; i < taken_count; i++) {
+        double qx = (taken[i].x0 + taken[i].x1) / 2, qy = (taken[i].y0 + taken[i].y1) / 2;
+        if (taken[i].is_point && (qx != px || qy != py) &&
+            box_distance(&wide, qx, qy) < own + LABEL_CLEARER)
+            cost += 2000;
+    }
     for (int i = 0; i < taken_count; i++)
         if (boxes_overlap(b, &taken[i])) /* a corner touched costs less than a point covered; */
             /* a label over another, unreadable both, more than a roof crossed or a long leader
@@ -65,18 +82,23 @@ static double place_label(const struct frame *f, double peak, double bandwidth,
                 p->align = side ? ALIGN_RIGHT : ALIGN_LEFT;
             }
         }
-    for (int up = -1; up <= 1; up += 2) /* under and over, centred or hanging to one side */
+    /* under and over, centred, hanging to one side, or anywhere between in eighths (a long
+     * label in a cluster fits between its neighbours only at one offset) */
+    for (int up = -1; up <= 1; up += 2)
         for (int away = 0; away < LABEL_SHIFTS / 2; away++)
-            for (int hang = 0; hang < 3; hang++) {
+            for (int hang = 0; hang < 3 + LABEL_SLIDES; hang++) {
                 double cy = p->py + up * (h / 2 + 6 + away * (h + 1));
-                double x0 = hang == 0 ? p->px - w / 2 : hang == 1 ? p->px - 8 : p->px + 8 - w;
+                double x0 = hang == 0   ? p->px - w / 2
+                            : hang == 1 ? p->px - 8
+                            : hang == 2 ? p->px + 8 - w
+                                        : p->px - 8 - (w - 16) * (hang - 2) / (LABEL_SLIDES + 1);
                 struct box b = {x0, cy - h / 2, x0 + w, cy + h / 2, 0};
-                double cost = 3.0 * (away + 1) + hang +
+                double cost = 3.0 * (away + 1) + (hang < 3 ? hang : 3) +
                               label_cost(f, peak, bandwidth, &b, p->px, p->py, taken, taken_count);
                 if (cost < best) {
                     best = cost;
                     p->text = b;
-                    p->align = hang == 0 ? ALIGN_CENTRE : hang == 1 ? ALIGN_LEFT : ALIGN_RIGHT;
+                    p->align = hang == 0 ? ALIGN_CENTRE : hang == 2 ? ALIGN_RIGHT : ALIGN_LEFT;
                 }
             }
     return best;

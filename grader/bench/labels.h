@@ -14,13 +14,18 @@ struct frame {
     double width, height;  /* plot area, pixels */
 };
 
-#define FRAME_LEFT       0.10 /* margins, fractions of the figure */
-#define FRAME_RIGHT      0.97
-#define FRAME_BOTTOM     0.12
-#define FRAME_TOP        0.90
-#define LABEL_FONT       9.0  /* point labels, pixels */
-#define LEADER_MIN       12.0 /* pixels between a point and its label that call for a line */
-#define BANDWIDTH_PIECES 8    /* the slanted bandwidth label, as boxes for the label placement */
+#define FRAME_LEFT   0.10 /* margins, fractions of the figure */
+#define FRAME_RIGHT  0.97
+#define FRAME_BOTTOM 0.12
+#define FRAME_TOP    0.90
+#define LABEL_FONT   9.0  /* point labels, pixels */
+#define LEADER_MIN   12.0 /* pixels between a point and its label that call for a line */
+#define LABEL_REACH                                                                                \
+    9.0                      /* pixels from a point's centre its label's box comes within: the     \
+                              * reader pairs them by nearness (tests/plots.sh allows 12 as a       \
+                              * browser draws it, the font's estimate taking the rest) */
+#define LABEL_CLEARER    2.0 /* pixels a label is nearer its own point than any other */
+#define BANDWIDTH_PIECES 8   /* the slanted bandwidth label, as boxes for the label placement */
 
 static inline double frame_px(const struct frame *f, double x) {
     return f->width * (log10(x) - f->x0) / (f->x1 - f->x0);
@@ -71,6 +76,11 @@ struct roof_point {
     struct box text;        /* where its label went */
     enum label_align align; /* how the label hangs from its anchor */
 };
+
+/* How far box b is from (px, py), 0 inside it. */
+static inline double box_distance(const struct box *b, double px, double py) {
+    return hypot(fmax(fmax(b->x0 - px, 0), px - b->x1), fmax(fmax(b->y0 - py, 0), py - b->y1));
+}
 
 /* The point of box b nearest to (px, py): where a leader line from that point meets the label. */
 static inline void nearest_edge(const struct box *b, double px, double py, double *ex, double *ey) {

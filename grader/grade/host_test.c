@@ -39,6 +39,19 @@ void grade_host_command(const struct grader_exercise *ex, struct grader_size s, 
         snprintf(buf, size, "%s --n %d", ex->id, s.n);
 }
 
+/* Whether the kernel passed every correctness test so far (at least one): the grader launched it
+ * itself, so a wrong result from the host program is main.c's to explain. */
+static int kernel_tests_pass(const struct grader_exercise_result *r) {
+    int seen = 0;
+    for (int i = 0; i < r->test_count; i++)
+        if (strstr(r->tests[i].name, "correct at")) {
+            if (r->tests[i].verdict != GRADER_PASS)
+                return 0;
+            seen++;
+        }
+    return seen > 0;
+}
+
 /* Build the student's main.c against the pristine library, run it, check what it saved. */
 static void host_program(const struct grader_config *cfg, const struct grader_exercise *ex,
                          const char *kernel, const struct grade_build *graded, const char *dead,
@@ -201,6 +214,28 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
             grader_add_test(r, name, lost ? 0 : pts, pts, "`%s` saved a right result%s%s", command,
                             note, seen);
         } else {
+            /* a hint read off C's pattern speaks of the kernel's indices; where the kernel's
+             * own tests pass, main.c fed it wrong: the pattern is said as main.c's */
+            int kernel_right = kernel_tests_pass(r);
+            if (kernel_right && d.hint[0]) {
+                char pattern[sizeof d.hint];
+                snprintf(pattern, sizeof pattern, "%s", d.hint);
+                snprintf(d.hint, sizeof d.hint,
+                         "kernel.cl passed its own tests above, where the grader launched it: "
+                         "look at what main.c hands it. C's pattern: %.400s",
+                         pattern);
+            } else if (kernel_right) {
+                snprintf(d.hint, sizeof d.hint,
+                         "kernel.cl passed its own tests above, where the grader launched it: "
+                         "look at what main.c hands it (the order of clSetKernelArg's arguments "
+                         "against the kernel's parameters, the sizes, the global and local "
+                         "sizes below)");
+            }
+            if (kernel_right && strstr(d.hint, "C holds B*A"))
+                snprintf(d.hint, sizeof d.hint,
+                         "C holds B*A, not A*B, and kernel.cl passed its own tests above: main.c "
+                         "hands B where the kernel takes A, and A where it takes B (the argument "
+                         "indices of clSetKernelArg against the kernel's parameters)");
             grader_describe_wrong(ex, size, &d, wrong, sizeof wrong);
             grade_host_launches_seen(ex, size, &launches, seen, sizeof seen);
             grader_add_test(r, name, 0, pts, "`%s` saved a wrong result: %s%s", command, wrong,
