@@ -11,7 +11,7 @@
  *   commands        command.h: grade_command.c; command_args.c (tune_command.c's too)
  *   order           grade_exercise.c: the tests of one exercise, in order
  *   kernel runs     harness_run.c runs the harness child; kernel_tests.c the hidden sizes;
- *                   c_picture.c a wrong C drawn
+ *                   c_picture.c a wrong C drawn; kernel_printf.c a printf in the kernel said
  *   host program    host_test.c builds and runs the student's main.c; host_paths.c its files;
  *                   host_launches.c what the OpenCL layer saw it do; host_oclgrind.c it once
  *                   more under oclgrind

@@ -10,6 +10,11 @@
 
 #include <stddef.h>
 
+/* A copy of text (len bytes) with comments, strings, character constants and preprocessor lines
+ * made blanks, its newlines kept (malloc'd, NUL-terminated; NULL when out of memory): the text
+ * the kernel's notes read (kernel_printf.c too). */
+char *grade_plain_text(const char *text, size_t len);
+
 /* 1 when text (len bytes, OpenCL C, comments and strings ignored) calls barrier() or
  * work_group_barrier() and has a for, while or do loop that no if or else encloses, else 0. */
 int grade_barrier_loop_unwrapped(const char *text, size_t len);
