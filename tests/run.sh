@@ -82,8 +82,18 @@ step "ASan and UBSan: the unit tests that judge a quiet machine (test_jail test_
 # The capstone's anchor (OpenBLAS against the reference) timed on the machine still quiet, and kept
 # in the cache folder: the solutions' grading beside the other lane finds it there (a machine busy
 # throughout would leave that grading unpublished, exit 3)
-step "the capstone's anchor timed on a quiet machine (grader --anchor)" \
-    "$root/build/grader/grader" --anchor --tuning "$TUNING"
+# (a machine busy with outside work through the whole timing: timed again, up to three times, a
+# quarter of a minute apart, before the step fails; exit 3 is the grader's "too busy")
+anchor_timed() {
+    for try in 1 2 3; do
+        "$root/build/grader/grader" --anchor --tuning "$TUNING"
+        status=$?
+        [ "$status" -eq 3 ] || return "$status"
+        [ "$try" -lt 3 ] && { echo "(too busy to time: again in 15 s)"; sleep 15; }
+    done
+    return 3
+}
+step "the capstone's anchor timed on a quiet machine (grader --anchor)" anchor_timed
 
 # Two lanes side by side: a grading waits on its children much of the time, and one lane alone
 # kept about one of this machine's two cores busy. The timed comparisons in the first lane are

@@ -3,7 +3,9 @@
  * the group ids of its tiles. Each wrong C is built here from A and B drawn from the run's seed,
  * with loops of this file's own (not the grader's products), and must get its hint and no other.
  * The NaNs of C are told apart by their bits: never written (the grader's fill), computed from
- * that fill, or computed. The older hints are tested in test_grader.c.
+ * that fill, or computed. A rectangular C (11's M x N x K) gets the hints of how A and B are
+ * walked: the sum of only its first terms (the last partial tile dropped), B's rows read K apart,
+ * A read down its columns. The older hints are tested in test_grader.c.
  *
  * Sizes and seeds are drawn from a seed chosen at run time and printed at the start and in every
  * failure; set TEST_HINT_SEED=<seed> to repeat a run.
@@ -394,12 +396,68 @@ static void test_vector_right(void **state) {
     }
 }
 
+/* A rectangular C made by a wrong walk: the sum over k < terms of A[i*ar + k*ac] * B[k*br + j*bc]
+ * (every index inside A and B at the sizes drawn), diagnosed as 11's. */
+static void walked(const char *pattern, struct grader_size s, uint64_t seed, int terms, long ar,
+                   long ac, long br, long bc, const char *want) {
+    const struct grader_exercise *ex = grader_find_exercise("11_any_size");
+    size_t a_count = (size_t)s.m * s.k, b_count = (size_t)s.k * s.n, c_count = (size_t)s.m * s.n;
+    float *a = malloc(a_count * sizeof *a), *b = malloc(b_count * sizeof *b);
+    float *got = malloc(c_count * sizeof *got);
+    double *expected = NULL, *tol = NULL;
+    CHECK(ex && a && b && got, "no 11, or out of memory");
+    clu_random_fill(a, a_count, seed, 0);
+    clu_random_fill(b, b_count, seed, 1);
+    CHECK(grader_reference(ex, s, seed, &expected, &tol) == 0, "no reference");
+    for (long i = 0; i < s.m; i++)
+        for (long j = 0; j < s.n; j++) {
+            double sum = 0.0;
+            for (long k = 0; k < terms; k++)
+                sum += (double)a[i * ar + k * ac] * b[k * br + j * bc];
+            got[i * s.n + j] = (float)sum;
+        }
+    struct grader_diagnosis d;
+    grader_diagnose(ex, s, seed, got, expected, tol, &d);
+    CHECK(d.m.wrong > 0, "%s at %dx%dx%d: nothing wrong", pattern, s.m, s.n, s.k);
+    CHECK(strstr(d.hint, want) != NULL,
+          "%s at %dx%dx%d, seed %" PRIu64 ": hint \"%s\" lacks \"%s\"", pattern, s.m, s.n, s.k,
+          seed, d.hint, want);
+    free(a);
+    free(b);
+    free(got);
+    free(expected);
+    free(tol);
+}
+
+static void test_walks(void **state) {
+    (void)state;
+    struct rng g = rng_for("walks");
+    for (int round = 0; round < 4; round++) {
+        /* odd sizes, K > 16 and not a multiple of the tile; K < N for B read K apart */
+        struct grader_size s = {(int)rng_range(&g, 3, 70), (int)rng_range(&g, 40, 90),
+                                (int)rng_range(&g, 17, 39) | 1};
+        uint64_t seed = rng_next(&g);
+        int tile = round % 2 ? 16 : 8, full = s.k / tile * tile;
+        char want[120];
+        snprintf(want, sizeof want, "holds the sum of only its first %d of K = %d terms", full,
+                 s.k);
+        walked("the last partial tile dropped", s, seed, full, s.k, 1, s.n, 1, want);
+        walked("B read K apart", s, seed, s.k, s.k, 1, s.k, 1,
+               "B's rows are read K apart (B[k*K + j])");
+        walked("A down its columns", s, seed, s.k, 1, s.m, s.n, 1,
+               "A is read down a column (A[k*M + i])");
+    }
+    struct grader_size one = {1, 1, 1}; /* 1x1x1: no tile at all, C = 0 */
+    walked("no tile", one, rng_next(&g), 0, 1, 1, 1, 1, "holds none of its K = 1 terms");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_b_transposed), cmocka_unit_test(test_missing_term),
         cmocka_unit_test(test_tile_sources), cmocka_unit_test(test_diagonal_only),
         cmocka_unit_test(test_nan_kinds),    cmocka_unit_test(test_nan_hints),
         cmocka_unit_test(test_past_end),     cmocka_unit_test(test_vector_right),
+        cmocka_unit_test(test_walks),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
