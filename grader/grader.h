@@ -48,7 +48,8 @@
  * exercise/         what an exercise is and what "right" means (exercise.h): table.c the table,
  *                   one row each; row.c what a row says of sizes, counts and points; config.c
  *                   the instructor's config (config.h); launch.c a row's launch geometry;
- *                   check.c the reference and the checks; hint.c what a wrong output says;
+ *                   check.c the reference and the checks; hint.c what a wrong output says
+ *                   (hint_walk.c, hint_walk.h: how the kernel walked A and B, any shape);
  *                   seed.c the seeds; traffic.c the memory traffic (traffic.h); candidates.c,
  *                   tuning_file.c make tune's candidates and files (tuning.h); protocol.c what
  *                   the grader and its children agree on (protocol.h)

@@ -447,6 +447,31 @@ static void test_walks(void **state) {
         walked("A down its columns", s, seed, s.k, 1, s.m, s.n, 1,
                "A is read down a column (A[k*M + i])");
     }
+    for (int round = 0; round < 3; round++) { /* a sum never reset along a row of C */
+        struct grader_size s = {(int)rng_range(&g, 2, 60) | 1, (int)rng_range(&g, 2, 60) | 1, 0};
+        s.k = round == 2 ? s.n : (int)rng_range(&g, 1, 80);
+        const struct grader_exercise *ex =
+            grader_find_exercise(round == 2 ? "04_local_B" : "11_any_size");
+        uint64_t seed = rng_next(&g);
+        double *expected = NULL, *tol = NULL;
+        s.m = round == 2 ? s.n : s.m;
+        CHECK(grader_reference(ex, s, seed, &expected, &tol) == 0, "no reference");
+        float *got = malloc((size_t)s.m * s.n * sizeof *got);
+        CHECK(got != NULL, "out of memory");
+        for (int i = 0; i < s.m; i++) {
+            double total = 0.0;
+            for (int j = 0; j < s.n; j++)
+                got[(size_t)i * s.n + j] = (float)(total += expected[(size_t)i * s.n + j]);
+        }
+        struct grader_diagnosis d;
+        grader_diagnose(ex, s, seed, got, expected, tol, &d);
+        CHECK(strstr(d.hint, "C(i,0) .. C(i,j)") && strstr(d.hint, "never set back to 0"),
+              "a sum never reset at %dx%dx%d (%s), seed %" PRIu64 ": hint \"%s\"", s.m, s.n, s.k,
+              ex->id, seed, d.hint);
+        free(got);
+        free(expected);
+        free(tol);
+    }
     struct grader_size one = {1, 1, 1}; /* 1x1x1: no tile at all, C = 0 */
     walked("no tile", one, rng_next(&g), 0, 1, 1, 1, 1, "holds none of its K = 1 terms");
 }
