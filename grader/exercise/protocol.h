@@ -88,7 +88,11 @@
  *                                        offsets, global and local sizes, 0 past DIMS
  *   NONCE L KERNEL NEEDS HAS             a launch of kernel KERNEL needed NEEDS bytes of local
  *                                        memory, the device (no GPU) has HAS: the layer failed
- *                                        it with CL_OUT_OF_RESOURCES, the device never saw it */
+ *                                        it with CL_OUT_OF_RESOURCES, the device never saw it
+ *   NONCE X HELD CREATED PROGRAMS KERNELS
+ *                                        at the program's normal exit: buffers it still held
+ *                                        (HELD of the CREATED clCreateBuffer made), programs and
+ *                                        kernels (of those the layer saw) it never released */
 #define LAYER_FILE       "launch_layer.so" /* in build/grader/, and its copy in the jail folder */
 #define LAYER_FD         3
 #define LAYER_NONCE_SIZE 32  /* hex digits */

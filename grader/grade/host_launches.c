@@ -71,6 +71,8 @@ struct host_seen {
     struct seen_launch launches[MAX_SEEN];
     struct seen_local locals[MAX_SEEN]; /* launches the layer failed: local memory past the limit */
     int program_count, kernel_count, launch_count, local_count;
+    int exited;                                      /* the exit record came */
+    long held, created, held_programs, held_kernels; /* what the program held at its exit */
 };
 
 /* The channel of one start: the layer copied anew into the run's folder (a start before may
@@ -185,8 +187,16 @@ static int parse(const char *text, struct host_seen *s) {
             s->local_count++;
             return 0;
         }
+    } else if (text[0] == 'X' && !s->exited) {
+        if (sscanf(text, "X %ld %ld %ld %ld%n", &s->held, &s->created, &s->held_programs,
+                   &s->held_kernels, &used) == 4 &&
+            !text[used] && s->held >= 0 && s->created >= 0 && s->held_programs >= 0 &&
+            s->held_kernels >= 0) {
+            s->exited = 1;
+            return 0;
+        }
     } else if (text[0] == 'B' || text[0] == 'P' || text[0] == 'K' || text[0] == 'E' ||
-               text[0] == 'L') {
+               text[0] == 'L' || text[0] == 'X') {
         return 0; /* one of the layer's, past what the judgement keeps */
     }
     return -1;
@@ -464,4 +474,30 @@ void grade_host_launches_seen(const struct grader_exercise *ex, struct grader_si
                       "\nthe grader's OpenCL layer saw no launch of %s; the exercise's launch at "
                       "this size: %s",
                       ex->kernel, expected);
+}
+
+void grade_host_launches_hygiene(struct host_launches *h, char *out, size_t size) {
+    out[0] = '\0';
+    const struct host_seen *s = h->skip[0] ? NULL : records(h);
+    if (!s || !s->exited || (s->held == 0 && s->held_programs == 0 && s->held_kernels == 0))
+        return;
+    grade_appendf(out, size, "\nnote (no point lost): at its exit the program still held");
+    const char *sep = " ";
+    if (s->held > 0) {
+        grade_appendf(out, size, "%s%ld buffer%s (of the %ld it created with clCreateBuffer)", sep,
+                      s->held, s->held == 1 ? "" : "s", s->created);
+        sep = ", ";
+    }
+    if (s->held_programs > 0) {
+        grade_appendf(out, size, "%s%ld program%s", sep, s->held_programs,
+                      s->held_programs == 1 ? "" : "s");
+        sep = ", ";
+    }
+    if (s->held_kernels > 0)
+        grade_appendf(out, size, "%s%ld kernel%s", sep, s->held_kernels,
+                      s->held_kernels == 1 ? "" : "s");
+    grade_appendf(out, size,
+                  ", as the grader's OpenCL layer counted. Each clCreate... needs its "
+                  "clRelease...: a buffer created in launch() is created again at every launch, "
+                  "and a long run of them fills the device's memory");
 }

@@ -211,8 +211,10 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         } else if (d.m.wrong == 0) {
             int lost = grade_host_oclgrind(cfg, &og, main_text ? main_text : "", note, NOTE_SIZE,
                                            &r->too_busy);
-            grader_add_test(r, name, lost ? 0 : pts, pts, "`%s` saved a right result%s%s", command,
-                            note, seen);
+            char held[400];
+            grade_host_launches_hygiene(&launches, held, sizeof held);
+            grader_add_test(r, name, lost ? 0 : pts, pts, "`%s` saved a right result%s%s%s",
+                            command, note, seen, held);
         } else {
             /* a hint read off C's pattern speaks of the kernel's indices; where the kernel's
              * own tests pass, main.c fed it wrong: the pattern is said as main.c's */
