@@ -222,8 +222,11 @@ static char *run_failure(const struct cuda_run *h, const char *at, char *dead, s
 /* Drop the tests added since `first` and say, in one skipped test, why the CUDA twin was not
  * graded here: its points leave the maximum. */
 static void skip_all(struct grader_exercise_result *r, int first, const char *why) {
-    while (r->test_count > first)
-        free(r->tests[--r->test_count].output);
+    while (r->test_count > first) {
+        r->test_count--;
+        free(r->tests[r->test_count].output);
+        free(r->tests[r->test_count].detail);
+    }
     grader_add_verdict(r, GRADER_SKIPPED, "CUDA twin", 0,
                        grader_size_count(r->ex) * r->ex->cuda_per_size,
                        "skipped: %s (no points lost: they are left out of the maximum)", why);

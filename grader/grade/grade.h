@@ -47,7 +47,10 @@ struct grader_test {
     int score, max;              /* points (a skipped test: 0 of 0) */
     int left_out;                /* a skipped test: the points it is worth, out of the maximum */
     char *output;                /* what the student reads about it (malloc'd) */
+    char *detail; /* the protocol's details, in the exercise's log only (malloc'd, or NULL):
+                   * the lines of a test's text that start with GRADER_LOG_ONLY */
 };
+#define GRADER_LOG_ONLY "log: "
 
 #define GRADER_MAX_TESTS 32
 #define GRADER_TIMED_ROUNDS                                                                        \
@@ -94,8 +97,9 @@ int grader_result_left_out(const struct grader_exercise_result *r);
  * or a skip that does not say its points. */
 int grader_result_max_ok(const struct grader_exercise_result *r);
 
-/* The per-exercise report (tests, scores, outputs). */
-void grader_print_exercise(FILE *out, const struct grader_exercise_result *r);
+/* The per-exercise report (tests, scores, outputs; details: each test's log-only lines too, as
+ * the exercise's log has them). */
+void grader_print_exercise(FILE *out, const struct grader_exercise_result *r, int details);
 
 /* What an exercise's log says about the run that wrote it, above its report: enough to repeat the
  * run, and nothing a student must not read. */

@@ -96,7 +96,7 @@ static void save_log(const char *dir, const struct grader_run_info *run,
     if (!f)
         return;
     grader_print_log_header(f, run, r->ex);
-    grader_print_exercise(f, r);
+    grader_print_exercise(f, r, 1);
     fclose(f);
 }
 
@@ -486,7 +486,7 @@ int grader_grade_main(int argc, char **argv, const char *self, grader_commands_f
     int broken = 0; /* an exercise whose tests do not add up to its points: the grader's bug */
     for (int i = 0; i < chosen_count; i++) {
         grader_grade_exercise(&cfg, &plan.rows[chosen[i]], &results[i]);
-        grader_print_exercise(stdout, &results[i]);
+        grader_print_exercise(stdout, &results[i], 0);
         save_log(cfg.results, &run, &results[i]);
         fflush(stdout);
         if (!grader_result_max_ok(&results[i])) {

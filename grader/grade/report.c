@@ -83,6 +83,38 @@ void grader_sanitize_text(char *text) {
     *out = '\0';
 }
 
+/* The lines of t's output that start with GRADER_LOG_ONLY move to t->detail, without it: the
+ * protocol's figures a student rarely needs stay in the log, the screen keeps plain words. */
+static void split_details(struct grader_test *t) {
+    size_t prefix = strlen(GRADER_LOG_ONLY), length = strlen(t->output);
+    char *kept = t->output, *detail = malloc(length + 1);
+    if (!detail)
+        return;
+    size_t kept_used = 0, detail_used = 0;
+    for (const char *line = t->output; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        if (n >= prefix && strncmp(line, GRADER_LOG_ONLY, prefix) == 0) {
+            if (detail_used)
+                detail[detail_used++] = '\n';
+            memcpy(detail + detail_used, line + prefix, n - prefix);
+            detail_used += n - prefix;
+        } else {
+            if (kept_used)
+                kept[kept_used++] = '\n';
+            memmove(kept + kept_used, line, n);
+            kept_used += n;
+        }
+        line += n + (end != NULL);
+    }
+    kept[kept_used] = '\0';
+    detail[detail_used] = '\0';
+    if (detail_used)
+        t->detail = detail;
+    else
+        free(detail);
+}
+
 __attribute__((format(printf, 6, 0))) static void add_test(struct grader_exercise_result *r,
                                                            enum grader_verdict verdict,
                                                            const char *name, int score, int max,
@@ -104,10 +136,12 @@ __attribute__((format(printf, 6, 0))) static void add_test(struct grader_exercis
     va_copy(again, ap);
     int length = vsnprintf(NULL, 0, fmt, ap);
     t->output = malloc((size_t)length + 1);
+    t->detail = NULL;
     if (t->output) {
         vsnprintf(t->output, (size_t)length + 1, fmt, again);
         /* the one door of every test's output: terminal, logs and results.json see it clean */
         grader_sanitize_text(t->output);
+        split_details(t);
     }
     va_end(again);
     grader_sanitize_text(t->name);
@@ -181,7 +215,23 @@ int grader_result_max_ok(const struct grader_exercise_result *r) {
            grader_result_max(r) + grader_result_left_out(r) == grader_max_points(r->ex);
 }
 
-void grader_print_exercise(FILE *out, const struct grader_exercise_result *r) {
+/* text's lines under a test, indented; control characters shown as '?' */
+static void print_indented(FILE *out, const char *text) {
+    const char *line = text ? text : "";
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        /* control characters of a program's output (\r, escape sequences) could redraw the
+         * report on a terminal, say a fake "ok" line: show them as '?' */
+        fputs("            ", out);
+        for (int c = 0; c < len; c++)
+            fputc((unsigned char)line[c] < 0x20 && line[c] != '\t' ? '?' : line[c], out);
+        fputc('\n', out);
+        line += len + (end != NULL);
+    }
+}
+
+void grader_print_exercise(FILE *out, const struct grader_exercise_result *r, int details) {
     fprintf(out, "== %s: %s  [%d/%d]\n", r->ex->id, r->ex->title, grader_result_score(r),
             grader_result_max(r));
     if (r->not_implemented)
@@ -202,18 +252,9 @@ void grader_print_exercise(FILE *out, const struct grader_exercise_result *r) {
         else
             fprintf(out, "  %-4s %d/%d  %s\n", verdict, t->score, t->max, name);
         /* indent the explanation under its test */
-        const char *line = t->output ? t->output : "";
-        while (*line) {
-            const char *end = strchr(line, '\n');
-            int len = end ? (int)(end - line) : (int)strlen(line);
-            /* control characters of a program's output (\r, escape sequences) could redraw the
-             * report on a terminal, say a fake "ok" line: show them as '?' */
-            fputs("            ", out);
-            for (int c = 0; c < len; c++)
-                fputc((unsigned char)line[c] < 0x20 && line[c] != '\t' ? '?' : line[c], out);
-            fputc('\n', out);
-            line += len + (end != NULL);
-        }
+        print_indented(out, t->output);
+        if (details && t->detail)
+            print_indented(out, t->detail);
     }
 }
 
@@ -439,7 +480,9 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
 }
 
 void grader_free_result(struct grader_exercise_result *r) {
-    for (int i = 0; i < r->test_count; i++)
+    for (int i = 0; i < r->test_count; i++) {
         free(r->tests[i].output);
+        free(r->tests[i].detail);
+    }
     r->test_count = 0;
 }

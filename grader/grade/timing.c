@@ -201,27 +201,31 @@ static void figures_text(const struct grader_exercise *ex, const struct grade_si
                          const struct grade_score_figures *f, double gflops, double ref_gflops,
                          double perf_ratio, char *out, size_t out_size) {
     char again[240] = "", cpus[2][40] = {"", ""};
+    /* plain words on the screen; how busy rounds were judged and the device's own clock, which
+     * a student rarely needs, in the exercise's log (GRADER_LOG_ONLY lines) */
     if (f->starved)
         snprintf(again, sizeof again,
-                 ", %d more left out where a busy machine took the most from a side "
-                 "(over %.0f%% of the CPU time it wanted; the most of all where every round lost "
-                 "that much)",
-                 f->starved, 100 * GRADE_BUSY_LOST);
+                 "\n(%d round%s more timed: the machine was busy)\n" GRADER_LOG_ONLY
+                 "%d round%s left out where a busy machine took the most from a side (over %.0f%% "
+                 "of the CPU time it wanted; the most of all where every round lost that much)",
+                 f->starved, f->starved == 1 ? "" : "s", f->starved, f->starved == 1 ? "" : "s",
+                 100 * GRADE_BUSY_LOST);
     for (int w = 0; w < 2; w++)
         if (f->cpus[w] > 0.0)
             snprintf(cpus[w], sizeof cpus[w], ", %.1f CPUs", f->cpus[w]);
-    snprintf(out, out_size,
-             "N = %d, %d launch%s per timed command, %d alternating rounds%s, on the grader's "
-             "clock (per launch):\n"
-             "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s  (its own events: %.3f "
-             "ms%s)\n"
-             "reference  %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s  (its own events: %.3f "
-             "ms%s)\n"
-             "ratio %.2f, the median of the rounds' own ratios (points from %.2f)",
-             ex->perf_n, mine->launches, mine->launches == 1 ? "" : "es", f->kept, again,
-             f->mine.median * 1e3, f->mine.min * 1e3, f->mine.max * 1e3, gflops,
-             f->mine_event * 1e3, cpus[0], f->ref.median * 1e3, f->ref.min * 1e3, f->ref.max * 1e3,
-             ref_gflops, f->ref_event * 1e3, cpus[1], f->ratio, perf_ratio);
+    snprintf(
+        out, out_size,
+        "N = %d, yours and the reference's launches in turn, %d rounds, timed on the "
+        "grader's clock (per launch):\n"
+        "yours      %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
+        "reference  %.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s\n"
+        "ratio %.2f, the median of the rounds' own ratios (points from %.2f)%s\n" GRADER_LOG_ONLY
+        "%d launch%s per timed command; the device's own events: yours %.3f ms%s, the "
+        "reference %.3f ms%s",
+        ex->perf_n, f->kept, f->mine.median * 1e3, f->mine.min * 1e3, f->mine.max * 1e3, gflops,
+        f->ref.median * 1e3, f->ref.min * 1e3, f->ref.max * 1e3, ref_gflops, f->ratio, perf_ratio,
+        again, mine->launches, mine->launches == 1 ? "" : "es", f->mine_event * 1e3, cpus[0],
+        f->ref_event * 1e3, cpus[1]);
 }
 
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,

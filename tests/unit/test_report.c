@@ -364,7 +364,7 @@ static void test_add_test_sanitizes_name_and_output(void **state) {
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
     CHECK(f != NULL, "open_memstream failed");
-    grader_print_exercise(f, &res);
+    grader_print_exercise(f, &res, 1);
     grader_print_summary(f, &res, 1,
                          "GPU\xc2\x9b"
                          "31m \x9b\xed\xa0\x80\x1b]0;title\x07");
@@ -372,6 +372,38 @@ static void test_add_test_sanitizes_name_and_output(void **state) {
     CHECK(first_unsafe(text) == NULL, "the report shows \"%s\"", text);
     CHECK(strstr(text, "on GPU?31m ?????]0;title?\n") != NULL, "the device shown as: %s", text);
     free(text);
+    grader_free_result(&res);
+}
+
+/* A test's log-only lines: out of its output (the screen, results.json), in its detail (the
+ * log's report), in the order written, wherever they fall among the others. */
+static void test_log_only_lines(void **state) {
+    (void)state;
+    struct grader_exercise_result res;
+    memset(&res, 0, sizeof res);
+    res.ex = &grader_exercises[0];
+    grader_add_test(
+        &res, "timed", 1, 1,
+        "plain %d\n" GRADER_LOG_ONLY "detail %d\nplain two\n" GRADER_LOG_ONLY "detail two", 1, 1);
+    grader_add_test(&res, "none", 1, 1, "no details; log: not at a line's start");
+    CHECK(strcmp(res.tests[0].output, "plain 1\nplain two") == 0, "output \"%s\"",
+          res.tests[0].output);
+    CHECK(res.tests[0].detail && strcmp(res.tests[0].detail, "detail 1\ndetail two") == 0,
+          "detail \"%s\"", res.tests[0].detail ? res.tests[0].detail : "(none)");
+    CHECK(res.tests[1].detail == NULL && strstr(res.tests[1].output, "log: not at"),
+          "a line without the prefix at its start moved: \"%s\"", res.tests[1].output);
+    for (int details = 0; details < 2; details++) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        CHECK(f != NULL, "open_memstream failed");
+        grader_print_exercise(f, &res, details);
+        fclose(f);
+        CHECK(strstr(text, "            plain two\n") != NULL, "no output: %s", text);
+        CHECK(!strstr(text, "detail 1") == !details, "details %d: %s", details, text);
+        CHECK(!strstr(text, "log: detail"), "the prefix printed: %s", text);
+        free(text);
+    }
     grader_free_result(&res);
 }
 
@@ -401,7 +433,7 @@ static void test_verdicts(void **state) {
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
     CHECK(f != NULL, "open_memstream failed");
-    grader_print_exercise(f, &res);
+    grader_print_exercise(f, &res, 1);
     fclose(f);
     for (int t = 0; t < 5; t++) {
         CHECK(res.tests[t].verdict == want[t], "test %d: verdict %d, expected %d", t,
@@ -680,6 +712,7 @@ int main(void) {
         cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_maximum),
         cmocka_unit_test(test_log_header),
+        cmocka_unit_test(test_log_only_lines),
         cmocka_unit_test(test_shell_command),
         cmocka_unit_test(test_date_and_version),
     };
