@@ -83,15 +83,27 @@ function check(svg) {
   return ['TEXTS ' + boxes.length].concat(out).concat(beside(svg));
 }
 /* "PAIRS n" and "UNMARKED n" (plots of dots or texts titled otherwise: not paired),
- * then FAR, NEARER and UNPAIRED for labels not beside their dots */
+ * then FAR, NEARER and UNPAIRED for labels not beside their dots, unless a leader line joins the
+ * two: a plot titled "leader K" whose one end is on dot K and the other on label K's box */
 function beside(svg) {
-  var REACH = 12, dots = {}, labels = {}, out = [], pairs = 0, unmarked = 0;
+  var REACH = 12, TOUCH = 4, dots = {}, labels = {}, leaders = {}, out = [], pairs = 0,
+      unmarked = 0;
   var groups = svg.querySelectorAll('g[id^="gnuplot_plot_"]');
   for (var i = 0; i < groups.length; i++) {
     var title = groups[i].querySelector('title');
-    var m = title && /^(dot|label) (\d+)$/.exec(title.textContent.trim());
+    var m = title && /^(dot|label|leader) (\d+)$/.exec(title.textContent.trim());
     if (!m) {
       if (groups[i].querySelector('use, circle, text')) unmarked++;
+      continue;
+    }
+    if (m[1] === 'leader') {
+      var line = groups[i].querySelector('path');
+      if (!line || !line.getTotalLength) continue;
+      var c = line.getScreenCTM(), len = line.getTotalLength();
+      leaders[m[2]] = [0, len].map(function (at) {
+        var q = line.getPointAtLength(at);
+        return [c.a * q.x + c.c * q.y + c.e, c.b * q.x + c.d * q.y + c.f];
+      });
       continue;
     }
     var mark = groups[i].querySelector(m[1] === 'dot' ? 'use, circle' : 'text');
@@ -105,9 +117,20 @@ function beside(svg) {
     return Math.hypot(Math.max(r.left - p[0], 0, p[0] - r.right),
                       Math.max(r.top - p[1], 0, p[1] - r.bottom));
   }
+  /* a leader from dot k to label k's box (either way round) */
+  function joined(k) {
+    var l = leaders[k];
+    if (!l) return false;
+    for (var e = 0; e < 2; e++)
+      if (Math.hypot(l[e][0] - dots[k][0], l[e][1] - dots[k][1]) <= TOUCH &&
+          reach(l[1 - e], labels[k].r) <= TOUCH)
+        return true;
+    return false;
+  }
   for (var k in labels) {
     if (!dots[k]) { out.push('UNPAIRED label ' + k + ' "' + labels[k].text + '"'); continue; }
     pairs++;
+    if (joined(k)) continue;
     var own = reach(dots[k], labels[k].r);
     if (own > REACH)
       out.push('FAR "' + labels[k].text + '" ' + own.toFixed(1) + ' px from its dot');
@@ -162,7 +185,8 @@ cat >"$tmp/bad.svg" <<'EOF'
 <text x="20" y="160" font-size="14">alone</text>
 </svg>
 EOF
-# a roofline's labels: 1 far from its dot, 2 nearer dot 3 than its own, 3 beside its dot
+# a roofline's labels: 1 far from its dot, 2 nearer dot 3 than its own, 3 beside its dot, 4 far
+# but joined to its dot by its leader line, 5 far with a leader that stops short of it
 cat >"$tmp/bad-roofline.svg" <<'EOF'
 <svg width="300" height="200" viewBox="0 0 300 200" xmlns="http://www.w3.org/2000/svg" font-size="9">
 <g id="gnuplot_plot_1"><title>roof(x)</title></g>
@@ -172,6 +196,12 @@ cat >"$tmp/bad-roofline.svg" <<'EOF'
 <g id="gnuplot_plot_5"><title>label 2</title><text x="128" y="112">on the wrong dot</text></g>
 <g id="gnuplot_plot_6"><title>dot 3</title><circle cx="120" cy="120" r="4"/></g>
 <g id="gnuplot_plot_7"><title>label 3</title><text x="100" y="136">beside</text></g>
+<g id="gnuplot_plot_8"><title>leader 4</title><path d="M200,40 L236,76"/></g>
+<g id="gnuplot_plot_9"><title>dot 4</title><circle cx="200" cy="40" r="4"/></g>
+<g id="gnuplot_plot_10"><title>label 4</title><text x="236" y="84">led far</text></g>
+<g id="gnuplot_plot_11"><title>leader 5</title><path d="M200,150 L230,150"/></g>
+<g id="gnuplot_plot_12"><title>dot 5</title><circle cx="200" cy="150" r="4"/></g>
+<g id="gnuplot_plot_13"><title>label 5</title><text x="240" y="190">badly led</text></g>
 </svg>
 EOF
 [ $# -gt 0 ] || set -- "$root"/slides/results/*/
@@ -204,9 +234,10 @@ else
 fi
 if grep -q '^FAR "far away" ' "$tmp/p2.verdict" &&
     grep -q '^NEARER "on the wrong dot" to dot 3 ' "$tmp/p2.verdict" &&
-    ! grep -q -e '"beside"' -e '^OVERLAP ' -e '^UNPAIRED ' "$tmp/p2.verdict" &&
-    grep -q '^PAIRS 3$' "$tmp/p2.verdict"; then
-    echo "ok   plots: the check catches a label far from its dot and one nearer another dot"
+    grep -q '^FAR "badly led" ' "$tmp/p2.verdict" &&
+    ! grep -q -e '"beside"' -e '"led far"' -e '^OVERLAP ' -e '^UNPAIRED ' "$tmp/p2.verdict" &&
+    grep -q '^PAIRS 5$' "$tmp/p2.verdict"; then
+    echo "ok   plots: the check catches a label far from its dot, one nearer another dot and one whose leader misses it"
 else
     echo "FAIL plots: the planted labels were not caught:"
     cat "$tmp/p2.verdict" "$tmp/page.err" 2>/dev/null

@@ -471,6 +471,9 @@ int bench_main(int argc, char **argv, const char *self) {
     for (int s = 0; s < b.size_count; s++)
         printf("%s%d", s ? ", " : "", b.sizes[s]);
     printf(" on %d device%s\n", b.device_count, b.device_count > 1 ? "s" : "");
+    /* a student runs it from an exercise folder too: what is measured, said before any figure */
+    printf("the reference solutions (solutions/), the vendor libraries and the sequential loop: "
+           "your own kernels are timed against the reference by make grade\n");
     if (b.traffic)
         bench_count_traffic(&b);
     int steps = bench_steps(&b, NULL);

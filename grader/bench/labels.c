@@ -21,11 +21,13 @@ static double label_cost(const struct frame *f, double peak, double bandwidth, c
     double cost = 0, ex, ey;
     if (b->x0 < 0 || b->x1 > f->width || b->y0 < 0 || b->y1 > f->height)
         cost += 5000; /* (more than a label beside no point: it must stay readable) */
-    /* a label the reader cannot pair with its point is worse than one over another label: a
-     * leader line in a cluster of points does not say which point it starts from */
+    /* near its point, and nearer it than any other, a label needs no line to say whose it is:
+     * preferred, but less than a label over another (two unreadable) or out of the plot; a label
+     * placed away from its point, or nearer another, gets a leader line from its point
+     * (roofline.c, label_needs_leader) */
     double own = box_distance(b, px, py);
     if (own > LABEL_REACH)
-        cost += 2000 + 10 * own;
+        cost += 20 + own;
     /* the others against the box a browser may draw: wider than CHAR_WIDTH says by up to a tenth
      * (DejaVu Sans), either way as the anchor is not known here */
     double grow = 0.1 * (b->x1 - b->x0);
@@ -34,7 +36,7 @@ static double label_cost(const struct frame *f, double peak, double bandwidth, c
         double qx = (taken[i].x0 + taken[i].x1) / 2, qy = (taken[i].y0 + taken[i].y1) / 2;
         if (taken[i].is_point && (qx != px || qy != py) &&
             box_distance(&wide, qx, qy) < own + LABEL_CLEARER)
-            cost += 2000;
+            cost += 25;
     }
     for (int i = 0; i < taken_count; i++)
         if (boxes_overlap(b, &taken[i])) /* a corner touched costs less than a point covered; */
@@ -158,4 +160,17 @@ int labels_place(const struct frame *f, double peak, double bandwidth, struct ro
     free(boxes);
     free(order);
     return status;
+}
+
+int label_needs_leader(const struct roof_point *points, int count, int i) {
+    const struct roof_point *p = &points[i];
+    double own = box_distance(&p->text, p->px, p->py);
+    if (own > LABEL_REACH - 3) /* (a browser's font may draw it a few pixels further) */
+        return 1;
+    double grow = 0.1 * (p->text.x1 - p->text.x0);
+    struct box wide = {p->text.x0 - grow, p->text.y0, p->text.x1 + grow, p->text.y1, 0};
+    for (int j = 0; j < count; j++)
+        if (j != i && box_distance(&wide, points[j].px, points[j].py) < own + LABEL_CLEARER + 2)
+            return 1;
+    return 0;
 }

@@ -94,4 +94,8 @@ static inline void nearest_edge(const struct box *b, double px, double py, doubl
 int labels_place(const struct frame *f, double peak, double bandwidth, struct roof_point *points,
                  int count, char *const *names, struct box *taken, int taken_count);
 
+/* Whether the label of points[i], placed, needs a line from its point to say whose it is: further
+ * from its point than a reader pairs by nearness, or about as near another point. */
+int label_needs_leader(const struct roof_point *points, int count, int i);
+
 #endif

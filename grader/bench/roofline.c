@@ -222,21 +222,24 @@ int plot_roofline(const struct plot_data *d, int k, const char *out_dir, char *w
     fprintf(f, " at %.6g, graph 0 left offset 0.4,0.7 font ',11' tc rgb '#666666'\n", ridge);
     fprintf(f, "set arrow 1 from %.6g, graph 0 to %.6g, first peak nohead dt 3 lc rgb '#888888'\n",
             ridge, ridge);
+    /* each point's dot and label a plot of its own, titled "dot K" and "label K" (K = its line in
+     * the .dat from 1), and a label away from its point, or as near another, a line from its
+     * point to the label's nearest edge, "leader K": the SVG's groups say which label is whose,
+     * and tests/plots.sh checks that each sits beside its dot or is joined to it (a title makes
+     * the group's <title> only when noenhanced, the terminal's setting not being enough). The
+     * leaders first, the labels after all the dots, over them. */
+    fprintf(f, "plot roof(x) with lines lw 2.5 lc rgb '#444444'");
     for (int i = 0; i < count; i++) {
-        /* a label moved away from its point: a leader line to the nearest edge of it */
         const struct roof_point *p = &points[i];
         double ex, ey;
         nearest_edge(&p->text, p->px, p->py, &ex, &ey);
-        if (hypot(ex - p->px, ey - p->py) > LEADER_MIN)
-            fprintf(f,
-                    "set arrow %d from %.6g, %.6g to %.6g, %.6g nohead lw 0.5 lc rgb '#999999'\n",
-                    10 + i, p->x, p->y, frame_x(&fr, ex), frame_y(&fr, ey));
+        if (!label_needs_leader(points, count, i) || hypot(ex - p->px, ey - p->py) < 1)
+            continue;
+        fprintf(f,
+                ", \\\n     '%s.dat' every ::%d::%d using 1:2:(%.6g - $1):(%.6g - $2) with vectors "
+                "nohead lw 0.5 lc rgb '#999999' title 'leader %d' noenhanced",
+                base, i, i, frame_x(&fr, ex), frame_y(&fr, ey), i + 1);
     }
-    /* each point's dot and label a plot of its own, titled "dot K" and "label K" (K = its line in
-     * the .dat from 1): the SVG's groups say which label is whose, and tests/plots.sh checks that
-     * each sits beside its dot (a title makes the group's <title> only when noenhanced, the
-     * terminal's setting not being enough). The labels after all the dots, over them. */
-    fprintf(f, "plot roof(x) with lines lw 2.5 lc rgb '#444444'");
     for (int i = 0; i < count; i++)
         fprintf(f,
                 ", \\\n     '%s.dat' every ::%d::%d using 1:2 with points pt 7 ps 1.2 "

@@ -440,7 +440,9 @@ void grade_host_launches_seen(const struct grader_exercise *ex, struct grader_si
     const struct host_seen *s = records(h);
     struct grader_launch plan;
     struct grader_variant v = grader_variant_of(ex, 0, 0);
-    if (!ex->kernel || h->skip[0] || !s || !s->hello || grader_plan_launch(ex, NULL, at, &v, &plan))
+    /* (a program that launched nothing, as a skeleton does, says why itself) */
+    if (!ex->kernel || h->skip[0] || !s || !s->hello || s->launch_count + s->local_count == 0 ||
+        grader_plan_launch(ex, NULL, at, &v, &plan))
         return;
     for (int i = 0; i < s->local_count && i < 1; i++)
         grade_appendf(out, size,
@@ -471,8 +473,8 @@ void grade_host_launches_seen(const struct grader_exercise *ex, struct grader_si
         grade_appendf(out, size, "\nthe exercise's launch at this size: %s", expected);
     else
         grade_appendf(out, size,
-                      "\nthe grader's OpenCL layer saw no launch of %s; the exercise's launch at "
-                      "this size: %s",
+                      "\nthe grader's OpenCL layer saw launches, none of %s; the exercise's "
+                      "launch at this size: %s",
                       ex->kernel, expected);
 }
 

@@ -175,6 +175,8 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
         run.code -= 128;
     }
     char *text = grader_read_capped(log, LOG_CAP), what[300], why[200];
+    for (size_t end = text ? strlen(text) : 0; end > 0 && text[end - 1] == '\n';)
+        text[--end] = '\0'; /* (what follows it starts its own line) */
     grader_describe_run(&run, what, sizeof what);
     size_t count = grader_output_count(ex, size);
     float *c = grader_load_result(dir, "result.bin", count, why, sizeof why);
@@ -200,8 +202,10 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     } else {
         struct grader_diagnosis d;
         grader_diagnose(ex, size, seed, c, expected, tol, &d);
-        char wrong[800], seen[LAUNCH_NOTE_SIZE];
+        char wrong[1200] = "", seen[LAUNCH_NOTE_SIZE];
         char *note = malloc(NOTE_SIZE);
+        if (d.m.wrong == 0) /* an earlier run's picture of a wrong C goes */
+            grade_picture(cfg, ex, "host-C", size, c, expected, tol, 0, wrong, sizeof wrong);
         if (d.m.wrong == 0 && !note) {
             grader_add_test(r, name, 0, pts, "grader out of memory");
         } else if (d.m.wrong == 0 && !grade_host_launches_judge(cfg, ex, size, kernel, &launches,
@@ -239,6 +243,8 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
                          "hands B where the kernel takes A, and A where it takes B (the argument "
                          "indices of clSetKernelArg against the kernel's parameters)");
             grader_describe_wrong(ex, size, &d, wrong, sizeof wrong);
+            grade_picture(cfg, ex, "host-C", size, c, expected, tol,
+                          d.unwritten < grader_output_count(ex, size), wrong, sizeof wrong);
             grade_host_launches_seen(ex, size, &launches, seen, sizeof seen);
             grader_add_test(r, name, 0, pts, "`%s` saved a wrong result: %s%s", command, wrong,
                             seen);

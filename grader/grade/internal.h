@@ -163,6 +163,14 @@ struct host_launches {
     char trouble[160];                  /* why the latest start has no channel ("": it has) */
     struct host_seen *seen;             /* its records, once read (host_launches.c) */
 };
+/* A wrong C at size drawn beside the exercise's log (results/ID-WHO-SIZE.svg: WHO "C" for the
+ * kernel's hidden sizes, "host-C" for the host program's), its name appended to wrong as
+ * "picture: PATH"; an older picture of that size is removed where draw is 0 (C right, or nothing
+ * written: the hint says all of it then). */
+void grade_picture(const struct grader_config *cfg, const struct grader_exercise *ex,
+                   const char *who, struct grader_size size, const float *c, const double *expected,
+                   const double *tol, int draw, char *wrong, size_t wrong_size);
+
 /* Ready the layer for a run of the host program in dir (before its first start). */
 void grade_host_launches_prepare(const struct grader_config *cfg, const char *dir,
                                  struct host_launches *h);

@@ -8,18 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A wrong C at one hidden size drawn beside the exercise's log (results/ID-C-SIZE.svg), its name
- * appended to wrong as "picture: PATH"; an older picture of that size is removed when C is right or
- * nothing was written (the hint says all of it then). */
-static void picture(const struct grader_config *cfg, const struct grader_exercise *ex,
-                    struct grader_size size, const float *c, const double *expected,
-                    const double *tol, int draw, char *wrong, size_t wrong_size) {
+void grade_picture(const struct grader_config *cfg, const struct grader_exercise *ex,
+                   const char *who, struct grader_size size, const float *c, const double *expected,
+                   const double *tol, int draw, char *wrong, size_t wrong_size) {
     char path[PATH_MAX], title[160], at[64];
     if (ex->rectangular)
         snprintf(at, sizeof at, "%dx%dx%d", size.m, size.n, size.k);
     else
         snprintf(at, sizeof at, "%d", size.n);
-    if (snprintf(path, sizeof path, "%s/%s-C-%s.svg", cfg->results, ex->id, at) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s/%s-%s-%s.svg", cfg->results, ex->id, who, at) >=
+        (int)sizeof path)
         return;
     if (!draw) {
         unlink(path);
@@ -103,7 +101,8 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
             grader_describe_wrong(ex, size, &d, wrong, sizeof wrong);
         ok = d.m.wrong == 0 && damaged == 0 && !changed_a && !changed_b;
         *untouched = d.unwritten == count;
-        picture(cfg, ex, size, c, expected, tol, d.m.wrong > 0 && !*untouched, wrong, sizeof wrong);
+        grade_picture(cfg, ex, "C", size, c, expected, tol, d.m.wrong > 0 && !*untouched, wrong,
+                      sizeof wrong);
         if (ok)
             grader_add_test(r, name, pts, pts, "all %zu elements within tolerance (max error %.2g)",
                             count, d.m.max_err);
