@@ -348,35 +348,31 @@ typedef cl_int(CL_API_CALL *mem_fn)(cl_mem);
 
 /* Buffers are counted, not tracked one by one: what the program still holds at its exit is the
  * difference (a sub-buffer or an image it releases makes it smaller, never larger: no false
- * report of a leak). */
+ * report of a leak). A call counts where it succeeded. */
+static void count(long *counter, int succeeded) {
+    if (!succeeded)
+        return;
+    lock();
+    (*counter)++;
+    unlock();
+}
+
 static cl_mem CL_API_CALL wrap_create_buffer(cl_context context, cl_mem_flags flags, size_t size,
                                              void *host, cl_int *err) {
     cl_mem buffer = REAL(W_CREATE_BUFFER, create_buffer_fn)(context, flags, size, host, err);
-    if (buffer) {
-        lock();
-        layer.buffers_created++;
-        unlock();
-    }
+    count(&layer.buffers_created, buffer != NULL);
     return buffer;
 }
 
 static cl_int CL_API_CALL wrap_retain_mem(cl_mem buffer) {
     cl_int status = REAL(W_RETAIN_MEM, mem_fn)(buffer);
-    if (status == CL_SUCCESS) {
-        lock();
-        layer.buffers_retained++;
-        unlock();
-    }
+    count(&layer.buffers_retained, status == CL_SUCCESS);
     return status;
 }
 
 static cl_int CL_API_CALL wrap_release_mem(cl_mem buffer) {
     cl_int status = REAL(W_RELEASE_MEM, mem_fn)(buffer);
-    if (status == CL_SUCCESS) {
-        lock();
-        layer.buffers_released++;
-        unlock();
-    }
+    count(&layer.buffers_released, status == CL_SUCCESS);
     return status;
 }
 

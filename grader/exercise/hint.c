@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int close_to(float got, double want, double tol) {
-    return fabs((double)got - want) <= tol;
-}
-
 /* Where the wrong elements lie, in C's grid of block x block tiles and along its edges. */
 struct wrong_places {
     size_t zero;                             /* elements exactly 0, wrong or not */
@@ -30,7 +26,7 @@ static struct wrong_places find_wrong(int n, int block, const float *got, const 
             int diagonal = i / block == j / block;
             w.zero += got[k] == 0.0f;
             w.off_diagonal_all += !diagonal;
-            if (close_to(got[k], expected[k], tol[k]))
+            if (grader_close_to(got[k], expected[k], tol[k]))
                 continue;
             w.on_diagonal += diagonal;
             w.off_diagonal += !diagonal;
@@ -51,8 +47,8 @@ static double transposed_share(int n, const float *got, const double *expected, 
     size_t hits = 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
-            hits += close_to(got[(size_t)i * n + j], expected[(size_t)j * n + i],
-                             tol[(size_t)j * n + i]);
+            hits += grader_close_to(got[(size_t)i * n + j], expected[(size_t)j * n + i],
+                                    tol[(size_t)j * n + i]);
     return (double)hits / ((double)n * n);
 }
 
@@ -77,7 +73,8 @@ static int holds_product(int n, const float *x, const float *y, const float *got
             }
         }
         for (int j = 0; j < n; j++)
-            misses += !close_to(got[(size_t)i * n + j], row[j], clu_dot_tolerance(n, abs_row[j]));
+            misses +=
+                !grader_close_to(got[(size_t)i * n + j], row[j], clu_dot_tolerance(n, abs_row[j]));
     }
     free(row);
     return misses * 10 < nn;
@@ -94,7 +91,7 @@ static double missing_term_share(int n, int k, const float *a, const float *b, c
             size_t at = (size_t)i * n + j;
             double term = (double)a[(size_t)i * n + k] * (double)b[(size_t)k * n + j];
             /* the full sum's tolerance bounds the shorter sum's rounding too */
-            hits += close_to(got[at], expected[at] - term, tol[at]);
+            hits += grader_close_to(got[at], expected[at] - term, tol[at]);
         }
     return (double)hits / ((double)n * n);
 }
@@ -130,7 +127,7 @@ static double tile_source_share(int n, int block, const struct tile_source *s, c
             int a_block = s->a_from_column ? j / block : i / block;
             int b_block = s->b_from_row ? i / block : j / block;
             size_t from = (size_t)(a_block * block + i % block) * n + b_block * block + j % block;
-            hits += close_to(got[(size_t)i * n + j], expected[from], tol[from]);
+            hits += grader_close_to(got[(size_t)i * n + j], expected[from], tol[from]);
         }
     return (double)hits / ((double)n * n);
 }
@@ -183,7 +180,7 @@ static int group_hint(const struct grader_exercise *ex, int n, const float *got,
         return 0;
     size_t wrong_after = 0, after = (size_t)(n - group) * (size_t)n;
     for (size_t k = (size_t)group * n; k < (size_t)n * n; k++)
-        wrong_after += !close_to(got[k], expected[k], tol[k]);
+        wrong_after += !grader_close_to(got[k], expected[k], tol[k]);
     if (wrong_after * 2 < after)
         return 0;
     snprintf(hint, size,
@@ -221,7 +218,7 @@ static double owner_share(int n, const int tile[2], const int per[2], enum owner
             size_t at = (size_t)owner_place(i, tile[1], per[1], rows) * n +
                         owner_place(j, tile[0], per[0], cols);
             size_t from = (size_t)i * n + j;
-            hits += close_to(got[at], expected[from], tol[from]);
+            hits += grader_close_to(got[at], expected[from], tol[from]);
         }
     return (double)hits / ((double)n * n);
 }

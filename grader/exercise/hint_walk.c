@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int close_to(float got, double want, double tol) {
+int grader_close_to(float got, double want, double tol) {
     return fabs((double)got - want) <= tol;
 }
 
@@ -21,11 +21,11 @@ static int sample_wrong(size_t count, const float *got, const double *expected, 
                         size_t *picked) {
     size_t wrong = 0;
     for (size_t e = 0; e < count; e++)
-        wrong += !close_to(got[e], expected[e], tol[e]) && isfinite(got[e]);
+        wrong += !grader_close_to(got[e], expected[e], tol[e]) && isfinite(got[e]);
     size_t step = wrong > MODEL_SAMPLES ? wrong / MODEL_SAMPLES : 1, seen = 0;
     int taken = 0;
     for (size_t e = 0; e < count && taken < MODEL_SAMPLES; e++)
-        if (!close_to(got[e], expected[e], tol[e]) && isfinite(got[e]) && seen++ % step == 0)
+        if (!grader_close_to(got[e], expected[e], tol[e]) && isfinite(got[e]) && seen++ % step == 0)
             picked[taken++] = e;
     return taken;
 }
@@ -56,7 +56,7 @@ static double model_share(struct grader_size s, const float *a, const float *b, 
         for (long k = 0; k < terms; k++)
             sum += (double)a[i * wa.row + k * wa.col] * b[k * wb.row + j * wb.col];
         evaluated++;
-        matched += close_to(got[picked[p]], sum, tol[picked[p]]);
+        matched += grader_close_to(got[picked[p]], sum, tol[picked[p]]);
     }
     return 2 * evaluated < samples ? -1.0 : (double)matched / evaluated;
 }
@@ -72,9 +72,9 @@ static int accumulated_hint(struct grader_size s, const float *got, const double
         for (long j = 0; j < s.n; j++) {
             size_t e = (size_t)(i * s.n + j);
             total += expected[e], slack += tol[e];
-            int bad = !close_to(got[e], expected[e], tol[e]);
+            int bad = !grader_close_to(got[e], expected[e], tol[e]);
             wrong += bad;
-            along_row += bad && close_to(got[e], total, slack);
+            along_row += bad && grader_close_to(got[e], total, slack);
         }
     }
     for (long j = 0; j < s.n; j++) {
@@ -82,8 +82,8 @@ static int accumulated_hint(struct grader_size s, const float *got, const double
         for (long i = 0; i < s.m; i++) {
             size_t e = (size_t)(i * s.n + j);
             total += expected[e], slack += tol[e];
-            along_column +=
-                !close_to(got[e], expected[e], tol[e]) && close_to(got[e], total, slack);
+            along_column += !grader_close_to(got[e], expected[e], tol[e]) &&
+                            grader_close_to(got[e], total, slack);
         }
     }
     int row = along_row * 10 > wrong * 9, column = along_column * 10 > wrong * 9;
@@ -126,7 +126,7 @@ int grader_walk_hint(struct grader_size s, uint64_t seed, const float *got, cons
         size_t i = picked[p] / (size_t)s.n, j = picked[p] % (size_t)s.n;
         double sum = 0.0;
         for (int k = 0; k < s.k; k++) {
-            matches[k] += close_to(got[picked[p]], sum, tol[picked[p]]);
+            matches[k] += grader_close_to(got[picked[p]], sum, tol[picked[p]]);
             sum += (double)a[i * (size_t)s.k + (size_t)k] * b[(size_t)k * s.n + j];
         }
     }
