@@ -25,6 +25,9 @@
 #   make test-gradescope                          make gradescope's zip grading uploads in a fresh /autograder
 #   make test-course                              make batch with a roster, LMS names, deadlines, regrades
 #   make test-hostile                             make batch over the hostile class (tests/corpus/), killed and resumed
+#   make handout [OUT=dir]                        the students' repository (default results/handout):
+#                                                 no solutions/, nothing built on them; its make
+#                                                 grade names the points the instructor's grading decides
 #   make slides                                   the lecture decks as HTML in results/slides/
 #   make all                                      build every exercise, solution and the grader
 #   make asan                                     the grader and unit tests with ASan+UBSan, in build/asan/
@@ -56,7 +59,6 @@ DEPFLAGS   := -MMD -MP
 INTAKE_SRC := $(filter-out grader/intake/intake_main.c,$(wildcard grader/intake/*.c))
 INTAKE_LIB := $(BUILD)/libintake.a
 INTAKE     := $(BUILD)/grader/intake
-EXERCISES  := $(notdir $(wildcard solutions/[0-9][0-9]_*))
 SUBMISSION ?= $(ROOT)/exercises
 RESULTS    ?= $(ROOT)/results
 EX         ?=
@@ -64,7 +66,7 @@ EX         ?=
 # as committed, since a student's exercises/ holds their own work
 SKELETONS  ?= exercises
 
-.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch gradescope gradescope-test slides test test-course test-hostile test-gradescope test-slurm test-speed test-hints test-planted-slow deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
+.PHONY: all grader libclu asan unit unit-build grade submit bench tune batch handout gradescope gradescope-test slides test test-course test-hostile test-gradescope test-slurm test-speed test-hints test-planted-slow deps-build deps-grade deps-bench deps-batch deps-gradescope deps-slides deps-test deps-slurm programs format format-check clean
 all: $(LIBCLU) $(GRADER) $(TILES) $(LAYER) $(INTAKE) programs
 grader: $(GRADER) $(TILES)
 libclu: $(LIBCLU)
@@ -153,7 +155,7 @@ $(ASAN)/unit/%: tests/unit/%.c tests/unit/testkit.h $(filter-out $(ASAN)/grader/
 # (exercises/ is the student's: built with its folders' own flags, warnings but no -Werror;
 # tests/run.sh builds the committed skeletons with -Werror)
 programs: $(LIBCLU) | deps-build
-	@for d in solutions/*/; do $(MAKE) --no-print-directory -s -C $$d CFLAGS="$(STRICT)" || exit 1; done
+	@for d in $(wildcard solutions/*/); do $(MAKE) --no-print-directory -s -C $$d CFLAGS="$(STRICT)" || exit 1; done
 	@for d in exercises/*/; do $(MAKE) --no-print-directory -s -C $$d || exit 1; done
 
 # make grade exits 0 when the grader gave a grade, full marks or not (the score is its last line
@@ -194,6 +196,11 @@ batch: deps-batch $(GRADER) $(TILES) $(INTAKE) $(LIBCLU)
 	    SANDBOX="$(SANDBOX)" ONLY="$(ONLY)" ROSTER="$(ROSTER)" ASSIGNMENT="$(ASSIGNMENT)" WORKSHEET="$(WORKSHEET)" PLATFORM="$(PLATFORM)" PAST="$(PAST)" \
 	    sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
 
+# the students' repository: this workbook's committed tree without the reference solutions and
+# what is built on them, a git repository of one commit (grader/batch/handout.sh)
+handout:
+	@OUT="$(OUT)" sh grader/batch/handout.sh
+
 # the autograder zip for Gradescope: this workbook, setup.sh, run_autograder, EX, CONFIG, a secret
 gradescope: deps-gradescope $(GRADER) $(TILES)
 	@EX="$(EX)" CONFIG="$(CONFIG)" RESULTS="$(RESULTS)" sh grader/batch/gradescope-bundle.sh
@@ -209,9 +216,10 @@ slides: deps-slides $(GRADER)
 	@sh slides/render.sh results results/slides
 
 # (everything built on every core once deps-test has installed what the build needs: the deps-*
-# prerequisites then find nothing missing, so no two apt-get runs meet)
+# prerequisites then find nothing missing, so no two apt-get runs meet; a handout's suite runs
+# the plain build's unit tests, without ASan's)
 test: deps-test
-	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all asan unit-build
+	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all $(if $(wildcard solutions),asan) unit-build
 	@STRICT="$(STRICT)" sh tests/run.sh
 
 # the timed comparison beside outside load: a copy of 01's solution graded five times beside two
@@ -248,8 +256,10 @@ test-slurm: deps-batch deps-slurm all
 	@sh tests/slurm.sh
 
 # every C and CUDA file we format; format-check is what make test runs
-FORMATTED = common/*.[ch] grader/*.[ch] grader/*/*.[ch] grader/*/*.cpp $(SKELETONS)/*/*.c $(SKELETONS)/*/*.cu \
-            solutions/*/*.c solutions/*/*.cu tests/unit/*.c tests/planted/*/main.c tests/corpus/*/*.c
+# (wildcard: a handout has no solutions/ and none of the planted or hostile entries)
+FORMATTED = $(wildcard common/*.[ch] grader/*.[ch] grader/*/*.[ch] grader/*/*.cpp $(SKELETONS)/*/*.c \
+            $(SKELETONS)/*/*.cu solutions/*/*.c solutions/*/*.cu tests/unit/*.c tests/planted/*/main.c \
+            tests/corpus/*/*.c)
 format: deps-test
 	clang-format --style=file:$(ROOT)/.clang-format -i $(FORMATTED)
 
@@ -258,6 +268,6 @@ format-check: deps-test
 
 clean:
 	rm -rf $(BUILD) results
-	@for d in exercises/*/ solutions/*/; do $(MAKE) --no-print-directory -s -C $$d clean; done
+	@for d in $(wildcard exercises/*/ solutions/*/); do $(MAKE) --no-print-directory -s -C $$d clean; done
 
 -include $(shell find $(BUILD) -name "*.d" 2>/dev/null)

@@ -158,6 +158,11 @@ enum clu_nan_kind {
 };
 enum clu_nan_kind clu_nan_kind(float x);
 
+/* C = A*B (N x N, row-major) in float by the lecture's triple loop, as a student writes it first
+ * (i-j-k, one dot product per element): the sequential baseline `make bench` and a handout's
+ * grading time. */
+void clu_sequential_matmul(int n, const float *a, const float *b, float *c);
+
 /* Double-precision reference of C = A*B (N x N, row-major). If abs_ref is not NULL it receives
  * |A|*|B|, the scale that bounds the rounding error of each float dot product. */
 void clu_ref_matmul(int n, const float *a, const float *b, double *ref, double *abs_ref);

@@ -74,6 +74,16 @@ void clu_ref_gemm(int m, int n, int k, const float *a, const float *b, double *r
     }
 }
 
+void clu_sequential_matmul(int n, const float *a, const float *b, float *c) {
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            float tmp = 0.0f;
+            for (int k = 0; k < n; k++)
+                tmp += a[(size_t)i * n + k] * b[(size_t)k * n + j];
+            c[(size_t)i * n + j] = tmp;
+        }
+}
+
 void clu_ref_matmul(int n, const float *a, const float *b, double *ref, double *abs_ref) {
     clu_ref_gemm(n, n, n, a, b, ref, abs_ref);
 }

@@ -22,7 +22,7 @@
  *                   starved; score.c the ratio, the fractions and the points (busy.h, score.h:
  *                   pure, test_score); anchor.c the capstone's anchor against the reference,
  *                   timed once and kept; perf_test.c their verdicts; tuned.c the values each
- *                   side is built with
+ *                   side is built with; baselines.c a handout's sequential loop and OpenBLAS
  *   sub-groups      subgroups.c 12's memory check on the grader's own sub-groups
  *   the rest        cuda.c the CUDA twin (cuda_build.c its nvcc build); quiz.c the quiz;
  *                   builds.c the builds oclgrind judges; report.c the report, the logs' head and

@@ -9,6 +9,8 @@
 # a backdated archive, Moodle's own zip and worksheet, every output read by a real parser
 # (tests/outputs.sh), and an interrupted batch resumed (tests/course_interrupt.sh). Issue 33's one
 # maximum: a class of the capstone graded partly beside a busy machine (tests/course_capstone.sh).
+# Its handout: make handout, then the handout's make grade and make test in a fresh clone
+# (tests/course_handout.sh).
 # A small class of 04_local_B with short settings (tests/course.conf style, written here): about a
 # minute on two cores. `make test-course`; .ci/run runs it.
 . "$(dirname "$0")/course_setup.sh"
@@ -257,6 +259,8 @@ sh "$root/tests/submit.sh" || fails=$((fails + 1))
 sh "$root/tests/course_interrupt.sh" || fails=$((fails + 1))
 # a class of the capstone graded partly beside a busy machine: one maximum (issue 33)
 sh "$root/tests/course_capstone.sh" || fails=$((fails + 1))
+# the students' handout: no solutions, its own make grade and make test (issue 33)
+sh "$root/tests/course_handout.sh" || fails=$((fails + 1))
 
 if [ $fails -gt 0 ]; then
     for f in run1 status1 run2 status2 forced run3 status3 zip; do

@@ -19,6 +19,8 @@ die() {
     echo "gradescope: $*" >&2
     exit 2
 }
+[ -d "$root/solutions" ] ||
+    die "this workbook is a handout (no solutions/): make gradescope in the instructor's workbook, whose zip has the reference solutions"
 [ -x "$grader" ] || die "no grader at $grader: run make grader"
 command -v zip >/dev/null 2>&1 || die "zip is missing: apt-get install zip"
 

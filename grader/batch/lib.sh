@@ -14,6 +14,9 @@ die() {
     echo "${who:-batch}: $*" >&2
     exit 2
 }
+# a handout (make handout) grades nothing but a student's own work: a class is graded against the
+# reference solutions, in the instructor's workbook
+[ -d "$root/solutions" ] || die "this workbook is a handout (no solutions/): grade a class in the instructor's workbook, which has the reference solutions"
 
 # ---------------------------------------------------------------- the front end's settings
 # Read SUBMISSIONS, OUT, EX, FORCE, CONFIG (and JOBS) from the environment, check them, and create

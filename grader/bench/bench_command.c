@@ -116,13 +116,24 @@ static void add_kernel_rows(struct bench *b, const struct grader_exercise *ex) {
     }
 }
 
-static void add_rows(struct bench *b) {
+/* Whether the workbook has ex's reference kernel (a handout, make handout's, has none). */
+static int reference_there(const struct bench *b, const struct grader_exercise *ex) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/solutions/%s/kernel.cl", b->root, ex->id);
+    return access(path, R_OK) == 0;
+}
+
+/* The rows; how many are the reference's kernels. */
+static int add_rows(struct bench *b) {
     struct bench_row *r = new_row(b, "baseline");
     snprintf(r->name, sizeof r->name, "Sequential C (not OpenCL)");
     snprintf(r->key, sizeof r->key, "baseline:sequential");
+    int kernels = b->row_count;
     for (int i = 0; i < grader_exercise_count; i++)
-        if (grader_exercises[i].kernel && !grader_exercises[i].is_vector)
+        if (grader_exercises[i].kernel && !grader_exercises[i].is_vector &&
+            reference_there(b, &grader_exercises[i]))
             add_kernel_rows(b, &grader_exercises[i]);
+    kernels = b->row_count - kernels;
     static const struct {
         const char *key, *name;
     } vendors[] = {{"vendor:openblas", "OpenBLAS sgemm (CPU)"},
@@ -136,6 +147,7 @@ static void add_rows(struct bench *b) {
     }
     if (b->row_count > BENCH_MAX_ROWS)
         b->row_count = BENCH_MAX_ROWS;
+    return kernels;
 }
 
 /* ---------------------------------------------------------------- writing the results */
@@ -466,14 +478,19 @@ int bench_main(int argc, char **argv, const char *self) {
         fprintf(stderr, "bench: no OpenCL device to measure\n");
         return 2;
     }
-    add_rows(&b);
+    int kernels = add_rows(&b);
     printf("make bench: N = ");
     for (int s = 0; s < b.size_count; s++)
         printf("%s%d", s ? ", " : "", b.sizes[s]);
     printf(" on %d device%s\n", b.device_count, b.device_count > 1 ? "s" : "");
     /* a student runs it from an exercise folder too: what is measured, said before any figure */
-    printf("the reference solutions (solutions/), the vendor libraries and the sequential loop: "
-           "your own kernels are timed against the reference by make grade\n");
+    if (kernels > 0)
+        printf("the reference solutions (solutions/), the vendor libraries and the sequential "
+               "loop: your own kernels are timed against the reference by make grade\n");
+    else
+        printf("the vendor libraries and the sequential loop (this workbook, a handout, has no "
+               "reference solutions): make grade times your own kernels beside OpenBLAS and the "
+               "sequential loop\n");
     if (b.traffic)
         bench_count_traffic(&b);
     int steps = bench_steps(&b, NULL);

@@ -46,6 +46,7 @@ struct grader_test {
     enum grader_verdict verdict; /* pass, fail, skipped or not run */
     int score, max;              /* points (a skipped test: 0 of 0) */
     int left_out;                /* a skipped test: the points it is worth, out of the maximum */
+    int instructors;             /* a handout's skipped test: the instructor's grading decides it */
     char *output;                /* what the student reads about it (malloc'd) */
     char *detail; /* the protocol's details, in the exercise's log only (malloc'd, or NULL):
                    * the lines of a test's text that start with GRADER_LOG_ONLY */
@@ -85,6 +86,11 @@ void grader_add_verdict(struct grader_exercise_result *r, enum grader_verdict ve
                         const char *name, int score, int max, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* A test a handout cannot run (it needs the reference solutions, which only the instructor's
+ * workbook has): skipped here, its max points named as the instructor's grading's. */
+void grader_add_instructors(struct grader_exercise_result *r, const char *name, int max,
+                            const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* The verdict's name in results.json: "pass", "fail", "skipped" or "not_run". */
 const char *grader_verdict_name(enum grader_verdict verdict);
 
@@ -92,6 +98,8 @@ int grader_result_score(const struct grader_exercise_result *r);
 int grader_result_max(const struct grader_exercise_result *r);
 /* The points of r's skipped tests: out of its maximum, for every student on this machine. */
 int grader_result_left_out(const struct grader_exercise_result *r);
+/* Those of them a handout leaves to the instructor's grading (grader_add_instructors). */
+int grader_result_instructors(const struct grader_exercise_result *r);
 /* Whether r keeps the rule of the maximum: max + left out == grader_max_points of its row (a
  * result of no tests, never graded, too). 0 is a bug of the grader's: a test that went missing
  * or a skip that does not say its points. */
@@ -178,6 +186,10 @@ struct grader_config {
     int memcheck;      /* run oclgrind when it is installed */
     const char *memcheck_off; /* why memcheck is 0, for the report (NULL: --no-memcheck) */
     int perf;                 /* time against the reference */
+    /* a handout (make handout): the workbook without solutions/. What needs the reference (the
+     * timed comparison, the capstone's vendor fractions, the quiz's key, the CUDA twin's timing)
+     * is the instructor's grading's: reported as such, its points out of this maximum */
+    int handout;
     /* the graded device's tuning file (exercise/tuning.h; NULL: none): the timed comparison
      * builds each side with its line's values */
     const char *tuning_file;
@@ -260,6 +272,11 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
 /* A trusted kernel (a reference solution) timed alone at n on the grader's clock, in a serving
  * harness that saves into dir: 0 with min, median and max seconds, or -1 with why. */
 int grader_time_trusted(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *kernel, int n, const char *dir, double stats[3], char *why,
+                        size_t why_size);
+/* The same for a student's kernel, jailed, every round's C checked as in a comparison (a
+ * handout's figure: it scores nothing); its log goes to dir. */
+int grader_time_student(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const char *kernel, int n, const char *dir, double stats[3], char *why,
                         size_t why_size);
 

@@ -369,8 +369,12 @@ int grader_grade_main(int argc, char **argv, const char *self, grader_commands_f
     mkdir(cfg.cache, 0755);
     if (mkdir(pocl_cache, 0700) == 0 || errno == EEXIST)
         setenv("POCL_CACHE_DIR", pocl_cache, 1);
-    /* what the sandbox hides from a student's processes */
+    /* a handout (make handout) is the workbook without solutions/: what needs the reference is
+     * the instructor's grading's (grade.h). What the sandbox hides from a student's processes */
     snprintf(cfg.sandbox.hidden[0], sizeof cfg.sandbox.hidden[0], "%s/solutions", cfg.root);
+    cfg.handout = access(cfg.sandbox.hidden[0], F_OK) != 0;
+    if (cfg.handout)
+        cfg.sandbox.hidden[0][0] = '\0';
     snprintf(cfg.sandbox.hidden[1], sizeof cfg.sandbox.hidden[1], "%s", cfg.submission);
     snprintf(cfg.sandbox.hidden[2], sizeof cfg.sandbox.hidden[2], "%s", cfg.work);
     if (cfg.sandbox.mode)
@@ -416,6 +420,11 @@ int grader_grade_main(int argc, char **argv, const char *self, grader_commands_f
         access(tuning_file, F_OK) == 0)
         cfg.tuning_file = tuning_file;
     clu_env_close(&env);
+    if (req.anchor && cfg.handout) {
+        fprintf(stderr, "grader: --anchor times the vendor against the reference solutions, which "
+                        "this handout leaves out: run it in the instructor's workbook\n");
+        return EXIT_USAGE;
+    }
     if (req.anchor)
         return grade_anchor_command(&cfg, plan.rows, chosen, chosen_count);
 

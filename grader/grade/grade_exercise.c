@@ -94,7 +94,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
      * can be timed here, decided before any code of the student's runs (the vendors alone, in
      * the reference's harness): its points are in every student's maximum or in none */
     struct grade_anchor_here here = {NULL, "", ""};
-    if (cfg->perf && ex->vendor_ratios[0] > 0) {
+    if (cfg->perf && !cfg->handout && ex->vendor_ratios[0] > 0) {
         char reference[PATH_MAX + 64];
         snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
         grade_anchor_here_of(cfg, ex, reference, &here);
@@ -193,7 +193,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
                            ex->points.technique,
                            "skipped: oclgrind's counts were switched off (%s)",
                            cfg->memcheck_off ? cfg->memcheck_off : "--no-memcheck");
-    if (cfg->perf) {
+    if (cfg->perf || cfg->handout) { /* (a handout's point is the instructor's, --no-perf or not) */
         /* the reference's traffic beside the student's is counted on the same values and size */
         memcpy(timed.mine.check_tuning, graded->row.check_tuning, sizeof timed.mine.check_tuning);
         timed.mine.memcheck_shape = graded->row.memcheck_shape;

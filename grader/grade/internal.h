@@ -241,6 +241,12 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
                      int all_right, const struct grader_traffic *mine,
                      const struct grade_anchor_here *here, struct grader_exercise_result *r);
 
+/* A handout's (cfg->handout) lines beside the student's kernel timed alone at n, mine_seconds a
+ * launch (baselines.c): the lecture's sequential loop and OpenBLAS in the grader's own process,
+ * appended to out. */
+void grade_baselines_text(const struct grader_config *cfg, int n, double mine_seconds, char *out,
+                          size_t size);
+
 /* The timed size after a comparison at ex->perf_n whose reference launch took ref_seconds (rx
  * the reference's row): the next doubling to time at, or 0 where this one stays (perf_test.c). */
 int grade_perf_next_n(const struct grader_exercise *ex, const struct grader_exercise *rx,

@@ -7,6 +7,7 @@
 #include "grade/barrier_loop.h"
 #include "grade/score.h"
 
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 
@@ -70,6 +71,14 @@ void grade_test_vendors(const struct grader_config *cfg, const struct grader_exe
     }
     snprintf(name, sizeof name, "speed against %s (points at %s)", who, thresholds);
     int pts = count * ex->points.vendor;
+    if (cfg->handout) {
+        grader_add_instructors(r, name, pts,
+                               "the instructor's grading decides these points: they are your "
+                               "speed against the reference solution's, which the handout leaves "
+                               "out, times the reference's against %s",
+                               who);
+        return;
+    }
     if (here->off) {
         grader_add_verdict(r, GRADER_SKIPPED, name, 0, pts,
                            "skipped: %s is not timed here (%s), so its %d points are left out "
@@ -133,6 +142,43 @@ int grade_perf_next_n(const struct grader_exercise *ex, const struct grader_exer
     return next;
 }
 
+/* A handout's timing (cfg->handout): the point is the instructor's, whose grading has the
+ * reference; here the kernel is timed alone at the row's timed size (jailed, every round checked)
+ * and, for a product, beside the sequential loop and OpenBLAS: a student's speed against what a
+ * student has. */
+static void perf_handout(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         const char *kernel, int all_right, struct grader_exercise_result *r) {
+    char text[2000] = "", why[600] = "", dir[PATH_MAX];
+    double stats[3];
+    if (!cfg->perf)
+        snprintf(text, sizeof text, "\nnot timed here: timing was switched off (--no-perf)");
+    else if (!all_right)
+        snprintf(text, sizeof text,
+                 "\nnot timed here either: the kernel must first be right at "
+                 "every size");
+    else {
+        snprintf(dir, sizeof dir, "%s/%s/perf-alone", cfg->work, ex->id);
+        grader_make_dirs(dir);
+        if (grader_time_student(cfg, ex, kernel, ex->perf_n, dir, stats, why, sizeof why) != 0)
+            snprintf(text, sizeof text, "\nnot timed here: %s", why);
+        else {
+            double flops = grader_flops(ex, grader_square(ex->perf_n));
+            r->gflops = flops / stats[1] * 1e-9;
+            snprintf(text, sizeof text,
+                     "\nhere, N = %d, your kernel alone, %d rounds on the grader's clock: "
+                     "%.3f ms (min %.3f, max %.3f)  %.2f GFLOP/s",
+                     ex->perf_n, GRADER_TIMED_ROUNDS, stats[1] * 1e3, stats[0] * 1e3,
+                     stats[2] * 1e3, r->gflops);
+            if (!ex->is_vector)
+                grade_baselines_text(cfg, ex->perf_n, stats[1], text, sizeof text);
+        }
+    }
+    grader_add_instructors(r, "performance against the reference solution", ex->points.perf,
+                           "the instructor's grading decides this point: it times your kernel "
+                           "against the reference solution, which the handout leaves out%s",
+                           text);
+}
+
 void grade_test_perf(const struct grader_config *cfg, const struct grader_exercise *ex,
                      const struct grader_exercise *ref_ex, const char *kernel, const char *note,
                      int all_right, const struct grader_traffic *mine,
@@ -141,6 +187,12 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
     int pts = ex->points.perf;
     char reference[PATH_MAX], text[4000], traffic[400] = "";
     snprintf(reference, sizeof reference, "%s/solutions/%s/kernel.cl", cfg->root, ex->id);
+    if (cfg->handout) {
+        perf_handout(cfg, ex, kernel, all_right, r);
+        if (ex->vendor_ratios[0] > 0)
+            grade_test_vendors(cfg, ex, ref_ex, reference, 0, here, r);
+        return;
+    }
     if (!all_right) {
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts,
                            "not timed: the kernel must first be right at every size");

@@ -127,7 +127,7 @@ __attribute__((format(printf, 6, 0))) static void add_test(struct grader_exercis
     t->verdict = verdict;
     t->score = score;
     t->max = max;
-    t->left_out = 0;
+    t->left_out = t->instructors = 0;
     if (verdict == GRADER_SKIPPED) { /* the grader's trouble: its points leave the maximum */
         t->left_out = max;
         t->score = t->max = 0;
@@ -173,6 +173,17 @@ void grader_add_verdict(struct grader_exercise_result *r, enum grader_verdict ve
     va_end(ap);
 }
 
+void grader_add_instructors(struct grader_exercise_result *r, const char *name, int max,
+                            const char *fmt, ...) {
+    int before = r->test_count;
+    va_list ap;
+    va_start(ap, fmt);
+    add_test(r, GRADER_SKIPPED, name, 0, max, fmt, ap);
+    va_end(ap);
+    if (r->test_count > before)
+        r->tests[before].instructors = max;
+}
+
 const char *grader_verdict_name(enum grader_verdict verdict) {
     switch (verdict) {
     case GRADER_PASS:
@@ -208,6 +219,13 @@ int grader_result_left_out(const struct grader_exercise_result *r) {
     for (int i = 0; i < r->test_count; i++)
         left_out += r->tests[i].left_out;
     return left_out;
+}
+
+int grader_result_instructors(const struct grader_exercise_result *r) {
+    int points = 0;
+    for (int i = 0; i < r->test_count; i++)
+        points += r->tests[i].instructors;
+    return points;
 }
 
 int grader_result_max_ok(const struct grader_exercise_result *r) {
@@ -246,7 +264,11 @@ void grader_print_exercise(FILE *out, const struct grader_exercise_result *r, in
         const char *verdict = t->verdict == GRADER_SKIPPED ? "skip"
                               : t->score == t->max         ? "ok"
                                                            : "FAIL";
-        if (t->left_out > 0)
+        if (t->instructors > 0)
+            fprintf(out, "  %-4s %d/%d  %s (%d point%s the instructor's grading decides)\n",
+                    verdict, t->score, t->max, name, t->instructors,
+                    t->instructors == 1 ? "" : "s");
+        else if (t->left_out > 0)
             fprintf(out, "  %-4s %d/%d  %s (%d point%s left out of the maximum)\n", verdict,
                     t->score, t->max, name, t->left_out, t->left_out == 1 ? "" : "s");
         else
@@ -320,10 +342,28 @@ void grader_print_summary(FILE *out, const struct grader_exercise_result *result
     grader_sanitize_text(shown);
     fprintf(out, "GFLOP/s: median of timed runs at each exercise's timing size, on %s\n", shown);
     fprintf(out, "Score: %d/%d\n", score, max);
+    /* a handout's points that need the reference: the instructor's grading has it */
+    int instructors = 0;
+    for (int i = 0; i < count; i++)
+        instructors += grader_result_instructors(&results[i]);
+    if (instructors > 0) {
+        fprintf(out,
+                "The instructor's grading decides %d more point%s (the reference solutions, "
+                "which this handout leaves out, time your kernels and hold the quiz's key):",
+                instructors, instructors == 1 ? "" : "s");
+        const char *sep = " ";
+        for (int i = 0; i < count; i++)
+            if (grader_result_instructors(&results[i]) > 0) {
+                fprintf(out, "%s%s %d", sep, results[i].ex->id,
+                        grader_result_instructors(&results[i]));
+                sep = ", ";
+            }
+        fputc('\n', out);
+    }
     /* what the grader could not run here: the same for every student on this machine and flags */
     int left_out = 0;
     for (int i = 0; i < count; i++)
-        left_out += grader_result_left_out(&results[i]);
+        left_out += grader_result_left_out(&results[i]) - grader_result_instructors(&results[i]);
     if (left_out == 0)
         return;
     fprintf(out,
@@ -332,8 +372,9 @@ void grader_print_summary(FILE *out, const struct grader_exercise_result *result
             left_out, left_out == 1 ? "" : "s");
     const char *sep = " ";
     for (int i = 0; i < count; i++)
-        if (grader_result_left_out(&results[i]) > 0) {
-            fprintf(out, "%s%s %d", sep, results[i].ex->id, grader_result_left_out(&results[i]));
+        if (grader_result_left_out(&results[i]) > grader_result_instructors(&results[i])) {
+            fprintf(out, "%s%s %d", sep, results[i].ex->id,
+                    grader_result_left_out(&results[i]) - grader_result_instructors(&results[i]));
             sep = ", ";
         }
     fputc('\n', out);
@@ -401,14 +442,17 @@ int grader_write_json(const char *path, const struct grader_exercise_result *res
         fprintf(stderr, "grader: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
-    int score = 0, max = 0, left_out = 0;
+    int score = 0, max = 0, left_out = 0, instructors = 0;
     for (int i = 0; i < count; i++) {
         score += grader_result_score(&results[i]);
         max += grader_result_max(&results[i]);
         left_out += grader_result_left_out(&results[i]);
+        instructors += grader_result_instructors(&results[i]);
     }
     fprintf(f, "{\n  \"score\": %d,\n  \"execution_time\": %.0f,\n", score, seconds);
     fprintf(f, "  \"extra_data\": {\"max_score\": %d, \"left_out\": %d", max, left_out);
+    if (instructors > 0) /* (a handout's: of left_out, what the instructor's grading decides) */
+        fprintf(f, ", \"instructors\": %d", instructors);
     if (device) {
         fprintf(f, ", \"device\": ");
         json_string(f, device);

@@ -339,25 +339,36 @@ void grade_vendors_alone(const struct grader_config *cfg, const struct grader_ex
         close(lock);
 }
 
-int grader_time_trusted(const struct grader_config *cfg, const struct grader_exercise *ex,
-                        const char *kernel, int n, const char *dir, double stats[3], char *why,
-                        size_t why_size) {
-    struct grade_side s = {.who = "the OpenCL kernel"};
-    snprintf(s.dir, sizeof s.dir, "%s", dir);
-    snprintf(s.log, sizeof s.log, "%s/log.txt", dir);
-    s.child = grade_timing_start(cfg, ex, cfg->self, kernel, n, dir, 0, 0, s.log);
-    char reply[64];
+/* One kernel timed alone at n (grader_time_trusted, grader_time_student): trusted in a harness of
+ * the grader's own, or jailed with every round's C checked as in a comparison. */
+static int time_alone(const struct grader_config *cfg, const struct grader_exercise *ex,
+                      const char *kernel, int n, const char *dir, int jailed, double stats[3],
+                      char *why, size_t why_size) {
+    struct grade_side s = {.who = jailed ? "your kernel" : "the OpenCL kernel"};
+    struct grader_jail jail;
     why[0] = '\0';
+    if (jailed && grader_jail_open(cfg->self, kernel, &jail) != 0) {
+        snprintf(why, why_size, "the grader cannot prepare its folder in /tmp");
+        return -1;
+    }
+    snprintf(s.dir, sizeof s.dir, "%s", jailed ? jail.dir : dir);
+    snprintf(s.log, sizeof s.log, "%s/log.txt", dir);
+    s.child = grade_timing_start(cfg, ex, jailed ? jail.self : cfg->self,
+                                 jailed ? jail.kernel : kernel, n, s.dir, jailed, 0, s.log);
+    char reply[64];
     if (grader_child_ask(s.child, NULL, reply, sizeof reply, 3 * cfg->timeout) != 0 ||
         strcmp(reply, SERVE_READY) != 0)
         snprintf(why, why_size, "its timing run did not start");
-    uint64_t seed = grader_derive_seed(cfg->seed, "trusted timing", n);
+    uint64_t seed = grader_derive_seed(cfg->seed, jailed ? "alone" : "trusted timing", n);
     struct grader_exercise at_n = *ex;
     at_n.perf_n = n;
     if (!why[0])
         grade_timing_calibrate(cfg, &at_n, &s, seed, why, why_size);
     for (int r = 0; r < TIMED_ROUNDS && !why[0]; r++)
-        grade_timing_round(cfg, &s, r, round_seed(seed, r), why, why_size);
+        if (jailed)
+            student_round(cfg, &at_n, &s, r, seed, r == 0 ? 0 : -1, why, why_size);
+        else
+            grade_timing_round(cfg, &s, r, round_seed(seed, r), why, why_size);
     grade_timing_end(cfg, &s);
     if (!why[0]) {
         struct clu_stats t = clu_stats_of(s.timed.seconds, TIMED_ROUNDS);
@@ -369,5 +380,19 @@ int grader_time_trusted(const struct grader_config *cfg, const struct grader_exe
         snprintf(why + used, why_size - (size_t)used, " (the harness %s)", what);
     }
     free(s.log_text);
+    if (jailed)
+        grader_jail_dir_remove(jail.dir);
     return why[0] ? -1 : 0;
+}
+
+int grader_time_trusted(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *kernel, int n, const char *dir, double stats[3], char *why,
+                        size_t why_size) {
+    return time_alone(cfg, ex, kernel, n, dir, 0, stats, why, why_size);
+}
+
+int grader_time_student(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *kernel, int n, const char *dir, double stats[3], char *why,
+                        size_t why_size) {
+    return time_alone(cfg, ex, kernel, n, dir, 1, stats, why, why_size);
 }

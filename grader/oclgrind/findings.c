@@ -9,11 +9,11 @@
  *   <tab>First entity:  Global(1,0,0) Local(1,0,0) Group(0,0,0)
  *   <tab>  store float %2, float addrspace(3)* %arrayidx24, align 4, !dbg !78
  *   <tab>At line 15 (column 21) of input.cl:
- *   <tab>  Bwrk[k] = B[k * N + j];
+ *   <tab>  Bcol[k] = B[k * N + j];
  *   <tab>
  *   <tab>Second entity: ...
  *   <tab>At line 18 (column 30) of input.cl:
- *   <tab>  tmp += Awrk[k] * Bwrk[k];
+ *   <tab>  acc += Arow[k] * Bcol[k];
  *
  * and for --check-api "Oclgrind - OpenCL runtime error detected" with "Function: ...", "Error: ..."
  * and a line that explains. Where oclgrind cannot interpret an instruction (21.10's check for

@@ -171,7 +171,13 @@ int grader_tune_main(int argc, char **argv, const char *self) {
     snprintf(guess, sizeof guess, "%s/../..", clu_exe_dir());
     cfg.root = grader_absolute(root ? root : guess, "workbook root");
     snprintf(buf, sizeof buf, "%s/solutions", cfg.root);
-    const char *solutions = grader_absolute(buf, "solutions folder");
+    int handout = access(buf, F_OK) != 0; /* (make handout's: no solutions/, no reference) */
+    if (handout && !cfg.submission) {
+        fprintf(stderr, "grader: this workbook (a handout) has no solutions/: --submission DIR "
+                        "names the folder whose kernel to tune (make tune: exercises/)\n");
+        return EXIT_USAGE;
+    }
+    const char *solutions = handout ? "" : grader_absolute(buf, "solutions folder");
     cfg.submission =
         cfg.submission ? grader_absolute(cfg.submission, "submission folder") : solutions;
     req.side = strcmp(cfg.submission, solutions) == 0 ? TUNING_REFERENCE : TUNING_SUBMISSION;
@@ -186,7 +192,7 @@ int grader_tune_main(int argc, char **argv, const char *self) {
         cfg.work = strdup(buf);
     grader_make_dirs(cfg.work);
     cfg.work = grader_absolute(cfg.work, "work folder");
-    snprintf(cfg.sandbox.hidden[0], sizeof cfg.sandbox.hidden[0], "%s/solutions", cfg.root);
+    snprintf(cfg.sandbox.hidden[0], sizeof cfg.sandbox.hidden[0], "%s", solutions);
     snprintf(cfg.sandbox.hidden[1], sizeof cfg.sandbox.hidden[1], "%s", cfg.submission);
     snprintf(cfg.sandbox.hidden[2], sizeof cfg.sandbox.hidden[2], "%s", cfg.work);
     if (cfg.sandbox.mode)

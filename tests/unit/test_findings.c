@@ -78,7 +78,7 @@ static void uninit(char *out, size_t size, int line, const char *text) {
              line, text);
 }
 
-static const char fill[] = "Bwrk[k] = B[k * N + j];", use[] = "tmp += Awrk[k] * Bwrk[k];",
+static const char fill[] = "Bcol[k] = B[k * N + j];", use[] = "acc += Arow[k] * Bcol[k];",
                   store[] = "C[i * N + j] = tmp;";
 
 /* The missing barrier's log: races in both orders, the uninitialised stores they cause, and
@@ -105,8 +105,8 @@ static void test_race_both_lines(void **state) {
     char out[4000];
     grader_describe_findings(&f, 1, out, sizeof out);
     const char *races = strstr(out, "3 x Read-write data race at local memory, between\n"
-                                    "      kernel.cl:15:15  Bwrk[k] = B[k * N + j];\n"
-                                    "      kernel.cl:18:18  tmp += Awrk[k] * Bwrk[k];");
+                                    "      kernel.cl:15:15  Bcol[k] = B[k * N + j];\n"
+                                    "      kernel.cl:18:18  acc += Arow[k] * Bcol[k];");
     const char *stores = strstr(out, "2 x Uninitialized value written to global memory, at\n"
                                      "      kernel.cl:19:22  C[i * N + j] = tmp;");
     CHECK(races && stores && races < stores, "the race's two lines, before the store:\n%s", out);

@@ -575,6 +575,81 @@ static void test_maximum(void **state) {
     }
 }
 
+/* A handout's tests that need the reference (grader_add_instructors): skipped, their points out
+ * of the maximum and named as the instructor's grading's, in the test's line, a line of their own
+ * under the score (the other skipped points in theirs) and results.json's instructors. */
+static void test_instructors_points(void **state) {
+    (void)state;
+    struct rng r = rng_for("instructors");
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        int points = grader_max_points(ex), given = 0, theirs = 0, others = 0;
+        struct grader_exercise_result res;
+        memset(&res, 0, sizeof res);
+        res.ex = ex;
+        while (given < points) {
+            int pts = (int)rng_range(&r, 1, points - given < 3 ? points - given : 3);
+            switch ((int)rng_range(&r, 0, 2)) {
+            case 0:
+                grader_add_instructors(&res, "timed", pts, "the instructor's grading decides");
+                theirs += pts;
+                break;
+            case 1:
+                grader_add_verdict(&res, GRADER_SKIPPED, "skipped", 0, pts, "skipped: here");
+                others += pts;
+                break;
+            default:
+                grader_add_test(&res, "ran", pts, pts, "ran");
+            }
+            given += pts;
+        }
+        CHECK(grader_result_instructors(&res) == theirs &&
+                  grader_result_left_out(&res) == theirs + others && grader_result_max_ok(&res),
+              "%s: the instructor's %d (want %d), left out %d (want %d)", ex->id,
+              grader_result_instructors(&res), theirs, grader_result_left_out(&res),
+              theirs + others);
+        char *text = NULL, want[200];
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        grader_print_exercise(f, &res, 0);
+        grader_print_summary(f, &res, 1, "CPU");
+        fclose(f);
+        for (int t = 0; t < res.test_count; t++)
+            if (res.tests[t].instructors) {
+                snprintf(want, sizeof want,
+                         "skip 0/0  timed (%d point%s the instructor's grading "
+                         "decides)\n",
+                         res.tests[t].instructors, res.tests[t].instructors == 1 ? "" : "s");
+                CHECK(strstr(text, want) != NULL, "%s: no line '%s' in:\n%s", ex->id, want, text);
+            }
+        snprintf(want, sizeof want, "more point%s (", theirs == 1 ? "" : "s");
+        CHECK((theirs > 0) == (strstr(text, "The instructor's grading decides") != NULL &&
+                               strstr(text, want) != NULL),
+              "%s: the instructor's %d points in the summary:\n%s", ex->id, theirs, text);
+        snprintf(want, sizeof want, "): %s %d\n", ex->id, theirs);
+        CHECK(theirs == 0 || strstr(text, want), "%s: no '%s' in:\n%s", ex->id, want, text);
+        snprintf(want, sizeof want, ", %s %d\n", ex->id, others);
+        CHECK((others > 0) == (strstr(text, "Left out of the maximum here") != NULL) &&
+                  (others == 0 || strstr(text, want)),
+              "%s: the other %d left out in the summary:\n%s", ex->id, others, text);
+        free(text);
+        char path[128], *json = NULL;
+        snprintf(path, sizeof path, "%s/instructors.json", g_tmp);
+        CHECK(grader_write_json(path, &res, 1, 1.0, NULL) == 0, "grader_write_json failed");
+        f = fopen(path, "r");
+        size_t length = 0;
+        CHECK(f && getdelim(&json, &length, '\0', f) > 0, "cannot read %s", path);
+        fclose(f);
+        snprintf(want, sizeof want, "\"left_out\": %d, \"instructors\": %d", theirs + others,
+                 theirs);
+        CHECK((theirs > 0) == (strstr(json, want) != NULL) &&
+                  (theirs > 0 || !strstr(json, "instructors")),
+              "%s: results.json of the instructor's %d:\n%s", ex->id, theirs, json);
+        free(json);
+        grader_free_result(&res);
+    }
+}
+
 /* ---------------------------------------------------------------- the logs' head */
 
 static char *log_header(const struct grader_run_info *run) {
@@ -711,6 +786,7 @@ int main(void) {
         cmocka_unit_test(test_json_escape_input_sanitized),
         cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_maximum),
+        cmocka_unit_test(test_instructors_points),
         cmocka_unit_test(test_log_header),
         cmocka_unit_test(test_log_only_lines),
         cmocka_unit_test(test_shell_command),
