@@ -11,7 +11,7 @@
 #                                                 results/tuning/<device>.conf, which grade and
 #                                                 bench read (TUNING=dir: another folder for them)
 #   make batch SUBMISSIONS=dir|zip [OUT=dir] [JOBS=n] [EX=id] [FORCE=1] [CONFIG=file] [ROSTER=file]
-#              [WORKSHEET=file] [PLATFORM=moodle|canvas] [PAST=dir] [SANDBOX=none]  grade a class
+#              [WORKSHEET=file] [GRADEBOOK=file] [PLATFORM=moodle|canvas] [PAST=dir] [SANDBOX=none]  grade a class
 #   make gradescope [EX="00_vadd 04"] [CONFIG=file] [RESULTS=dir]  RESULTS/gradescope/autograder.zip,
 #                                                 the autograder to upload to Gradescope
 #   make gradescope-test SUBMISSION=dir|archive [RESULTS=dir]  that zip run on a sample upload as
@@ -193,7 +193,7 @@ tune: deps-grade
 batch: deps-batch $(GRADER) $(TILES) $(INTAKE) $(LIBCLU)
 	@SUBMISSIONS="$(SUBMISSIONS)" OUT="$(OUT)" JOBS="$(JOBS)" EX="$(EX)" FORCE="$(FORCE)" CONFIG="$(CONFIG)" \
 	    TUNING="$(TUNING)" PARTITION="$(PARTITION)" GRES="$(GRES)" STATUS="$(STATUS)" ONE_NODE="$(ONE_NODE)" \
-	    SANDBOX="$(SANDBOX)" ONLY="$(ONLY)" ROSTER="$(ROSTER)" ASSIGNMENT="$(ASSIGNMENT)" WORKSHEET="$(WORKSHEET)" PLATFORM="$(PLATFORM)" PAST="$(PAST)" \
+	    SANDBOX="$(SANDBOX)" ONLY="$(ONLY)" ROSTER="$(ROSTER)" ASSIGNMENT="$(ASSIGNMENT)" WORKSHEET="$(WORKSHEET)" GRADEBOOK="$(GRADEBOOK)" PLATFORM="$(PLATFORM)" PAST="$(PAST)" \
 	    sh grader/batch/$(if $(filter slurm,$(ENGINE)),slurm,batch).sh
 
 # the students' repository: this workbook's committed tree without the reference solutions and

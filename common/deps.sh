@@ -15,7 +15,8 @@ grade="$build oclgrind bubblewrap liboclgrind-dev g++ libopenblas0 libclblast1"
 bench="$grade gnuplot-nox"
 # gnuplot draws the plots of the batch's report.html; similarity-tester (sim_c) finds alike
 # kernels and host programs in a class (grader/batch/similarity.sh)
-batch="$grade jq libarchive-dev gnuplot-nox similarity-tester"
+# (zip: Moodle's feedback files, moodle-feedback.zip)
+batch="$grade jq libarchive-dev gnuplot-nox similarity-tester zip"
 gradescope="$grade zip"
 slides="pandoc"
 slurm="slurmctld slurmd slurm-client munge"

@@ -213,6 +213,27 @@ batch STATUS=1 >"$tmp/status3.txt" 2>&1
 check "then nothing is stale" grep -q ': 8 current, 0 stale, 0 new' "$tmp/status3.txt"
 check "the same files draw the same seed: ada's regrade ($ada_before)" [ "$(fingerprint ada)" = "$ada_before" ]
 check "the new maximum in the gradebook ($(cell ada max), was $full)" [ "$(cell ada max)" -gt "$full" ]
+# Canvas's gradebook export given back filled (GRADEBOOK=): the assignment's column set for the
+# class's Canvas students by their ID, every other byte as Canvas wrote it; lin, whom the export
+# does not list, is said. A run with nothing stale grades nobody and writes the class's files
+gradebook_rows() { # gradebook_rows ALAN GRACE: the export with those cells
+    printf '%s\r\n' 'Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (101),Workbook (4471),Current Score' \
+        '    Points Possible,,,,,10,11,(read only)' \
+        "\"Turing, Alan\",12345,alan,alan,Sec 1,9,$1,88" "\"Hopper, Grace\",555,grace,grace,Sec 1,7,$2,70" \
+        'Test Student,99,,,,,,'
+}
+gradebook_rows "" 5 >"$tmp/gradebook.csv"
+batch GRADEBOOK="$tmp/gradebook.csv" >"$tmp/run4.txt" 2>&1
+gradebook_rows "$(cell alan total)" "$(cell grace total)" >"$tmp/gradebook-filled.csv"
+check "GRADEBOOK= comes back as canvas.csv, the Workbook column filled (alan $(cell alan total), grace $(cell grace total)), all else as it was" \
+    sh -c "cmp '$tmp/gradebook-filled.csv' '$out/canvas.csv' && grep -q ', 0 to grade' '$tmp/run4.txt'"
+check "a Canvas student the export lacks is said (lin)" \
+    grep -q "^batch: canvas.csv: the platform's file has no row for 777 " "$tmp/run4.txt"
+refuses_gradebook() {
+    batch GRADEBOOK="$tmp/gradebook.csv" ASSIGNMENT=Lab >"$tmp/run5.txt" 2>&1 && return 1
+    grep -q 'GRADEBOOK=.*no column to fill' "$tmp/run5.txt" && ! grep -q 'to grade' "$tmp/run5.txt"
+}
+check "a gradebook without the assignment's column stops the batch before grading" refuses_gradebook
 
 # ---------------------------------------------------------------- 4. the platform's own zip
 # Moodle's "download all submissions" as it comes: a zip of the participants' folders and files
@@ -244,6 +265,16 @@ printf '%s\r\n' 'Identifier,Full name,Email address,Status,Grade,Maximum Grade,G
 check "WORKSHEET= comes back as moodle.csv, its Grade cells filled (mallory $mt, dan 0), all else as it was" \
     cmp "$tmp/worksheet-filled.csv" "$tmp/out-zip/moodle.csv"
 check "the zip's class is Moodle's alone: no canvas.csv" [ ! -e "$tmp/out-zip/canvas.csv" ]
+# each participant's grade.log as a feedback file, named as Moodle's feedback zip import reads it
+feedback_zip() {
+    unzip -Z1 "$tmp/out-zip/moodle-feedback.zip" | sort >"$tmp/feedback.txt" &&
+        printf '%s\n' "Lovelace, Ada_1234_assignfeedback_file_/" "Lovelace, Ada_1234_assignfeedback_file_/grade.log" \
+            "Mallory Evil_4321_assignfeedback_file_/" "Mallory Evil_4321_assignfeedback_file_/grade.log" |
+        sort | cmp -s - "$tmp/feedback.txt" &&
+        unzip -p "$tmp/out-zip/moodle-feedback.zip" "Mallory Evil_4321_assignfeedback_file_/grade.log" |
+        cmp -s - "$tmp/out-zip/students/mallory/grade.log"
+}
+check "moodle-feedback.zip: each participant's grade.log in a NAME_NUMBER_assignfeedback_file_ folder" feedback_zip
 check "similarity against an earlier term (PAST=): mallory beside the 2025 class's alan, no pair of two others" \
     sh -c "grep -q '^$ex	kernel.cl	(term-2025:alan)	mallory	' '$tmp/out-zip/similarity.tsv' &&
         ! grep -q '	(.*	(' '$tmp/out-zip/similarity.tsv'"

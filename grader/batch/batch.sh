@@ -62,10 +62,10 @@ if [ "${STATUS:-0}" = 1 ]; then
     # the roster's students with no upload: a row of their own in the gradebook, and here
     missing=0
     if [ -s "$queue.missing" ]; then
-        while IFS="$(printf '\t')" read -r id name lms why; do
-            missing=$((missing + 1))
-            echo "batch: missing $id${name:+ ($name)}: ${why#missing: }"
-        done <"$queue.missing"
+        # (awk: read with IFS=tab would take an empty lms's tab with the next field)
+        missing=$(wc -l <"$queue.missing")
+        awk -F '\t' '{ print "batch: missing " $1 ($2 != "" ? " (" $2 ")" : "") ": " substr($4, 1 + 9 * ($4 ~ /^missing: /)) }' \
+            "$queue.missing"
     fi
     echo "batch: $total students in $subs: $current current, $stale stale, $new new," \
         "$failed to try again, $missing on the roster with nothing submitted (results in $out)"

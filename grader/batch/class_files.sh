@@ -95,7 +95,10 @@ BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
               extension: ($ext | tonumber? // 0), adjustment: ($adj | tonumber? // 0),
               t: ($t | tonumber? // null), how: $how}'
     done <"$queue"
-    [ -f "$queue.missing" ] && while IFS="$(printf '\t')" read -r id name lms why; do
+    # (fields cut one by one: read with IFS=tab would take an empty lms's tab with the next)
+    [ -f "$queue.missing" ] && while IFS= read -r line; do
+        id=$(printf '%s' "$line" | cut -f 1) name=$(printf '%s' "$line" | cut -f 2)
+        lms=$(printf '%s' "$line" | cut -f 3) why=$(printf '%s' "$line" | cut -f 4)
         extra=$(roster_extra "$id")
         jq -nc --arg id "$id" --arg name "$name" --arg status "$why" --arg lms "$lms" \
             --arg ext "$(printf '%s' "$extra" | cut -f1)" --arg adj "$(printf '%s' "$extra" | cut -f2)" \
@@ -138,7 +141,8 @@ mv "$out/skipped.txt.tmp" "$out/skipped.txt" || die "cannot write $out/skipped.t
 # class's (the one platform its downloads show, or PLATFORM=moodle|canvas). ASSIGNMENT (default
 # "Workbook") names Canvas's column: an existing assignment's "Name (id)" updates it, a new name
 # adds one. A file the class has no row for is not written (an older one is removed). With
-# WORKSHEET= (Moodle's grading worksheet, as downloaded) moodle.csv is that worksheet filled in.
+# WORKSHEET= (Moodle's grading worksheet, as downloaded) moodle.csv is that worksheet filled in;
+# with GRADEBOOK= (Canvas's gradebook export, as downloaded) canvas.csv is that export filled in.
 for to in canvas moodle; do
     jq -rs -f "$root/grader/batch/lms_export.jq" --arg to "$to" --arg assignment "${ASSIGNMENT:-Workbook}" \
         --arg platform "${PLATFORM:-}" "$class_json" >"$out/$to.csv.tmp" ||
@@ -153,12 +157,47 @@ for to in canvas moodle; do
                 >"$out/moodle.csv.tmp" 2>"$out/work/.fill.err" &&
             mv "$out/moodle.csv.tmp" "$out/moodle.csv" ||
             die "cannot fill WORKSHEET=$WORKSHEET: $(tail -n 1 "$out/work/.fill.err")"
+    elif [ -s "$out/$to.csv.tmp" ] && [ "$to" = canvas ] && [ -n "${GRADEBOOK:-}" ]; then
+        # Canvas's gradebook export as downloaded, the assignment's column filled by each
+        # student's Canvas ID and every other byte kept (the other assignments, Points Possible)
+        jq -rs -f "$root/grader/batch/lms_export.jq" --arg to canvas-grades --arg platform "${PLATFORM:-}" \
+            "$class_json" >"$out/work/.grades" &&
+            "${intake:-$root/build/grader/intake}" gradebook-fill "$GRADEBOOK" "${ASSIGNMENT:-Workbook}" \
+                "$out/work/.grades" >"$out/canvas.csv.tmp" 2>"$out/work/.fill.err" &&
+            mv "$out/canvas.csv.tmp" "$out/canvas.csv" ||
+            die "cannot fill GRADEBOOK=$GRADEBOOK: $(grep -v '^intake: [0-9]' "$out/work/.fill.err" | tail -n 1)"
     elif [ -s "$out/$to.csv.tmp" ]; then
         mv "$out/$to.csv.tmp" "$out/$to.csv" || die "cannot write $out/$to.csv"
     else
         rm -f "$out/$to.csv.tmp" "$out/$to.csv"
     fi
+    # a student the platform's own file has no row for (enrolled after its download) is said
+    if [ -f "$out/work/.fill.err" ]; then
+        missing=$(sed -n 's/^intake: no row for //p' "$out/work/.fill.err" | tr '\n' ' ')
+        [ -z "$missing" ] || echo "batch: $to.csv: the platform's file has no row for $missing(download it again to include them)" >&2
+        rm -f "$out/work/.fill.err"
+    fi
 done
+# Moodle's feedback files: each student's grade.log in the zip that the assignment's "Upload
+# multiple feedback files in a zip" takes (a folder NAME_NUMBER_assignfeedback_file_ per
+# participant: Moodle reads the number after the first _, so a name's own _ becomes a blank)
+rm -f "$out/moodle-feedback.zip"
+if [ -s "$out/moodle.csv" ]; then
+    stage=$out/work/.feedback
+    rm -rf "$stage" && mkdir -p "$stage" || die "cannot write $stage"
+    jq -rs -f "$root/grader/batch/lms_export.jq" --arg to moodle-feedback --arg platform "${PLATFORM:-}" \
+        "$class_json" | while IFS="$(printf '\t')" read -r id number name; do
+        [ -f "$out/students/$id/grade.log" ] || continue
+        folder="$(printf '%s' "$name" | sed 's/[_/\\[:cntrl:]]/ /g; s/^[.~ ]*//')_${number}_assignfeedback_file_"
+        mkdir -p "$stage/$folder" && cp "$out/students/$id/grade.log" "$stage/$folder/grade.log"
+    done
+    if [ -n "$(ls "$stage")" ]; then
+        (cd "$stage" && zip -qr "$out/moodle-feedback.zip.tmp" .) &&
+            mv "$out/moodle-feedback.zip.tmp" "$out/moodle-feedback.zip" ||
+            echo "batch: no moodle-feedback.zip (zip failed)" >&2
+    fi
+    rm -rf "$stage"
+fi
 unplaced=$(jq -rs -f "$root/grader/batch/lms_export.jq" --arg to unplaced --arg platform "${PLATFORM:-}" \
     "$class_json" 2>/dev/null)
 [ -z "$unplaced" ] || echo "batch: in no platform's import (their platform is not known: the class" \
@@ -215,4 +254,4 @@ else
     echo "batch: no report.html: $(tail -n 1 "$out/work/report.err")" >&2
 fi
 rm -f "$out/work/report.err"
-echo "batch: gradebook $csv (imports: $out/canvas.csv, $out/moodle.csv), summary $out/summary.md, JUnit $out/junit.xml$report"
+echo "batch: gradebook $csv (imports: $out/canvas.csv, $out/moodle.csv$([ -f "$out/moodle-feedback.zip" ] && echo ", feedback $out/moodle-feedback.zip")), summary $out/summary.md, JUnit $out/junit.xml$report"

@@ -58,8 +58,16 @@ batch_settings() {
         WORKSHEET=$(cd "$(dirname "$WORKSHEET")" && pwd)/$(basename "$WORKSHEET")
         said=$("$intake" worksheet "$WORKSHEET" 2>&1 >/dev/null) || die "WORKSHEET=$WORKSHEET: $said"
     fi
+    # GRADEBOOK=file: Canvas's gradebook export, whose assignment column (ASSIGNMENT) canvas.csv
+    # fills: checked before any grading, so that a wrong file stops the batch at once
+    if [ -n "${GRADEBOOK:-}" ]; then
+        [ -f "$GRADEBOOK" ] || die "GRADEBOOK=$GRADEBOOK is not a file"
+        GRADEBOOK=$(cd "$(dirname "$GRADEBOOK")" && pwd)/$(basename "$GRADEBOOK")
+        said=$(: | "$intake" gradebook-fill "$GRADEBOOK" "${ASSIGNMENT:-Workbook}" /dev/stdin 2>&1 >/dev/null) ||
+            die "GRADEBOOK=$GRADEBOOK: $said"
+    fi
     SUBMISSIONS=$subs OUT=$out EX=$only FORCE=$force CONFIG=$config
-    export SUBMISSIONS OUT EX FORCE CONFIG ONLY ROSTER WORKSHEET
+    export SUBMISSIONS OUT EX FORCE CONFIG ONLY ROSTER WORKSHEET GRADEBOOK
 }
 
 # one batch at a time on an OUT folder (fd 9 holds the lock until the front end exits)

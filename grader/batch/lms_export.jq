@@ -7,8 +7,10 @@
 # platform with a platform number (lms, else an id of digits) get a row: the platform matches on
 # it. No row and not the class's platform: nothing is printed (class_files.sh writes no file).
 # --arg to unplaced: the students with a number but no known platform, in a class whose
-# downloads show one (an instructor's to place), on one line. --arg to moodle-grades: Moodle's
-# rows as NUMBER<tab>TOTAL, which `intake worksheet-fill` writes into the instructor's worksheet.
+# downloads show one (an instructor's to place), on one line. --arg to moodle-grades (or
+# canvas-grades): that platform's rows as NUMBER<tab>TOTAL, which `intake worksheet-fill` writes
+# into the instructor's worksheet (`intake gradebook-fill`: Canvas's gradebook export).
+# --arg to moodle-feedback: Moodle's rows as ID<tab>NUMBER<tab>NAME, for the feedback files' zip.
 # Canvas: its gradebook import (Student, ID, SIS User ID, SIS Login ID, Section, an assignment
 # column; a "Points Possible" row first). Moodle: an assignment's offline grading worksheet
 # (Identifier "Participant N", Full name, Grade, Maximum Grade), found by these names. No
@@ -33,8 +35,10 @@ def known: . == "moodle" or . == "canvas";
    | if ($p | known) then $p elif ($seen | length) == 1 then $seen[0] else null end) as $class
 | [.[] | select(number != null) | . + {to: (if (.platform // "" | known) then .platform else $class end)}] as $all
 | $ARGS.named.to as $to
-| [$all[] | select(.to == (if $to == "moodle-grades" then "moodle" else $to end))] as $rows
-| if $to == "moodle-grades" then $rows[] | "\(number)\t\(.final)"
+| [$all[] | select(.to == ($to | sub("-(grades|feedback)$"; "")))] as $rows
+| if $to == "moodle-grades" or $to == "canvas-grades" then $rows[] | "\(number)\t\(.final)"
+  elif $to == "moodle-feedback" then
+    $rows[] | "\(.id)\t\(number)\t\(if .name != "" then .name else .id end | gsub("[\t\r\n]"; " "))"
   elif $to == "unplaced" then
     [$all[] | select(.to == null) | .id] | select(length > 0 and ($seen | length) > 0) | join(", ")
   elif ($rows | length) == 0 and $class != $to then empty

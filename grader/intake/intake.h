@@ -10,8 +10,10 @@
  *   intake_stage.c  one student's uploads staged into DIR/NN_name/{main.c,kernel.cl,...}
  *   intake_class.c  a class's downloads walked into one record a student
  *   intake_worksheet.c  Moodle's grading worksheet: when each upload came, as Moodle says
- *   intake_fill.c   the same worksheet, its Grade column filled with the batch's totals
- *   intake_main.c   the command line (intake class|stage|unpack|name|worksheet|worksheet-fill|caps)
+ *   intake_fill.c   the same worksheet, its Grade column filled with the batch's totals, and
+ *                   Canvas's gradebook export, its assignment's column filled
+ *   intake_main.c   the command line (intake class|stage|unpack|name|worksheet|worksheet-fill|
+ *                   gradebook-fill|caps)
  */
 #ifndef INTAKE_H
 #define INTAKE_H
@@ -132,5 +134,10 @@ int intake_worksheet(const char *text, FILE *out, FILE *err);
  * (`NUMBER<tab>TOTAL` lines) has, every other byte as it was (intake_fill.c). INTAKE_REFUSED
  * (said on ERR) when TEXT has no "Identifier" and "Grade" columns. */
 int intake_worksheet_fill(const char *text, const char *grades, FILE *out, FILE *err);
+/* Canvas's gradebook export TEXT on OUT with ASSIGNMENT's column (its header "ASSIGNMENT" or
+ * "ASSIGNMENT (id)") set for each student whose ID GRADES has, every other byte as it was.
+ * INTAKE_REFUSED (said on ERR) without an ID column or with none or several such columns. */
+int intake_gradebook_fill(const char *text, const char *assignment, const char *grades, FILE *out,
+                          FILE *err);
 
 #endif

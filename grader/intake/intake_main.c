@@ -7,6 +7,8 @@
  *   intake unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]   one archive (intake_unpack)
  *   intake worksheet FILE        Moodle's grading worksheet: NUMBER<tab>EPOCH a participant
  *   intake worksheet-fill FILE GRADES   that worksheet with its Grade column set from GRADES
+ *   intake gradebook-fill FILE ASSIGNMENT GRADES   Canvas's gradebook export, ASSIGNMENT's
+ *                                column set from GRADES
  *                                (NUMBER<tab>TOTAL lines), every other byte as it was
  *   intake name NAME             how a download's name reads: PLATFORM<tab>NUMBER<tab>PERSON<tab>
  *                                LATE<tab>REST
@@ -45,6 +47,7 @@ static int intake_usage(FILE *to, int code) {
             "       intake unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]\n"
             "       intake worksheet FILE\n"
             "       intake worksheet-fill FILE GRADES\n"
+            "       intake gradebook-fill FILE ASSIGNMENT GRADES\n"
             "       intake name NAME\n"
             "       intake caps\n"
             "  the intake of students' uploads: archives checked member by member (links,\n"
@@ -211,6 +214,17 @@ static int intake_fill_command(int argc, char **argv) {
     return code;
 }
 
+static int intake_gradebook_command(int argc, char **argv) {
+    if (argc != 4)
+        return intake_usage(stderr, INTAKE_ERROR);
+    char *text = read_whole(argv[1]), *grades = text ? read_whole(argv[3]) : NULL;
+    int code =
+        grades ? intake_gradebook_fill(text, argv[2], grades, stdout, stderr) : INTAKE_REFUSED;
+    free(text);
+    free(grades);
+    return code;
+}
+
 static int intake_name_command(int argc, char **argv) {
     if (argc != 2)
         return intake_usage(stderr, INTAKE_ERROR);
@@ -243,6 +257,8 @@ int main(int argc, char **argv) {
         return intake_worksheet_command(argc - 1, argv + 1);
     if (strcmp(command, "worksheet-fill") == 0)
         return intake_fill_command(argc - 1, argv + 1);
+    if (strcmp(command, "gradebook-fill") == 0)
+        return intake_gradebook_command(argc - 1, argv + 1);
     if (strcmp(command, "caps") == 0) {
         printf("intake_max_bytes=%llu\nintake_max_file=%d\nintake_max_members=%llu\n"
                "intake_max_folders=%llu\nintake_max_nesting=%d\n",

@@ -591,6 +591,95 @@ static void test_worksheet_fill(void **state) {
     fclose(err);
 }
 
+/* Canvas's gradebook export filled: the assignment's column (its name, or "NAME (id)") set for
+ * each ID the grades have, every other byte kept (other assignments, one whose name only begins
+ * the same, the Points Possible row, quoted names with commas); an ID the file lacks is said. A
+ * file with no such column, or two, or no ID column, is refused. */
+static void test_gradebook_fill(void **state) {
+    (void)state;
+    struct rng r = rng_for("gradebook fill");
+    for (int round = 0; round < 20; round++) {
+        const char *names[] = {"Student",         "ID",
+                               "SIS User ID",     "Lab 1 (101)",
+                               "Workbook (4471)", "Workbook extra (4472)",
+                               "Current Score"};
+        int columns = 7;
+        for (int i = columns - 1; i > 2; i--) { /* (Canvas's first columns stay first) */
+            int j = (int)rng_range(&r, 2, i);
+            const char *t = names[i];
+            names[i] = names[j];
+            names[j] = t;
+        }
+        const char *eol = round % 2 ? "\r\n" : "\n";
+        size_t cap = 1 << 15, n = 0, e = 0, g = 0;
+        char *text = malloc(cap), *expect = malloc(cap), grades[512] = "";
+        CHECK(text && expect, "out of memory");
+        for (int i = 0; i < columns; i++) {
+            n += (size_t)snprintf(text + n, cap - n, "%s%s", i ? "," : "", names[i]);
+            e += (size_t)snprintf(expect + e, cap - e, "%s%s", i ? "," : "", names[i]);
+        }
+        for (int i = 0; i < columns; i++) { /* the Points Possible row: no ID, kept as it is */
+            const char *c = i == 0 ? "    Points Possible" : i == 1 ? "" : "11";
+            n += (size_t)snprintf(text + n, cap - n, "%s%s%s", i ? "," : eol, c,
+                                  i == columns - 1 ? eol : "");
+            e += (size_t)snprintf(expect + e, cap - e, "%s%s%s", i ? "," : eol, c,
+                                  i == columns - 1 ? eol : "");
+        }
+        int rows = (int)rng_range(&r, 1, 8), absent = (int)rng_range(&r, 0, 1);
+        for (int row = 0; row < rows; row++) {
+            long id = 20000 + row * 7 + rng_range(&r, 0, 6);
+            int has = rng_range(&r, 0, 2) > 0;
+            char total[32];
+            snprintf(total, sizeof total, "%ld.%ld", rng_range(&r, 0, 20), rng_range(&r, 0, 99));
+            if (has)
+                g += (size_t)snprintf(grades + g, sizeof grades - g, "%ld\t%s\n", id, total);
+            for (int i = 0; i < columns; i++) {
+                char cell[64];
+                const char *c = names[i];
+                if (!strcmp(c, "Student"))
+                    snprintf(cell, sizeof cell, "\"Lovelace, Ada %d\"", row);
+                else if (!strcmp(c, "ID"))
+                    snprintf(cell, sizeof cell, "%ld", id);
+                else
+                    snprintf(cell, sizeof cell, "%s", rng_range(&r, 0, 1) ? "" : "7.5");
+                n += (size_t)snprintf(text + n, cap - n, "%s%s", i ? "," : "", cell);
+                e += (size_t)snprintf(expect + e, cap - e, "%s%s", i ? "," : "",
+                                      has && !strcmp(c, "Workbook (4471)") ? total : cell);
+            }
+            n += (size_t)snprintf(text + n, cap - n, "%s", eol);
+            e += (size_t)snprintf(expect + e, cap - e, "%s", eol);
+        }
+        if (absent) /* a student the export lacks: said, nothing written for them */
+            snprintf(grades + g, sizeof grades - g, "999999\t7\n");
+        char *got = NULL, *said = NULL;
+        size_t length = 0, said_length = 0;
+        FILE *out = open_memstream(&got, &length), *err = open_memstream(&said, &said_length);
+        CHECK(intake_gradebook_fill(text, "Workbook", grades, out, err) == INTAKE_OK,
+              "round %d: refused", round);
+        fclose(out);
+        fclose(err);
+        CHECK(length == e && memcmp(got, expect, e) == 0,
+              "round %d: filled\n%.600s\nexpected\n%.600s\ngrades\n%s", round, got, expect, grades);
+        CHECK(absent == (strstr(said, "intake: no row for 999999\n") != NULL),
+              "round %d: a student the file lacks (%d), said:\n%s", round, absent, said);
+        free(got);
+        free(said);
+        free(text);
+        free(expect);
+    }
+    FILE *err = fopen("/dev/null", "w");
+    CHECK(intake_gradebook_fill("Student,ID,Lab (1)\r\nx,1,2\r\n", "Workbook", "1\t2\n", stdout,
+                                err) == INTAKE_REFUSED,
+          "an export without the assignment's column is refused");
+    CHECK(intake_gradebook_fill("Student,ID,Workbook (1),Workbook (2)\nx,1,,\n", "Workbook",
+                                "1\t2\n", stdout, err) == INTAKE_REFUSED,
+          "two columns of one name are refused");
+    CHECK(intake_gradebook_fill("Student,SIS,Workbook (1)\nx,1,\n", "Workbook", "1\t2\n", stdout,
+                                err) == INTAKE_REFUSED,
+          "an export without ID is refused");
+    fclose(err);
+}
+
 static int group_setup(void **state) {
     (void)state;
     return testkit_start("test_intake", "TEST_INTAKE_SEED", g_tmp, sizeof g_tmp);
@@ -614,6 +703,7 @@ int main(void) {
         cmocka_unit_test(test_stage_empty_and_oversized),
         cmocka_unit_test(test_worksheet),
         cmocka_unit_test(test_worksheet_fill),
+        cmocka_unit_test(test_gradebook_fill),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
