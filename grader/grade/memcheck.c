@@ -53,11 +53,83 @@ int grade_memcheck_can_run(const char *name, int pts, const char *dead,
     return 1;
 }
 
+/* A kernel stopped at its time limit, not known to be only slow (dead: "the kernel timed out at
+ * ..."), runs once under oclgrind at the smallest build's size with a budget of its own: a
+ * divergent barrier (which hangs POCL) or an index out of bounds is named with its line, or the
+ * report says what it did not find. The point is not given: the kernel did not end. Returns 1
+ * where it added the test (else the check is "not run", as for any other dead kernel). */
+#define HANG_BUDGET 10.0 /* seconds, at most, of that run */
+static int explain_hang(const struct grader_config *cfg, const struct grade_builds *builds,
+                        const char *name, int pts, const char *dead,
+                        struct grader_exercise_result *r) {
+    char oclgrind[PATH_MAX];
+    if (strncmp(dead, "the kernel timed out", 20) != 0 || strstr(dead, "too slow") ||
+        builds->count == 0 || grader_find_program("oclgrind", oclgrind, sizeof oclgrind) != 0)
+        return 0;
+    struct grader_config budget = *cfg;
+    budget.timeout = cfg->timeout < HANG_BUDGET ? cfg->timeout : HANG_BUDGET;
+    const struct grade_build *b = &builds->b[builds->count - 1];
+    char at[300], what[300], *text = malloc(SUMMARY_SIZE), *found = malloc(SUMMARY_SIZE);
+    if (!text || !found) {
+        free(text);
+        free(found);
+        return 0;
+    }
+    grade_build_text(b, at, sizeof at);
+    struct oclgrind_kernel_run o;
+    grade_oclgrind_kernel(&budget, b, "hang", &o);
+    grader_describe_run(&o.h.run, what, sizeof what);
+    int told = snprintf(text, SUMMARY_SIZE,
+                        "not run as a check: %s. To find where, it ran once under oclgrind at %s "
+                        "(%.0f s at most): ",
+                        dead, at, budget.timeout);
+    size_t used = told > 0 ? (size_t)told : 0;
+    if (!o.unreadable && !o.found.blank) {
+        grader_describe_findings(&o.found, 1, found, SUMMARY_SIZE);
+        snprintf(text + used, SUMMARY_SIZE - used, "\n%s", found);
+    } else if (o.h.run.how == RUN_TIMEOUT || o.h.run.how == RUN_TOO_BUSY)
+        snprintf(text + used, SUMMARY_SIZE - used,
+                 "it ran past that too, with no divergent barrier and no index out of bounds "
+                 "before: look for a loop whose condition never changes (a counter not "
+                 "advanced, a bound that grows, a wait on a value no work-item writes)");
+    else if (grade_oclgrind_clean(&o))
+        snprintf(text + used, SUMMARY_SIZE - used,
+                 "it ended there, with nothing to report: the kernel ends at that size, so look "
+                 "at what grows with the size (a loop's bound, the work of each item)");
+    else
+        snprintf(text + used, SUMMARY_SIZE - used, "it %s", what);
+    grade_oclgrind_done(&o);
+    grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "%s", text);
+    /* the test the student reads first, where the kernel was stopped, points here */
+    for (int t = 0; t < r->test_count; t++) {
+        struct grader_test *stopped = &r->tests[t];
+        if (!strstr(stopped->name, "correct at") || !stopped->output ||
+            !strstr(stopped->output, "timed out"))
+            continue;
+        size_t size = strlen(stopped->output) + 200;
+        char *more = malloc(size);
+        if (more) {
+            snprintf(more, size,
+                     "%s\nhint: the memory check below ran the kernel under oclgrind at a small "
+                     "size to find where it hangs",
+                     stopped->output);
+            free(stopped->output);
+            stopped->output = more;
+        }
+        break;
+    }
+    free(text);
+    free(found);
+    return 1;
+}
+
 void grade_test_memcheck(const struct grader_config *cfg, const struct grader_exercise *ex,
                          const struct grade_builds *builds, const char *dead,
                          struct grader_exercise_result *r) {
     const char *name = "memory check (oclgrind): bounds, races, uninitialised values, barriers";
     int pts = ex->points.memcheck;
+    if (explain_hang(cfg, builds, name, pts, dead, r))
+        return;
     if (!grade_memcheck_can_run(name, pts, dead, r))
         return;
     char *text = malloc(SUMMARY_SIZE), *summary = malloc(SUMMARY_SIZE);
