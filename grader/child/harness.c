@@ -2,11 +2,11 @@
  *
  * It builds the kernel from the given kernel.cl, sets its arguments and launches it exactly as
  * the exercise's table row says, on inputs generated from a seed, with C filled with the NaN of
- * CLU_UNWRITTEN_BITS (clu.h) and followed by a guard zone. It then saves C (with the guard), A and
- * B as result files for the parent to check, or, with --serve, takes timed launches one command at
- * a time (see serve()). It decides nothing: the parent grader checks what it saved and holds the
- * clock. A student's kernel and the reference are never in one harness: each has a process of its
- * own.
+ * CLU_UNWRITTEN_BITS (clu.h) and followed by a guard zone. It then saves C, A and B (each with its
+ * guard), B as result files for the parent to check, or, with --serve, takes timed launches one
+ * command at a time (see serve()). It decides nothing: the parent grader checks what it saved and
+ * holds the clock. A student's kernel and the reference are never in one harness: each has a
+ * process of its own.
  *
  *   grader --harness --ex ID --kernel FILE --n N [--m M --k K] --seed S --out DIR
  *                    [--device SPEC] [--exact] [--block B] [--check-tuning]
@@ -471,8 +471,8 @@ int grader_harness_main(int argc, char **argv) {
         CLU_CHECK(clWaitForEvents(1, &done));
         clReleaseEvent(done);
         if (save_buffer(&env, abc[2], c, out_count + guard, f.out, RESULT_C) != 0 ||
-            save_buffer(&env, abc[0], a, in_count[0], f.out, RESULT_A) != 0 ||
-            save_buffer(&env, abc[1], b, in_count[1], f.out, RESULT_B) != 0)
+            save_buffer(&env, abc[0], a, in_count[0] + in_guard[0], f.out, RESULT_A) != 0 ||
+            save_buffer(&env, abc[1], b, in_count[1] + in_guard[1], f.out, RESULT_B) != 0)
             status = HARNESS_USAGE;
     }
     for (int i = 0; i < 3; i++)

@@ -68,6 +68,13 @@ size_t grader_guard_damage(const float *guard, size_t count) {
     return damaged;
 }
 
+size_t grader_input_guard_damage(const float *guard, size_t count) {
+    size_t damaged = 0;
+    for (size_t i = 0; i < count; i++)
+        damaged += memcmp(&guard[i], &(uint32_t){CLU_PAST_END_BITS}, sizeof(float)) != 0;
+    return damaged;
+}
+
 int grader_element_right(int n, const float *a, const float *b, const float *c, size_t i, size_t j,
                          double *want) {
     size_t un = (size_t)n;

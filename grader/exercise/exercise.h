@@ -354,6 +354,9 @@ size_t grader_freivalds(struct grader_size s, const float *a, const float *b, co
 
 /* Elements of the guard zone after C that the kernel changed (0 when intact). */
 size_t grader_guard_damage(const float *guard, size_t count);
+/* The same of the guard after A or B (CLU_PAST_END_BITS, grader_input_guard): a write past an
+ * input's end. */
+size_t grader_input_guard_damage(const float *guard, size_t count);
 
 /* A wrong output described: first wrong element, how many, the hint. */
 void grader_describe_wrong(const struct grader_exercise *ex, struct grader_size s,

@@ -80,10 +80,11 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
            b_count = grader_b_count(ex, size);
     uint64_t seed = grader_seed_for(cfg->seed, ex, size);
     char why[200] = "";
-    size_t guard = grader_guard_count(ex, size);
+    size_t guard = grader_guard_count(ex, size), a_guard = grader_input_guard(ex, size, 0),
+           b_guard = grader_input_guard(ex, size, 1);
     float *c = grader_load_result(h.dir, RESULT_C, count + guard, why, sizeof why);
-    float *a = c ? grader_load_result(h.dir, RESULT_A, a_count, why, sizeof why) : NULL;
-    float *b = a ? grader_load_result(h.dir, RESULT_B, b_count, why, sizeof why) : NULL;
+    float *a = c ? grader_load_result(h.dir, RESULT_A, a_count + a_guard, why, sizeof why) : NULL;
+    float *b = a ? grader_load_result(h.dir, RESULT_B, b_count + b_guard, why, sizeof why) : NULL;
     double *expected = NULL, *tol = NULL;
     int ok = 0;
     if (!b) {
@@ -96,10 +97,13 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
         size_t damaged = grader_guard_damage(c + count, guard);
         int changed_a = grader_input_changed(a, a_count, seed, 0);
         int changed_b = grader_input_changed(b, b_count, seed, 1);
+        /* (a write past an input's end: into the guard after it) */
+        int past_a = grader_input_guard_damage(a + a_count, a_guard) > 0;
+        int past_b = grader_input_guard_damage(b + b_count, b_guard) > 0;
         char wrong[800 + PATH_MAX] = ""; /* (and the picture's path) */
         if (d.m.wrong)
             grader_describe_wrong(ex, size, &d, wrong, sizeof wrong);
-        ok = d.m.wrong == 0 && damaged == 0 && !changed_a && !changed_b;
+        ok = d.m.wrong == 0 && damaged == 0 && !changed_a && !changed_b && !past_a && !past_b;
         *untouched = d.unwritten == count;
         grade_picture(cfg, ex, "C", size, c, expected, tol, d.m.wrong > 0 && !*untouched, wrong,
                       sizeof wrong);
@@ -108,14 +112,23 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
                             count, d.m.max_err);
         else
             grader_add_test(
-                r, name, 0, pts, "%s%s%s%s%s", wrong, wrong[0] && damaged ? "\n" : "",
+                r, name, 0, pts, "%s%s%s%s%s%s%s%s", wrong, wrong[0] && damaged ? "\n" : "",
                 damaged ? "wrote past the end of C (the grader keeps a guard zone there): an "
                           "index goes out of bounds"
                         : "",
                 changed_a || changed_b ? (wrong[0] || damaged ? "\n" : "") : "",
                 changed_a || changed_b ? "changed an input (A or B): the kernel may only read "
                                          "them"
-                                       : "");
+                                       : "",
+                past_a || past_b ? (wrong[0] || damaged || changed_a || changed_b ? "\n" : "") : "",
+                past_a || past_b ? "wrote past the end of " : "",
+                past_a && past_b ? "A and B (the grader keeps a guard zone after each): the "
+                                   "kernel may only read them, and an index goes out of bounds"
+                : past_a ? "A (the grader keeps a guard zone there): the kernel may only read "
+                           "it, and an index goes out of bounds"
+                : past_b ? "B (the grader keeps a guard zone there): the kernel may only read "
+                           "it, and an index goes out of bounds"
+                         : "");
     }
     free(expected);
     free(tol);
