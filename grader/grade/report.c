@@ -315,6 +315,33 @@ void grader_print_log_header(FILE *out, const struct grader_run_info *run,
     fputc('\n', out);
 }
 
+/* Points out of an exercise's maximum: the instructor's (a handout's), and the others. */
+static int instructors_of(const struct grader_exercise_result *r) {
+    return grader_result_instructors(r);
+}
+static int others_of(const struct grader_exercise_result *r) {
+    return grader_result_left_out(r) - grader_result_instructors(r);
+}
+
+/* head (a format of the total and its plural s), then " ID N" for each exercise `of` gives points,
+ * comma-separated; nothing where it gives none. */
+static void points_line(FILE *out, const struct grader_exercise_result *results, int count,
+                        int (*of)(const struct grader_exercise_result *), const char *head) {
+    int total = 0;
+    for (int i = 0; i < count; i++)
+        total += of(&results[i]);
+    if (total == 0)
+        return;
+    fprintf(out, head, total, total == 1 ? "" : "s");
+    const char *sep = " ";
+    for (int i = 0; i < count; i++)
+        if (of(&results[i]) > 0) {
+            fprintf(out, "%s%s %d", sep, results[i].ex->id, of(&results[i]));
+            sep = ", ";
+        }
+    fputc('\n', out);
+}
+
 void grader_print_summary(FILE *out, const struct grader_exercise_result *results, int count,
                           const char *device) {
     int score = 0, max = 0;
@@ -343,41 +370,13 @@ void grader_print_summary(FILE *out, const struct grader_exercise_result *result
     fprintf(out, "GFLOP/s: median of timed runs at each exercise's timing size, on %s\n", shown);
     fprintf(out, "Score: %d/%d\n", score, max);
     /* a handout's points that need the reference: the instructor's grading has it */
-    int instructors = 0;
-    for (int i = 0; i < count; i++)
-        instructors += grader_result_instructors(&results[i]);
-    if (instructors > 0) {
-        fprintf(out,
+    points_line(out, results, count, instructors_of,
                 "The instructor's grading decides %d more point%s (the reference solutions, "
-                "which this handout leaves out, time your kernels and hold the quiz's key):",
-                instructors, instructors == 1 ? "" : "s");
-        const char *sep = " ";
-        for (int i = 0; i < count; i++)
-            if (grader_result_instructors(&results[i]) > 0) {
-                fprintf(out, "%s%s %d", sep, results[i].ex->id,
-                        grader_result_instructors(&results[i]));
-                sep = ", ";
-            }
-        fputc('\n', out);
-    }
+                "which this handout leaves out, time your kernels and hold the quiz's key):");
     /* what the grader could not run here: the same for every student on this machine and flags */
-    int left_out = 0;
-    for (int i = 0; i < count; i++)
-        left_out += grader_result_left_out(&results[i]) - grader_result_instructors(&results[i]);
-    if (left_out == 0)
-        return;
-    fprintf(out,
-            "Left out of the maximum here (the grader cannot run them on this machine or with "
-            "these flags; the same for every student): %d point%s,",
-            left_out, left_out == 1 ? "" : "s");
-    const char *sep = " ";
-    for (int i = 0; i < count; i++)
-        if (grader_result_left_out(&results[i]) > grader_result_instructors(&results[i])) {
-            fprintf(out, "%s%s %d", sep, results[i].ex->id,
-                    grader_result_left_out(&results[i]) - grader_result_instructors(&results[i]));
-            sep = ", ";
-        }
-    fputc('\n', out);
+    points_line(out, results, count, others_of,
+                "Left out of the maximum here (the grader cannot run them on this machine or with "
+                "these flags; the same for every student): %d point%s,");
 }
 
 char *grader_json_escape(const char *text) {
