@@ -11,23 +11,16 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define SEQUENTIAL_MAX_N                                                                           \
-    512                     /* above, the loop is timed at 512 and scaled by N^3 (seconds each)    \
-                             */
-#define OPENBLAS_RUNS 5     /* timed runs of OpenBLAS */
-#define RUN_SECONDS   0.020 /* each at least this long */
+/* Above SEQUENTIAL_MAX_N the loop is timed there and scaled by N^3 (seconds each). */
+#define SEQUENTIAL_MAX_N 512
+#define OPENBLAS_RUNS    5     /* timed runs of OpenBLAS */
+#define RUN_SECONDS      0.020 /* each at least this long */
 
-/* Whether 16 elements of C drawn from seed are A*B's within a float dot product's rounding. */
+/* Whether 16 elements of C drawn from seed are A*B's (grader_element_right's tolerance). */
 static int product_right(int n, const float *a, const float *b, const float *c, uint64_t seed) {
     for (int s = 0; s < 16; s++) {
         uint64_t pick = grader_derive_seed(seed, "baseline check", s) % ((uint64_t)n * n);
-        size_t i = pick / (size_t)n, j = pick % (size_t)n;
-        double dot = 0.0, scale = 0.0;
-        for (size_t k = 0; k < (size_t)n; k++) {
-            dot += (double)a[i * n + k] * b[k * n + j];
-            scale += fabs((double)a[i * n + k] * b[k * n + j]);
-        }
-        if (!(fabs(c[pick] - dot) <= clu_dot_tolerance(n, scale)))
+        if (!grader_element_right(n, a, b, c, pick / (size_t)n, pick % (size_t)n, NULL))
             return 0;
     }
     return 1;

@@ -91,6 +91,10 @@ void grader_add_verdict(struct grader_exercise_result *r, enum grader_verdict ve
 void grader_add_instructors(struct grader_exercise_result *r, const char *name, int max,
                             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* More text under a test already added: its output, a line break, then fmt's text. */
+void grader_test_append(struct grader_test *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* The verdict's name in results.json: "pass", "fail", "skipped" or "not_run". */
 const char *grader_verdict_name(enum grader_verdict verdict);
 

@@ -30,19 +30,13 @@ static void printf_note(const struct grader_exercise *ex, const char *kernel,
         items *= plan.global[d];
     for (int i = 0; i < r->test_count; i++)
         if (strstr(r->tests[i].name, "correct at")) {
-            const char *was = r->tests[i].output ? r->tests[i].output : "";
-            size_t size = strlen(was) + 600;
-            char *more = malloc(size);
-            if (!more)
-                return;
-            snprintf(more, size,
-                     "%s\nnote: kernel.cl calls printf (line %d). Every work-item runs it: at the "
-                     "timed size (N = %d) one launch prints up to %zu lines through the device's "
-                     "printf buffer, and the timed comparison times them with the kernel. Take "
-                     "it out (or put it under #ifdef DEBUG) once the kernel is right",
-                     was, line, ex->perf_n, items);
-            free(r->tests[i].output);
-            r->tests[i].output = more;
+            grader_test_append(
+                &r->tests[i],
+                "note: kernel.cl calls printf (line %d). Every work-item runs it: at the timed "
+                "size (N = %d) one launch prints up to %zu lines through the device's printf "
+                "buffer, and the timed comparison times them with the kernel. Take it out (or "
+                "put it under #ifdef DEBUG) once the kernel is right",
+                line, ex->perf_n, items);
             return;
         }
 }

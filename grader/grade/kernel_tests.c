@@ -159,18 +159,10 @@ void grade_test_sizes(const struct grader_config *cfg, const struct grader_exerc
     }
     /* (not when a run stopped the later ones: a kernel that timed out at N = 100 says nothing
      * about the multiples of 16) */
-    if (passed > 0 && passed < sizes && passed_only_16 && failed_not_16 && !dead[0]) {
-        struct grader_test *last = &r->tests[r->test_count - 1];
-        char *more = malloc(strlen(last->output) + 200);
-        if (more) {
-            sprintf(more,
-                    "%s\nhint: right only at sizes that are multiples of 16: does the "
-                    "kernel assume N is one?",
-                    last->output);
-            free(last->output);
-            last->output = more;
-        }
-    }
+    if (passed > 0 && passed < sizes && passed_only_16 && failed_not_16 && !dead[0])
+        grader_test_append(&r->tests[r->test_count - 1],
+                           "hint: right only at sizes that are multiples of 16: does the kernel "
+                           "assume N is one?");
     *passed_out = passed;
     *sizes_out = sizes;
     *untouched_out = untouched_all;

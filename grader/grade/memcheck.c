@@ -106,16 +106,8 @@ static int explain_hang(const struct grader_config *cfg, const struct grade_buil
         if (!strstr(stopped->name, "correct at") || !stopped->output ||
             !strstr(stopped->output, "timed out"))
             continue;
-        size_t size = strlen(stopped->output) + 200;
-        char *more = malloc(size);
-        if (more) {
-            snprintf(more, size,
-                     "%s\nhint: the memory check below ran the kernel under oclgrind at a small "
-                     "size to find where it hangs",
-                     stopped->output);
-            free(stopped->output);
-            stopped->output = more;
-        }
+        grader_test_append(stopped, "hint: the memory check below ran the kernel under oclgrind "
+                                    "at a small size to find where it hangs");
         break;
     }
     free(text);

@@ -184,6 +184,24 @@ void grader_add_instructors(struct grader_exercise_result *r, const char *name, 
         r->tests[before].instructors = max;
 }
 
+void grader_test_append(struct grader_test *t, const char *fmt, ...) {
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    const char *was = t->output ? t->output : "";
+    int length = vsnprintf(NULL, 0, fmt, ap);
+    size_t used = strlen(was), size = used + 1 + (size_t)(length > 0 ? length : 0) + 1;
+    char *more = length >= 0 ? malloc(size) : NULL;
+    if (more) { /* (where memory runs out the test keeps its text) */
+        snprintf(more, size, "%s\n", was);
+        vsnprintf(more + used + 1, size - used - 1, fmt, again);
+        free(t->output);
+        t->output = more;
+    }
+    va_end(again);
+    va_end(ap);
+}
+
 const char *grader_verdict_name(enum grader_verdict verdict) {
     switch (verdict) {
     case GRADER_PASS:

@@ -518,6 +518,17 @@ static void test_worksheet(void **state) {
 /* The worksheet filled: columns in a random order, cells with commas, quotes, line breaks and
  * feedback far longer than any buffer, CRLF or LF lines, participants with and without a total;
  * every byte is the original's but the Grade cells of those with one. */
+/* A total drawn for KEY into total; whether the batch has it (two times in three), then also
+ * appended to grades as KEY<tab>TOTAL at *used. */
+static int draw_grade(struct rng *r, long key, char total[32], char *grades, size_t size,
+                      size_t *used) {
+    int has = rng_range(r, 0, 2) > 0;
+    snprintf(total, 32, "%ld.%ld", rng_range(r, 0, 20), rng_range(r, 0, 99));
+    if (has)
+        *used += (size_t)snprintf(grades + *used, size - *used, "%ld\t%s\n", key, total);
+    return has;
+}
+
 static void test_worksheet_fill(void **state) {
     (void)state;
     struct rng r = rng_for("worksheet fill");
@@ -544,11 +555,8 @@ static void test_worksheet_fill(void **state) {
         int rows = (int)rng_range(&r, 1, 8);
         for (int row = 0; row < rows; row++) {
             long number = 1000 + row * 7 + rng_range(&r, 0, 6);
-            int has = rng_range(&r, 0, 2) > 0;
             char total[32];
-            snprintf(total, sizeof total, "%ld.%ld", rng_range(&r, 0, 20), rng_range(&r, 0, 99));
-            if (has)
-                g += (size_t)snprintf(grades + g, sizeof grades - g, "%ld\t%s\n", number, total);
+            int has = draw_grade(&r, number, total, grades, sizeof grades, &g);
             for (int i = 0; i < 5; i++) {
                 char cell[3000];
                 const char *c = names[i];
@@ -628,11 +636,8 @@ static void test_gradebook_fill(void **state) {
         int rows = (int)rng_range(&r, 1, 8), absent = (int)rng_range(&r, 0, 1);
         for (int row = 0; row < rows; row++) {
             long id = 20000 + row * 7 + rng_range(&r, 0, 6);
-            int has = rng_range(&r, 0, 2) > 0;
             char total[32];
-            snprintf(total, sizeof total, "%ld.%ld", rng_range(&r, 0, 20), rng_range(&r, 0, 99));
-            if (has)
-                g += (size_t)snprintf(grades + g, sizeof grades - g, "%ld\t%s\n", id, total);
+            int has = draw_grade(&r, id, total, grades, sizeof grades, &g);
             for (int i = 0; i < columns; i++) {
                 char cell[64];
                 const char *c = names[i];

@@ -488,6 +488,18 @@ static void test_json_escape_input_sanitized(void **state) {
 
 /* ---------------------------------------------------------------- the maximum */
 
+/* res's results.json as grader_write_json writes it (malloc'd). */
+static char *json_of(const struct grader_exercise_result *res) {
+    char path[128], *json = NULL;
+    snprintf(path, sizeof path, "%s/result.json", g_tmp);
+    CHECK(grader_write_json(path, res, 1, 1.0, NULL) == 0, "grader_write_json failed");
+    FILE *f = fopen(path, "r");
+    size_t length = 0;
+    CHECK(f && getdelim(&json, &length, '\0', f) > 0, "cannot read %s", path);
+    fclose(f);
+    return json;
+}
+
 /* A skipped test scores 0 of 0 and keeps its points as left out; the exercise's maximum plus its
  * points left out is its row's grader_max_points, and grader_result_max_ok holds exactly then. A
  * test that goes missing, or a skip that does not say its points, breaks it. Every row, with its
@@ -531,13 +543,7 @@ static void test_maximum(void **state) {
                       (res.tests[t].max == 0 && res.tests[t].score == 0),
                   "%s: a skipped test scores %d of %d", ex->id, res.tests[t].score,
                   res.tests[t].max);
-        char path[128], *json = NULL, want[300];
-        snprintf(path, sizeof path, "%s/maximum.json", g_tmp);
-        CHECK(grader_write_json(path, &res, 1, 1.0, NULL) == 0, "grader_write_json failed");
-        FILE *f = fopen(path, "r");
-        size_t length = 0;
-        CHECK(f && getdelim(&json, &length, '\0', f) > 0, "cannot read %s", path);
-        fclose(f);
+        char *json = json_of(&res), want[300];
         snprintf(want, sizeof want,
                  "\"%s\": {\"score\": %d, \"max_score\": %d, \"left_out\": %d, \"points\": %d}",
                  ex->id, score, points - left_out, left_out, points);
@@ -548,7 +554,7 @@ static void test_maximum(void **state) {
         free(json);
         char *text = NULL;
         size_t size = 0;
-        f = open_memstream(&text, &size);
+        FILE *f = open_memstream(&text, &size);
         grader_print_summary(f, &res, 1, "GPU");
         fclose(f);
         snprintf(want, sizeof want, "Score: %d/%d\n", score, points - left_out);
@@ -633,13 +639,7 @@ static void test_instructors_points(void **state) {
                   (others == 0 || strstr(text, want)),
               "%s: the other %d left out in the summary:\n%s", ex->id, others, text);
         free(text);
-        char path[128], *json = NULL;
-        snprintf(path, sizeof path, "%s/instructors.json", g_tmp);
-        CHECK(grader_write_json(path, &res, 1, 1.0, NULL) == 0, "grader_write_json failed");
-        f = fopen(path, "r");
-        size_t length = 0;
-        CHECK(f && getdelim(&json, &length, '\0', f) > 0, "cannot read %s", path);
-        fclose(f);
+        char *json = json_of(&res);
         snprintf(want, sizeof want, "\"left_out\": %d, \"instructors\": %d", theirs + others,
                  theirs);
         CHECK((theirs > 0) == (strstr(json, want) != NULL) &&
