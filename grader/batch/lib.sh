@@ -70,10 +70,14 @@ batch_settings() {
     export SUBMISSIONS OUT EX FORCE CONFIG ONLY ROSTER WORKSHEET GRADEBOOK
 }
 
-# one batch at a time on an OUT folder (fd 9 holds the lock until the front end exits)
+# one batch at a time on an OUT folder (fd 9 holds the lock until the front end exits). The
+# class files' writer (class_files.sh, the job that ends a Slurm array) holds it for seconds: a
+# run started meanwhile waits for it, up to a minute, rather than refusing.
 batch_lock() {
     exec 9>"$out/.lock"
-    flock -n 9 || die "another batch is running on $out (or wait for it: its lock is $out/.lock)"
+    flock -n 9 && return 0
+    echo "batch: $out is locked (its class files being written, or another batch): waiting up to 60 s" >&2
+    flock -w 60 9 || die "another batch is running on $out (or wait for it: its lock is $out/.lock)"
 }
 
 # make tune's files (results/tuning/<device>.conf, or TUNING's) as the graders read them: the

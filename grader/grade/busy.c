@@ -97,6 +97,25 @@ int grade_busy_rounds_kept(const struct grade_busy_launches *mine,
     return count;
 }
 
+int grade_busy_kept_starved(const struct grade_busy_launches *mine,
+                            const struct grade_busy_launches *ref,
+                            const struct grader_vendor_times *v, int rounds,
+                            const int kept[GRADER_MAX_ROUNDS]) {
+    for (int r = 0; r < rounds; r++)
+        if (kept[r] && round_lost(mine, ref, v, r, rounds) > GRADE_BUSY_LOST)
+            return 1;
+    return 0;
+}
+
+double grade_busy_unstarved_seconds(const struct grade_busy_launches *s, int r, double cpus) {
+    double had = s->cpus[r], wanted = had + s->waited[r];
+    if (!(had > 0.0) || !(s->waited[r] > 0.0) || !(cpus > 0.0))
+        return s->seconds[r];
+    if (wanted > cpus)
+        wanted = cpus;
+    return had < wanted ? s->seconds[r] * had / wanted : s->seconds[r];
+}
+
 /* A vendor's verdict is on these alone: OpenBLAS's threads wait on each other, so one that lost a
  * core ran here at a third of its speed (103 ms against 33 at N = 1024), where POCL's
  * work-groups, handed out as threads come free, slowed by half. */

@@ -53,6 +53,19 @@ int grade_busy_rounds_kept(const struct grade_busy_launches *mine,
                            const struct grader_vendor_times *v, int rounds,
                            int kept[GRADER_MAX_ROUNDS]);
 
+/* Whether any of the kept rounds (kept[r], from grade_busy_rounds_kept) lost more than
+ * GRADE_BUSY_LOST: fewer than 3 were quiet, and the least starved stand in for them. */
+int grade_busy_kept_starved(const struct grade_busy_launches *mine,
+                            const struct grade_busy_launches *ref,
+                            const struct grader_vendor_times *v, int rounds,
+                            const int kept[GRADER_MAX_ROUNDS]);
+
+/* What side s's launch in slot r would have taken with every CPU its threads waited for, up to
+ * the machine's cpus: seconds * had / min(had + waited, cpus); its seconds where either is
+ * unknown. A bound, not a figure to score on: threads that wait without running (a spinner at
+ * a low priority) would shrink it, so only a verdict's doubt is read from it (score.h). */
+double grade_busy_unstarved_seconds(const struct grade_busy_launches *s, int r, double cpus);
+
 /* Vendor id's launches (the rounds' and those taken again) that lost at most GRADE_BUSY_LOST, each
  * against its best CPUs in any of them: their seconds into quiet, unsorted, and how many. */
 int grade_busy_vendor_quiet(const struct grader_vendor_times *v, int id,

@@ -68,6 +68,24 @@ int grade_score_perf_earned(double ratio, double perf_ratio) {
     return ratio >= perf_ratio;
 }
 
+int grade_score_perf_unsure(const struct grade_busy_launches *mine,
+                            const struct grade_busy_launches *ref, int rounds, double perf_ratio,
+                            double cpus, double *could) {
+    int kept[GRADER_MAX_ROUNDS], n = 0;
+    double ratios[GRADER_MAX_ROUNDS];
+    *could = 0.0;
+    grade_busy_rounds_kept(mine, ref, NULL, rounds, kept);
+    if (!grade_busy_kept_starved(mine, ref, NULL, rounds, kept))
+        return 0;
+    for (int r = 0; r < rounds; r++) {
+        double alone = grade_busy_unstarved_seconds(mine, r, cpus);
+        if (kept[r] && alone > 0.0)
+            ratios[n++] = ref->seconds[r] / alone;
+    }
+    *could = clu_stats_of(ratios, n).median;
+    return n > 0 && grade_score_perf_earned(*could, perf_ratio);
+}
+
 /* ---------------------------------------------------------------- the capstone's vendors */
 
 /* The same for every student on one device, known before any student's code runs. */

@@ -43,6 +43,18 @@ double grade_score_spread(const struct grade_busy_launches *mine,
 /* Whether a ratio (grade_score_figures) earns the performance point at the plan's perf_ratio. */
 int grade_score_perf_earned(double ratio, double perf_ratio);
 
+/* Whether a ratio under perf_ratio may be the busy machine's doing rather than the kernel's:
+ * the rounds kept were not all quiet (busy throughout, the least starved stand in), and the
+ * student's launches, each with every CPU it waited for (grade_busy_unstarved_seconds, at most
+ * the machine's cpus), would reach perf_ratio against the reference's as timed (the median of
+ * those rounds' ratios, into *could). Beside a batch's other gradings a copy of the reference
+ * had 0.3 CPUs where the reference had 0.6 in the same round (ratio 0.47 of the median): such a
+ * verdict is not published but graded again (too busy), never a point lost for the machine.
+ * A loss that holds even so (a kernel 6 times slower) is published as measured. */
+int grade_score_perf_unsure(const struct grade_busy_launches *mine,
+                            const struct grade_busy_launches *ref, int rounds, double perf_ratio,
+                            double cpus, double *could);
+
 /* The capstone's anchor against the reference, timed together with no student's code running
  * (anchor.c): the reference's fastest launch and the anchor's fastest quiet one. A starved launch
  * of the anchor never counts: OpenBLAS's threads wait on each other, so one that lost a core ran

@@ -21,6 +21,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,6 +107,15 @@ static void vendor_again(const struct grader_config *cfg, struct grade_side *ref
         v->again++;
         v->again_seconds = grade_timing_now() - start;
     }
+}
+
+/* The CPUs this process may run on: the most a launch of either side can want at once. */
+static double machine_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (double)online : 1.0;
 }
 
 /* ---------------------------------------------------------------- the comparison */
@@ -284,6 +294,17 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
         *ref_fastest = f.ref_unloaded;
         *earned = grade_score_perf_earned(f.ratio, cfg->perf_ratio);
         figures_text(ex, mine, &f, *gflops, *ref_gflops, cfg->perf_ratio, out, out_size);
+        double could = 0.0;
+        if (!*earned && grade_score_perf_unsure(&mine->timed, &ref->timed, rounds, cfg->perf_ratio,
+                                                machine_cpus(), &could)) {
+            *too_busy = 1;
+            size_t used = strlen(out);
+            snprintf(out + used, out_size - used,
+                     "\nnot scored: the machine was busy throughout, and your launches had less "
+                     "of it than the reference's (with the CPUs they waited for, the ratio could "
+                     "be %.2f): graded again when it is quieter",
+                     could);
+        }
     }
     free(mine->log_text);
     free(ref->log_text);

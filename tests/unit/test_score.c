@@ -12,6 +12,8 @@
  *     the reference's, timed together (its fastest of all where none was quiet, said so); the
  *     student's ratio to the reference times the reference's over the anchor's, each fraction
  *     just below, at and just above: always scored, so the maximum never moves.
+ *   - a loss on a machine busy throughout published only where it holds with every CPU the
+ *     student's launches waited for (at most the machine's), else graded again;
  * Figures are drawn from a seed chosen at run time and printed at the start and in every failure;
  * TEST_SCORE_SEED=<seed> repeats a run. Where a threshold is met exactly the figures are chosen so
  * that floating point computes it exactly (3m of 4m CPUs, seconds that are powers of two).
@@ -388,6 +390,63 @@ static void test_perf_point_threshold(void **state) {
     }
 }
 
+/* A loss on a machine busy throughout is only published where it holds with every CPU the
+ * student's launches waited for (at most the machine's): else no verdict, graded again. Quiet
+ * rounds, or a GPU (no CPU figures), keep the ratio's verdict. */
+static void test_perf_unsure(void **state) {
+    (void)state;
+    struct rng r = rng_for("perf_unsure");
+    static struct grade_busy_launches sides[2];
+    int unsure_seen = 0, sure_seen = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        double perf_ratio = uniform(&r, 0.3, 0.9), machine = (double)rng_range(&r, 1, 16);
+        int rounds = (int)rng_range(&r, GRADER_TIMED_ROUNDS, GRADER_MAX_ROUNDS);
+        int kind = (int)rng_range(&r, 0, 2); /* 0 busy throughout, 1 quiet, 2 a GPU */
+        fill(&sides[0], kind == 2 ? -1.0 : machine, 0.0);
+        fill(&sides[1], kind == 2 ? -1.0 : machine, 0.0);
+        for (int i = 0; i < rounds; i++) {
+            double mine = uniform(&r, 0.001, 0.1);
+            sides[0].seconds[i] = sides[0].reported[i] = mine;
+            sides[1].seconds[i] = sides[1].reported[i] =
+                mine * uniform(&r, 0.05, 0.99) * perf_ratio;
+            if (kind == 0)
+                for (int w = 0; w < 2; w++) { /* each lost 30% to 95% of the CPU time it wanted */
+                    double had = uniform(&r, 0.1, 1.0) * machine;
+                    plant_wait(sides[w].cpus, sides[w].waited, i, had, uniform(&r, 0.3, 0.95));
+                    if (rng_range(&r, 0, 4) == 0) /* spinners: waits past the machine's CPUs */
+                        sides[w].waited[i] = machine * uniform(&r, 2.0, 40.0);
+                }
+        }
+        int kept[GRADER_MAX_ROUNDS], n = 0;
+        grade_busy_rounds_kept(&sides[0], &sides[1], NULL, rounds, kept);
+        double ratios[GRADER_MAX_ROUNDS];
+        for (int i = 0; i < rounds; i++) {
+            if (!kept[i])
+                continue;
+            double had = sides[0].cpus[i], wanted = had + sides[0].waited[i];
+            wanted = wanted < machine ? wanted : machine;
+            double alone = kind == 0 && had < wanted ? sides[0].seconds[i] * had / wanted
+                                                     : sides[0].seconds[i];
+            ratios[n++] = sides[1].seconds[i] / alone;
+        }
+        double want_could = clu_stats_of(ratios, n).median, could = -1.0;
+        int want = kind == 0 && want_could >= perf_ratio;
+        int got =
+            grade_score_perf_unsure(&sides[0], &sides[1], rounds, perf_ratio, machine, &could);
+        CHECK(got == want, "kind %d, %d rounds on %g CPUs: unsure %d, want %d (could %.3f at %.3f)",
+              kind, rounds, machine, got, want, want_could, perf_ratio);
+        CHECK(kind != 0 || fabs(could - want_could) <= 1e-12 * want_could,
+              "could %.17g, want %.17g", could, want_could);
+        struct grade_score_figures f;
+        grade_score_figures(&sides[0], &sides[1], NULL, rounds, &f);
+        CHECK(!grade_score_perf_earned(f.ratio, perf_ratio), "every round's ratio is under %g",
+              perf_ratio);
+        unsure_seen += got, sure_seen += kind == 0 && !got;
+    }
+    /* both verdicts occur: a loss that holds and one that is the machine's */
+    CHECK(unsure_seen > 100 && sure_seen > 100, "unsure %d, sure %d", unsure_seen, sure_seen);
+}
+
 /* The figures beside the ratio: each side's median, min and max of the kept rounds, their
  * medians of what the harnesses reported, the CPUs, the reference's fastest launch less what it
  * waited. */
@@ -608,6 +667,7 @@ int main(void) {
         cmocka_unit_test(test_busy_throughout),
         cmocka_unit_test(test_vendor_quiet),
         cmocka_unit_test(test_perf_point_threshold),
+        cmocka_unit_test(test_perf_unsure),
         cmocka_unit_test(test_figures),
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_anchor_is_by_device),
