@@ -405,6 +405,7 @@ static int confirm(struct tune *t, const struct trial *base, const struct trial 
     int pairs = 0;
     for (int i = 0; i < 2; i++) {
         memset(&again[i], 0, sizeof again[i]);
+        again[i].state = TRIAL_SKIPPED; /* (until a pair times it: TRIAL_TIMED is 0) */
         again[i].values = which[i]->values;
     }
     for (int p = 0; p < TUNE_CONFIRM_PAIRS; p++) {

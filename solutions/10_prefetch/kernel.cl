@@ -84,12 +84,19 @@ void load_tiles(const int N, const __global float *A, const __global float *B, i
      * rows r = ty, ty + RTSM, ... < TSK and the columns c = tx + wn*RTSN (wn < WPTN). No
      * barrier here: the kernel places them. */
     /* TODO(student) begin */
-    for (int r = ty; r < TSM; r += RTSM)
-        for (int c = tx; c < TSK; c += RTSN)
-            Asub[r][c] = A[(row0 + r) * N + t * TSK + c];
-    for (int r = ty; r < TSK; r += RTSM)
-        for (int c = tx; c < TSN; c += RTSN)
-            Bsub[r][c] = B[(t * TSK + r) * N + col0 + c];
+    /* counted from 0 to constants, as in 09: the loops unroll */
+#pragma unroll
+    for (int wm = 0; wm < WPTM; wm++)
+#pragma unroll
+        for (int l = 0; l < TSK / RTSN; l++)
+            Asub[ty + wm * RTSM][tx + l * RTSN] =
+                A[(row0 + ty + wm * RTSM) * N + t * TSK + tx + l * RTSN];
+#pragma unroll
+    for (int l = 0; l < TSK / RTSM; l++)
+#pragma unroll
+        for (int wn = 0; wn < WPTN; wn++)
+            Bsub[ty + l * RTSM][tx + wn * RTSN] =
+                B[(t * TSK + ty + l * RTSM) * N + col0 + tx + wn * RTSN];
     /* TODO(student) end */
 }
 

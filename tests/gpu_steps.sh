@@ -1,0 +1,59 @@
+#!/bin/sh
+# tests/gpu_steps.sh OUT - on a machine with an NVIDIA GPU (the workplace's device, which starts
+# bare): the register-blocking steps (09, 10) tuned with make tune's search on the GPU through
+# NVIDIA's OpenCL, each reference graded there with its tuned values, then make bench at
+# N = 4096 with those values beside CLBlast (Debian's package, build/debs/libclblast1_*.deb,
+# carried with the checkout and unpacked into /tmp) and cuBLAS. What it measures goes to OUT: the
+# tuning file, the gradings' reports, bench.csv and bench.md, and what each step took
+# (steps.txt), in OUT.tar.gz. Nothing interactive; about five minutes on an H200 (make tune's
+# two searches most of it).
+#   GPU_STEPS_DEVICE (nvidia), GPU_STEPS_N (4096), GPU_STEPS_BUDGET (seconds of make tune's search
+#   per exercise, 90): a dry run elsewhere, e.g. GPU_STEPS_DEVICE=pocl GPU_STEPS_N=256.
+set -u
+out=${1:?usage: tests/gpu_steps.sh OUT}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+device=${GPU_STEPS_DEVICE:-nvidia}
+n=${GPU_STEPS_N:-4096}
+budget=${GPU_STEPS_BUDGET:-90}
+mkdir -p "$out/tuning"
+log=$out/steps.txt
+step() { echo "$(date +%H:%M:%S) $*" | tee -a "$log"; }
+# NVIDIA's OpenCL is there once its ICD file is
+if [ "$device" = nvidia ]; then
+    mkdir -p /etc/OpenCL/vendors
+    [ -e /etc/OpenCL/vendors/nvidia.icd ] || echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >"$out/gpu.txt" 2>&1
+fi
+for deb in build/debs/*.deb; do
+    [ -e "$deb" ] && dpkg -x "$deb" /tmp/debs-root
+done
+LD_LIBRARY_PATH=/tmp/debs-root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH CLU_SKIP_DEPS=1
+step "build"
+B=$root/build
+make -s -j"$(nproc)" "$B/grader/grader" "$B/grader/launch_layer.so" programs >"$out/build.txt" 2>&1 ||
+    { step "build failed"; tail -n 30 "$out/build.txt"; exit 1; }
+for ex in 09 10; do
+    step "make tune EX=$ex SUBMISSION=solutions (budget $budget s)"
+    start=$(date +%s)
+    "$B/grader/grader" --tune --ex $ex --submission solutions --device "$device" --budget "$budget" \
+        --tuning "$out/tuning" --work /tmp/gpu-steps-work >"$out/tune$ex.txt" 2>&1
+    step "  exit $?, $(($(date +%s) - start)) s"
+done
+for ex in 09 10; do
+    step "grade solutions/$ex with the tuned values"
+    start=$(date +%s)
+    "$B/grader/grader" --submission solutions --ex $ex --no-memcheck --device "$device" \
+        --tuning "$out/tuning" --json "$out/grade$ex.json" --results "$out/grade$ex" \
+        --work /tmp/gpu-steps-work >"$out/grade$ex.txt" 2>&1
+    step "  exit $?, $(($(date +%s) - start)) s: $(sed -n 's/^Score: //p' "$out/grade$ex.txt")"
+done
+step "bench N = $n with the tuned values"
+start=$(date +%s)
+"$B/grader/grader" --bench --root "$root" --n "$n" --device "$device" --tuning "$out/tuning" \
+    --out "$out/bench" >"$out/bench.txt" 2>&1
+step "  exit $?, $(($(date +%s) - start)) s"
+step "done"
+# one file back (the device returns only a few)
+tar -C "$out" -czf "$out.tar.gz" . && rm -rf "$out"
