@@ -11,21 +11,8 @@ out=${1:?usage: tests/gpu_capstone.sh OUT}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 mkdir -p "$out"
-log=$out/steps.txt
-step() { echo "$(date +%H:%M:%S) $*" | tee -a "$log"; }
-# NVIDIA's OpenCL is there once its ICD file is
-mkdir -p /etc/OpenCL/vendors
-[ -e /etc/OpenCL/vendors/nvidia.icd ] || echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
-for deb in build/debs/*.deb; do
-    [ -e "$deb" ] && dpkg -x "$deb" /tmp/debs-root
-done
-LD_LIBRARY_PATH=/tmp/debs-root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export LD_LIBRARY_PATH CLU_SKIP_DEPS=1
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >"$out/gpu.txt" 2>&1
-step "build"
-B=$root/build
-make -s -j"$(nproc)" "$B/grader/grader" "$B/grader/launch_layer.so" programs >"$out/build.txt" 2>&1 ||
-    { step "build failed"; tail -n 30 "$out/build.txt"; exit 1; }
+device=nvidia
+. "$root/tests/gpu_setup.sh"
 for i in 1 2; do
     step "grade solutions/13 ($i of 2)"
     start=$(date +%s)

@@ -17,23 +17,7 @@ device=${GPU_STEPS_DEVICE:-nvidia}
 n=${GPU_STEPS_N:-4096}
 budget=${GPU_STEPS_BUDGET:-90}
 mkdir -p "$out/tuning"
-log=$out/steps.txt
-step() { echo "$(date +%H:%M:%S) $*" | tee -a "$log"; }
-# NVIDIA's OpenCL is there once its ICD file is
-if [ "$device" = nvidia ]; then
-    mkdir -p /etc/OpenCL/vendors
-    [ -e /etc/OpenCL/vendors/nvidia.icd ] || echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
-    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >"$out/gpu.txt" 2>&1
-fi
-for deb in build/debs/*.deb; do
-    [ -e "$deb" ] && dpkg -x "$deb" /tmp/debs-root
-done
-LD_LIBRARY_PATH=/tmp/debs-root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export LD_LIBRARY_PATH CLU_SKIP_DEPS=1
-step "build"
-B=$root/build
-make -s -j"$(nproc)" "$B/grader/grader" "$B/grader/launch_layer.so" programs >"$out/build.txt" 2>&1 ||
-    { step "build failed"; tail -n 30 "$out/build.txt"; exit 1; }
+. "$root/tests/gpu_setup.sh"
 for ex in 09 10; do
     step "make tune EX=$ex SUBMISSION=solutions (budget $budget s)"
     start=$(date +%s)
