@@ -162,6 +162,9 @@ struct grader_exercise {
     /* what a C wrong almost everywhere most likely means in this step, where no pattern of the
      * wrong elements says more (NULL: nothing) */
     const char *wrong_everywhere_hint;
+    /* the memory check's hint for a race in local memory where the step has a rule of its own
+     * (double buffers: which buffer a step fills), NULL: the general one (findings.c) */
+    const char *local_race_hint;
 };
 
 /* Full performance points at this fraction of the reference's speed or better (timings on shared

@@ -281,6 +281,11 @@ const struct grader_exercise grader_exercises[] = {
                                       "other buffers while computing on the current pair, then "
                                       "one barrier per tile keeps every read and write apart "
                                       "(the memory check finds a race otherwise)"},
+        .local_race_hint = "with two buffers, each step fills the pair that no work-item reads "
+                           "in it: at the top of step t the barrier, then load tile t+1 into "
+                           "Asub[(t+1) % 2] and Bsub[(t+1) % 2] while the multiply-adds read "
+                           "Asub[t % 2] and Bsub[t % 2]; a load into t % 2 overwrites the tile "
+                           "others still compute with",
     },
     {
         .id = "11_any_size",
@@ -381,6 +386,11 @@ const struct grader_exercise grader_exercises[] = {
         .cuda_per_size = 1,
         .cuda_tuning = {{"TSK", 16}, {NULL, 0}},
         .cuda_perf_n = 2048, /* 8 timed launches of C saved: 128 MB, within the jail's disk limit */
+        .local_race_hint = "with two buffers, step t stores the tile it fetched into Asub[t % 2] "
+                           "and Bsub[t % 2], which held tile t-2 (every work-item finished it "
+                           "before the last barrier), while the multiply-adds of the same step "
+                           "read tile t-1 from Asub[(t-1) % 2] and Bsub[(t-1) % 2]: a store into "
+                           "(t-1) % 2, the same as (t+1) % 2, overwrites what others still read",
     },
     {
         /* no OpenCL kernel: a quiz on notes.md (answers.txt against solutions/.../answers.txt)

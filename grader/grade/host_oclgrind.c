@@ -279,7 +279,7 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
     }
     char *summary = malloc(SUMMARY_SIZE);
     if (summary)
-        grader_describe_findings(&f, 0, summary, SUMMARY_SIZE);
+        grader_describe_findings(&f, 0, NULL, summary, SUMMARY_SIZE);
     if (!api && !memory_counts) {
         grade_appendf(
             out, size,

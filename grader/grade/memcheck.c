@@ -85,7 +85,7 @@ static int explain_hang(const struct grader_config *cfg, const struct grade_buil
                         dead, at, budget.timeout);
     size_t used = told > 0 ? (size_t)told : 0;
     if (!o.unreadable && !o.found.blank) {
-        grader_describe_findings(&o.found, 1, found, SUMMARY_SIZE);
+        grader_describe_findings(&o.found, 1, NULL, found, SUMMARY_SIZE);
         snprintf(text + used, SUMMARY_SIZE - used, "\n%s", found);
     } else if (o.h.run.how == RUN_TIMEOUT || o.h.run.how == RUN_TOO_BUSY)
         snprintf(text + used, SUMMARY_SIZE - used,
@@ -157,7 +157,7 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
         } else if (o.found.fatal || (o.not_interpreted[0] && o.found.blank)) {
             not_interpreted(&o, at, text, SUMMARY_SIZE);
         } else if (!o.found.blank) { /* the log holds findings */
-            grader_describe_findings(&o.found, 1, summary, SUMMARY_SIZE);
+            grader_describe_findings(&o.found, 1, ex->local_race_hint, summary, SUMMARY_SIZE);
             snprintf(text, SUMMARY_SIZE, "at %s %s", at, summary);
         } else if (o.h.run.how == RUN_EXITED &&
                    (o.h.run.code == HARNESS_BUILD || o.h.run.code == HARNESS_NO_KERNEL)) {

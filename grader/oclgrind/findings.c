@@ -272,8 +272,8 @@ static int place_order(const void *a, const void *b) {
     return p->count == q->count ? 0 : p->count > q->count ? -1 : 1;
 }
 
-void grader_describe_findings(const struct grader_findings *f, int kernel_hints, char *out,
-                              size_t size) {
+void grader_describe_findings(const struct grader_findings *f, int kernel_hints,
+                              const char *local_race_hint, char *out, size_t size) {
     struct text t = {out, size, 0};
     out[0] = '\0';
     put(&t, "oclgrind found:");
@@ -285,7 +285,8 @@ void grader_describe_findings(const struct grader_findings *f, int kernel_hints,
     const char *last_hint = NULL;
     for (int k = 0; kernel_hints && k < FINDING_KINDS; k++)
         if (f->counts[k] && kinds[k].hint && kinds[k].hint != last_hint) {
-            put(&t, "\nhint: %s", kinds[k].hint);
+            put(&t, "\nhint: %s",
+                k == FINDING_RACE_LOCAL && local_race_hint ? local_race_hint : kinds[k].hint);
             last_hint = kinds[k].hint;
         }
     struct grader_finding_place places[FINDINGS_MAX_PLACES];

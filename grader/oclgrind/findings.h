@@ -81,8 +81,9 @@ struct grader_findings {
 int grader_read_findings(const char *path, struct grader_findings *f, char *why, size_t why_size);
 
 /* The student's summary: "oclgrind found: 3 out-of-bounds writes; ..." with a hint for each kind
- * (kernel_hints: the hints about kernel code), then each place with its lines of kernel.cl. */
-void grader_describe_findings(const struct grader_findings *f, int kernel_hints, char *out,
-                              size_t size);
+ * (kernel_hints: the hints about kernel code; local_race_hint: the step's own for a race in local
+ * memory, NULL: the general one), then each place with its lines of kernel.cl. */
+void grader_describe_findings(const struct grader_findings *f, int kernel_hints,
+                              const char *local_race_hint, char *out, size_t size);
 
 #endif

@@ -103,7 +103,7 @@ static void test_race_both_lines(void **state) {
     CHECK(f.capped && !f.blank && f.place_count == 2, "capped %d blank %d places %zu", f.capped,
           f.blank, f.place_count);
     char out[4000];
-    grader_describe_findings(&f, 1, out, sizeof out);
+    grader_describe_findings(&f, 1, NULL, out, sizeof out);
     const char *races = strstr(out, "3 x Read-write data race at local memory, between\n"
                                     "      kernel.cl:15:15  Bcol[k] = B[k * N + j];\n"
                                     "      kernel.cl:18:18  acc += Arow[k] * Bcol[k];");
@@ -112,8 +112,16 @@ static void test_race_both_lines(void **state) {
     CHECK(races && stores && races < stores, "the race's two lines, before the store:\n%s", out);
     CHECK(strstr(out, "barrier(CLK_LOCAL_MEM_FENCE)") && strstr(out, "stops reporting"),
           "hints and the cap:\n%s", out);
-    grader_describe_findings(&f, 0, out, sizeof out);
+    grader_describe_findings(&f, 0, NULL, out, sizeof out);
     CHECK(!strstr(out, "hint:"), "no kernel hints asked for:\n%s", out);
+    /* a step's own hint for a race in local memory takes the general one's place, the others
+     * stay */
+    grader_describe_findings(&f, 1, "fill the other buffer", out, sizeof out);
+    CHECK(strstr(out, "hint: fill the other buffer") && !strstr(out, "no barrier(") &&
+              strstr(out, "a value is read before anything was written"),
+          "the step's race hint:\n%s", out);
+    grader_describe_findings(&f, 0, "fill the other buffer", out, sizeof out);
+    CHECK(!strstr(out, "hint:"), "no kernel hints asked for, the step's neither:\n%s", out);
 }
 
 static void test_api_error(void **state) {
@@ -132,7 +140,7 @@ static void test_api_error(void **state) {
                                      "local_work_size[0]=7 does not divide "
                                      "global_work_size[0]=24") == 0,
           "detail \"%s\"", f.places[0].detail);
-    grader_describe_findings(&f, 0, out, sizeof out);
+    grader_describe_findings(&f, 0, NULL, out, sizeof out);
     CHECK(strstr(out, "1 x OpenCL runtime error detected: clEnqueueNDRangeKernel"), "%s", out);
 }
 
@@ -270,12 +278,12 @@ static void test_random_places(void **state) {
               f.place_count == FINDINGS_MAX_PLACES && f.left_out > 0,
           "entries %zu (want %zu), races %zu (want %zu), kept %zu, places %zu", f.total, entries,
           f.counts[FINDING_RACE_LOCAL], races, kept, f.place_count);
-    grader_describe_findings(&f, 1, out, sizeof out);
+    grader_describe_findings(&f, 1, NULL, out, sizeof out);
     CHECK(strstr(out, "more at other places"), "the rest summed:\n%s", out);
     /* a summary never runs past its buffer */
     char tiny[12];
     memset(tiny, '#', sizeof tiny);
-    grader_describe_findings(&f, 1, tiny, 8);
+    grader_describe_findings(&f, 1, NULL, tiny, 8);
     CHECK(strlen(tiny) == 7 && tiny[8] == '#', "cut at 8 bytes: \"%s\"", tiny);
 }
 
