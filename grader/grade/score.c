@@ -3,6 +3,8 @@
  */
 #include "grade/score.h"
 
+#include <math.h>
+
 /* The rounds' own ratios (the reference's launch against the student's beside it), sorted. */
 static int round_ratios(const struct grade_busy_launches *mine,
                         const struct grade_busy_launches *ref, const struct grader_vendor_times *v,
@@ -46,10 +48,8 @@ void grade_score_figures(const struct grade_busy_launches *mine,
             if (sides[w]->cpus[r] >= 0.0)
                 cpus[w][known[w]++] = sides[w]->cpus[r];
         /* the share of the CPU time it wanted that it had: the launch alone would take that much
-         * of its time */
-        double had = ref->cpus[r], waited = ref->waited[r], seconds = ref->seconds[r];
-        if (had > 0.0 && waited > 0.0)
-            seconds *= had / (had + waited);
+         * of its time (the reference's own threads: no cap at the machine's CPUs) */
+        double seconds = grade_busy_unstarved_seconds(ref, r, HUGE_VAL);
         if (n == 0 || seconds < f->ref_unloaded)
             f->ref_unloaded = seconds;
         n++;
