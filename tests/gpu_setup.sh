@@ -1,7 +1,8 @@
 # tests/gpu_setup.sh - sourced by the scripts run on the workplace's GPU machine, which starts bare
-# (tests/gpu_capstone.sh, tests/gpu_steps.sh), with root, out and device set: NVIDIA's OpenCL
-# made visible (its ICD file), the Debian packages carried in build/debs unpacked into /tmp (no
-# network there), and the grader, its OpenCL layer and the host programs built. Defines step.
+# (tests/gpu_capstone.sh, tests/gpu_steps.sh, tests/gpu_grade_times.sh), with root, out and
+# device set: NVIDIA's OpenCL made visible (its ICD file), the Debian packages carried in
+# build/debs unpacked into /tmp (no network there), and the grader, its OpenCL layer and the host
+# programs built. Defines step.
 log=$out/steps.txt
 step() { echo "$(date +%H:%M:%S) $*" | tee -a "$log"; }
 if [ "$device" = nvidia ]; then

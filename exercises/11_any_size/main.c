@@ -39,8 +39,8 @@ static cl_int launch(struct clu_mm *mm, cl_event *done) {
 
 int main(int argc, char **argv) {
     /* the tuning values and their defaults (kernel.cl's #ifndef), changed by --define NAME=VALUE */
-    static const struct clu_define tuning[] = {{"TSM", 64}, {"TSN", 64}, {"TSK", 16},
-                                               {"WPTM", 8}, {"WPTN", 8}, {NULL, 0}};
+    static const struct clu_define tuning[] = {{"TSM", 64}, {"TSN", 64},   {"TSK", 16}, {"WPTM", 8},
+                                               {"WPTN", 8}, {"LAYOUT", 1}, {NULL, 0}};
     static const struct clu_mm_exercise exercise = {
         .title = "Any size: register blocking with the edges inside the kernel",
         .kernel_name = "sgemm",

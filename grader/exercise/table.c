@@ -293,9 +293,17 @@ const struct grader_exercise grader_exercises[] = {
         .kernel = "sgemm",
         .args = {ARG_M, ARG_N, ARG_K, ARG_A, ARG_B, ARG_C},
         .shape = SHAPE_C_TILES,
-        .tuning = REGISTER_BLOCKS(64, 64, 16, 8, 8),
-        .check_tuning = REGISTER_BLOCKS(32, 32, 8, 4, 4),
-        .candidates = REGISTER_CANDIDATES,
+        /* LAYOUT: a work-item's rows and columns side by side (1, a CPU's) or strided by the
+         * group's size with a padded A tile (2, a GPU's); oclgrind checks the other one too */
+        .tuning = {{"TSM", 64}, {"TSN", 64}, {"TSK", 16}, {"WPTM", 8}, {"WPTN", 8}, {"LAYOUT", 1}},
+        .check_tuning =
+            {{"TSM", 32}, {"TSN", 32}, {"TSK", 8}, {"WPTM", 4}, {"WPTN", 4}, {"LAYOUT", 2}},
+        .candidates = {{"TSM", {32, 64, 128}},
+                       {"TSN", {32, 64, 128}},
+                       {"TSK", {8, 16, 32}},
+                       {"WPTM", {2, 4, 8}},
+                       {"WPTN", {2, 4, 8}},
+                       {"LAYOUT", {1, 2}}},
         .c_tile = {"TSN", "TSM"}, /* C's tile: TSN columns (dimension 0) by TSM rows */
         .per_item = {"WPTN", "WPTM"},
         .const_inputs = 1,

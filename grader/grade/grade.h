@@ -48,8 +48,10 @@ struct grader_test {
     int left_out;                /* a skipped test: the points it is worth, out of the maximum */
     int instructors;             /* a handout's skipped test: the instructor's grading decides it */
     char *output;                /* what the student reads about it (malloc'd) */
-    char *detail; /* the protocol's details, in the exercise's log only (malloc'd, or NULL):
-                   * the lines of a test's text that start with GRADER_LOG_ONLY */
+    char *detail;   /* the protocol's details, in the exercise's log only (malloc'd, or NULL):
+                     * the lines of a test's text that start with GRADER_LOG_ONLY */
+    double seconds; /* wall time from the verdict before it (or the exercise's start) to this
+                     * one: what its builds, runs and timing cost, for the log's tail */
 };
 #define GRADER_LOG_ONLY "log: "
 
@@ -71,7 +73,12 @@ struct grader_exercise_result {
     double vendor_ratio; /* the capstone: its speed over the anchor's (0: not timed) */
     int vendor_anchor;   /* that anchor (enum clu_vendor_id, grader_vendor_anchor) */
     char summary[200];   /* one line for the summary table */
+    double started;      /* CLOCK_MONOTONIC seconds when its grading began (0: not stamped) */
+    double marked;       /* ... and when its last verdict was added */
 };
+
+/* Stamp the start of r's grading: each verdict added from now on carries its seconds. */
+void grader_result_start_clock(struct grader_exercise_result *r);
 
 /* Add a test to a result; output is printf-style. Its verdict is GRADER_PASS when score is max,
  * else GRADER_FAIL. */
@@ -267,11 +274,13 @@ struct grader_vendor_times {
  * and launched with its own row's tuning values (ex; rx, the reference's: a tuning file's). Fills
  * the report text, the GFLOP/s of both (when timed), the ratio the point is scored on (the
  * median of the rounds' own ratios), the reference's fastest round (seconds per launch), whether
- * the point is earned, and whether the machine was too busy to time it. */
+ * the point is earned, and whether the machine was too busy to time it. Where the reference's
+ * launch, timed first alone, is shorter than grow_below seconds (0: never), nothing more runs: the
+ * student's harness is not started and ref_fastest holds that launch, for a larger N. */
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const struct grader_exercise *rx, const char *reference,
-                      double *gflops, double *ref_gflops, double *ratio, double *ref_fastest,
-                      char *out, size_t out_size, int *earned, int *too_busy);
+                      double grow_below, double *gflops, double *ref_gflops, double *ratio,
+                      double *ref_fastest, char *out, size_t out_size, int *earned, int *too_busy);
 
 /* A trusted kernel (a reference solution) timed alone at n on the grader's clock, in a serving
  * harness that saves into dir: 0 with min, median and max seconds, or -1 with why. */

@@ -49,6 +49,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
                            struct grader_exercise_result *r) {
     memset(r, 0, sizeof *r);
     r->ex = ex;
+    grader_result_start_clock(r);
     if (!ex->kernel) { /* no OpenCL kernel: a quiz and a CUDA twin, as the row says */
         int first_question = r->test_count, unanswered = 1;
         if (ex->quiz[0].id)

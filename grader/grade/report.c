@@ -1,6 +1,7 @@
 /* report.c - what the grader tells people: the per-exercise report and its log's head (the run
  * that wrote it), the lecture-style summary table, and results.json in Gradescope's format. */
 #include "grade/internal.h"
+#include "grade/timing_protocol.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -128,6 +129,12 @@ __attribute__((format(printf, 6, 0))) static void add_test(struct grader_exercis
     t->score = score;
     t->max = max;
     t->left_out = t->instructors = 0;
+    t->seconds = 0;
+    if (r->marked > 0) {
+        double now = grade_timing_now();
+        t->seconds = now - r->marked;
+        r->marked = now;
+    }
     if (verdict == GRADER_SKIPPED) { /* the grader's trouble: its points leave the maximum */
         t->left_out = max;
         t->score = t->max = 0;
@@ -145,6 +152,10 @@ __attribute__((format(printf, 6, 0))) static void add_test(struct grader_exercis
     }
     va_end(again);
     grader_sanitize_text(t->name);
+}
+
+void grader_result_start_clock(struct grader_exercise_result *r) {
+    r->started = r->marked = grade_timing_now();
 }
 
 void grade_appendf(char *out, size_t size, const char *fmt, ...) {
@@ -267,6 +278,17 @@ static void print_indented(FILE *out, const char *text) {
     }
 }
 
+/* The log's tail: where the grading's time went, each test's seconds counted from the verdict
+ * before it (its builds, runs under oclgrind, timing rounds and vendors), then the whole. */
+static void print_times(FILE *out, const struct grader_exercise_result *r) {
+    double all = r->marked - r->started;
+    fprintf(out, "   time: %.1f s to grade %s; each test from the verdict before it:\n", all,
+            r->ex->id);
+    for (int i = 0; i < r->test_count; i++)
+        fprintf(out, "   %7.2f s  %s\n", r->tests[i].seconds,
+                r->tests[i].name + strlen(r->ex->id) + 2);
+}
+
 void grader_print_exercise(FILE *out, const struct grader_exercise_result *r, int details) {
     fprintf(out, "== %s: %s  [%d/%d]\n", r->ex->id, r->ex->title, grader_result_score(r),
             grader_result_max(r));
@@ -296,6 +318,8 @@ void grader_print_exercise(FILE *out, const struct grader_exercise_result *r, in
         if (details && t->detail)
             print_indented(out, t->detail);
     }
+    if (details && r->started > 0)
+        print_times(out, r);
 }
 
 void grader_print_log_header(FILE *out, const struct grader_run_info *run,

@@ -120,16 +120,16 @@ static double machine_cpus(void) {
 
 /* ---------------------------------------------------------------- the comparison */
 
-/* Both harnesses started: each builds its kernel and makes two untimed launches, then says it is
- * ready, within 3 timeouts of its start. One after the other, the reference first: its time for
- * that work, taken alone (ready_seconds[1]; the student's in [0]), is what a student's kernel
- * stopped at it is compared with. */
-static void sides_start(const struct grader_config *cfg, const struct grader_exercise *ex,
-                        const struct grader_exercise *rx, const char *reference,
-                        const struct grader_jail *jail, struct grade_side sides[2],
-                        double ready_seconds[2], char *why, size_t why_size) {
+/* Side w's harness started (1: the reference's, 0: the student's): it builds its kernel and
+ * makes two untimed launches, then says it is ready, within 3 timeouts of its start. One after
+ * the other, the reference first: its time for that work, taken alone (ready_seconds[1]; the
+ * student's in [0]), is what a student's kernel stopped at it is compared with. */
+static void side_start(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       const struct grader_exercise *rx, const char *reference,
+                       const struct grader_jail *jail, struct grade_side sides[2],
+                       double ready_seconds[2], int w, char *why, size_t why_size) {
     char reply[64];
-    for (int w = 1; w >= 0 && !why[0]; w--) {
+    if (!why[0]) {
         double started = grade_timing_now();
         sides[w].child = w == 0 ? grade_timing_start(cfg, ex, jail->self, jail->kernel, ex->perf_n,
                                                      jail->dir, 1, 0, sides[0].log)
@@ -240,8 +240,8 @@ static void figures_text(const struct grader_exercise *ex, const struct grade_si
 
 void grader_perf_test(const struct grader_config *cfg, const struct grader_exercise *ex,
                       const char *kernel, const struct grader_exercise *rx, const char *reference,
-                      double *gflops, double *ref_gflops, double *ratio, double *ref_fastest,
-                      char *out, size_t out_size, int *earned, int *too_busy) {
+                      double grow_below, double *gflops, double *ref_gflops, double *ratio,
+                      double *ref_fastest, char *out, size_t out_size, int *earned, int *too_busy) {
     struct grade_side sides[2] = {{.who = "yours"}, {.who = "reference"}};
     struct grade_side *mine = &sides[0], *ref = &sides[1];
     struct grader_jail jail;
@@ -260,22 +260,37 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     snprintf(ref->log, sizeof ref->log, "%s/log.txt", ref->dir);
     char why[900] = "";
     double ready_seconds[2] = {0, 0};
-    sides_start(cfg, ex, rx, reference, &jail, sides, ready_seconds, why, sizeof why);
-    int ready = !why[0];
+    double began = grade_timing_now();
     uint64_t seed = grader_seed_for(cfg->seed, ex, grader_square(ex->perf_n));
+    /* launches per command from the reference's pace, the same for both, measured before the
+     * student's harness starts */
+    side_start(cfg, ex, rx, reference, &jail, sides, ready_seconds, 1, why, sizeof why);
+    if (!why[0])
+        grade_timing_calibrate(cfg, ex, ref, seed, why, sizeof why);
+    if (!why[0] && ref->calibrated > 0.0 && ref->calibrated < grow_below) {
+        /* too short a launch to time well (a GPU at the row's own N): no rounds here, the caller
+         * compares at a larger N, where this pace puts a launch at grow_below or more */
+        *ref_fastest = ref->calibrated;
+        grade_timing_end(cfg, ref);
+        snprintf(out, out_size, "not timed at N = %d: the reference's launch took %.3f ms",
+                 ex->perf_n, ref->calibrated * 1e3);
+        free(ref->log_text);
+        grader_jail_dir_remove(jail.dir);
+        if (lock >= 0)
+            close(lock);
+        return;
+    }
+    side_start(cfg, ex, rx, reference, &jail, sides, ready_seconds, 0, why, sizeof why);
+    int ready = !why[0];
+    mine->launches = ref->launches;
+    mine->sets = ref->sets;
     /* both sides stopped but for their own turns: neither works (POCL's threads included) while
      * the other is timed, and each is treated as the other */
     for (int w = 0; w < 2 && !why[0]; w++)
         grader_child_pause(sides[w].child, 1);
-    /* launches per command from the reference's pace, the same for both */
-    if (!why[0]) {
-        grader_child_pause(ref->child, 0);
-        grade_timing_calibrate(cfg, ex, ref, seed, why, sizeof why);
-        grader_child_pause(ref->child, 1);
-        mine->launches = ref->launches;
-        mine->sets = ref->sets;
-    }
+    double calibrated = grade_timing_now();
     int rounds = comparison_rounds(cfg, ex, sides, seed, why, sizeof why);
+    double rounds_done = grade_timing_now();
     grade_timing_end(cfg, mine);
     /* the student's kernel stopped at its limit: the reference's time for the same work */
     struct grader_pace pace = {.ends = "it was right at every hidden size"};
@@ -306,6 +321,15 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
                      could);
         }
     }
+    /* where the comparison's time went, for the log (a GPU's rounds are short, its starts not) */
+    size_t used = strlen(out);
+    snprintf(out + used, out_size - used,
+             "\n" GRADER_LOG_ONLY "the comparison at N = %d took %.1f s: the reference's harness "
+             "built and ready in %.1f s, the launches per command chosen in %.1f s, your harness "
+             "ready in %.1f s, %d rounds in %.1f s, the ends %.1f s",
+             ex->perf_n, grade_timing_now() - began, ready_seconds[1],
+             calibrated - began - ready_seconds[0] - ready_seconds[1], ready_seconds[0], rounds,
+             rounds_done - calibrated, grade_timing_now() - rounds_done);
     free(mine->log_text);
     free(ref->log_text);
     grader_jail_dir_remove(jail.dir);

@@ -291,6 +291,7 @@ int grade_timing_calibrate(const struct grader_config *cfg, const struct grader_
             return -1;
         one = k == 0 || got[0] < one ? got[0] : one;
     }
+    s->calibrated = one;
     struct grader_size size = grader_square(ex->perf_n);
     unsigned long long set_bytes =
         sizeof(float) * (grader_a_count(ex, size) + grader_b_count(ex, size) +

@@ -13,12 +13,13 @@
 
 /* One kernel in a serving harness of its own: a side of the comparison, or a candidate tuned. */
 struct grade_side {
-    const char *who;                  /* "yours", "reference", "the candidate", ... */
-    struct grader_child *child;       /* its serving harness */
-    char dir[PATH_MAX];               /* its folder (where it saves c-R-K.bin) */
-    char log[PATH_MAX + 32];          /* its stdout and stderr */
-    int launches;                     /* launches per timed command (0: one) */
-    int sets;                         /* launch sets (A, B and C each) they take in turn (0: one) */
+    const char *who;            /* "yours", "reference", "the candidate", ... */
+    struct grader_child *child; /* its serving harness */
+    char dir[PATH_MAX];         /* its folder (where it saves c-R-K.bin) */
+    char log[PATH_MAX + 32];    /* its stdout and stderr */
+    int launches;               /* launches per timed command (0: one) */
+    int sets;                   /* launch sets (A, B and C each) they take in turn (0: one) */
+    double calibrated; /* the faster of calibration's two commands, seconds a launch (0: none) */
     struct grade_busy_launches timed; /* each slot's launch: seconds, as reported, CPUs, waits */
     struct grader_run_result ended;   /* how it ended */
     char *log_text;                   /* its output, capped, once it ended */

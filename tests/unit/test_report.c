@@ -12,6 +12,7 @@
 #define _GNU_SOURCE /* open_memstream, mkdtemp */
 #include "grader.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "testkit.h"
@@ -407,6 +409,53 @@ static void test_log_only_lines(void **state) {
     grader_free_result(&res);
 }
 
+/* Each test carries the seconds from the verdict before it; they add up to the grading's whole,
+ * which the log's tail prints (and the screen does not). Waits of random length between verdicts
+ * (nanosleep), at least that long each. */
+static void test_seconds_per_test(void **state) {
+    (void)state;
+    struct rng r = rng_for("seconds");
+    struct grader_exercise_result res;
+    memset(&res, 0, sizeof res);
+    res.ex = &grader_exercises[(int)rng_range(&r, 0, grader_exercise_count - 1)];
+    grader_result_start_clock(&res);
+    int n = (int)rng_range(&r, 2, 5);
+    long waited[8];
+    for (int i = 0; i < n; i++) {
+        waited[i] = rng_range(&r, 1, 30); /* ms */
+        nanosleep(&(struct timespec){0, waited[i] * 1000000L}, NULL);
+        grader_add_test(&res, i % 2 ? "odd" : "even", 1, 1, "test %d", i);
+    }
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        CHECK(res.tests[i].seconds >= waited[i] * 1e-3 && res.tests[i].seconds < 5,
+              "test %d: %.4f s after a wait of %ld ms", i, res.tests[i].seconds, waited[i]);
+        sum += res.tests[i].seconds;
+    }
+    CHECK(fabs(sum - (res.marked - res.started)) < 1e-6,
+          "the tests' %.6f s against the whole's %.6f", sum, res.marked - res.started);
+    for (int details = 0; details < 2; details++) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        CHECK(f != NULL, "open_memstream failed");
+        grader_print_exercise(f, &res, details);
+        fclose(f);
+        char line[64];
+        snprintf(line, sizeof line, "%7.2f s  odd\n", res.tests[1].seconds);
+        CHECK(!strstr(text, "   time: ") == !details && !strstr(text, line) == !details,
+              "details %d, the times in the log only: %s", details, text);
+        free(text);
+    }
+    grader_free_result(&res);
+    /* a result never stamped (built by hand) says nothing of time */
+    memset(&res, 0, sizeof res);
+    res.ex = &grader_exercises[0];
+    grader_add_test(&res, "unstamped", 1, 1, "x");
+    CHECK(res.tests[0].seconds == 0, "unstamped: %.3f s", res.tests[0].seconds);
+    grader_free_result(&res);
+}
+
 /* ---------------------------------------------------------------- verdicts */
 
 /* Every test carries its verdict and its exercise as data: pass or fail from the score, skipped
@@ -789,6 +838,7 @@ int main(void) {
         cmocka_unit_test(test_instructors_points),
         cmocka_unit_test(test_log_header),
         cmocka_unit_test(test_log_only_lines),
+        cmocka_unit_test(test_seconds_per_test),
         cmocka_unit_test(test_shell_command),
         cmocka_unit_test(test_date_and_version),
     };
