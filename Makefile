@@ -4,7 +4,9 @@
 #   make submit [ID=name] [SUBMISSION=dir]        RESULTS/ID.tar.gz (default submission.tar.gz): the
 #                                                 exercises you changed, to upload or hand in
 #   make test                                     the whole test suite (what CI runs)
-#   make bench [N=1024] [SWEEP=1] [DEVICE=...] [BUDGET=s]  the lecture's GFLOP/s table, measured here
+#   make bench [N=1024] [SWEEP=1] [DEVICE=...] [BUDGET=s] [EX=id] [SUBMISSION=dir]  the lecture's
+#                                                 GFLOP/s table, measured here (SUBMISSION: your
+#                                                 kernels too, beside the reference's)
 #   make tune EX=09 [DEVICE=...] [BUDGET=s] [SUBMISSION=dir]  search the tuning values (07 on) of
 #                                                 your kernel (SUBMISSION=solutions: the
 #                                                 reference's) on a device; the best goes to
@@ -180,8 +182,8 @@ submit:
 
 bench: deps-bench
 	@$(call QUIET_BUILD,$(GRADER)); $(GRADER) --bench --root $(ROOT) $(if $(N),--n $(N)) $(if $(filter 1,$(SWEEP)),--sweep) \
-	    $(if $(BUDGET),--budget $(BUDGET)) $(if $(TUNING),--tuning $(TUNING)) \
-	    --out results
+	    $(if $(BUDGET),--budget $(BUDGET)) $(if $(TUNING),--tuning $(TUNING)) $(if $(EX),--ex $(EX)) \
+	    $(if $(filter-out file undefined,$(origin SUBMISSION)),--submission $(SUBMISSION)) --out results
 
 # make tune tunes the kernel make grade grades (exercises/, the student's) unless SUBMISSION says
 # another folder (solutions: the reference's values)

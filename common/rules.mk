@@ -11,7 +11,7 @@ CFLAGS   ?= -std=c11 -O2 -g -Wall -Wextra
 LDLIBS   := -lOpenCL -lm
 ARGS     ?=
 
-.PHONY: all run grade tune submit clean
+.PHONY: all run grade tune bench submit clean
 all: $(EXERCISE)
 
 $(EXERCISE): main.c $(LIBCLU) $(CLU_DIR)/clu.h | deps
@@ -32,6 +32,11 @@ grade:
 # solutions/ the reference's; the best goes to results/tuning/<device>.conf (make grade reads it)
 tune:
 	$(MAKE) --no-print-directory -C $(ROOT) tune EX=$(EXERCISE) SUBMISSION=$(abspath ..)
+
+# make bench for this folder's exercise: this folder's kernel.cl (yours in exercises/) beside the
+# reference's, at N=... (default 1024)
+bench:
+	$(MAKE) --no-print-directory -C $(ROOT) bench EX=$(EXERCISE) SUBMISSION=$(abspath ..)
 
 # the archive of every exercise you changed (not only this one), written by the top Makefile
 submit:

@@ -40,11 +40,12 @@ static struct bench_row *new_row(struct bench *b, const char *kind) {
     return r;
 }
 
-/* The reference line of ex in the tuning file of every device measured, into values: 1 when each
- * has one and they agree (a row has one set of values for all its devices), else 0 (said when
- * some device has a line). A bad line is said on stderr and left out. */
+/* The line of ex for side (the reference's, or a submission's) in the tuning file of every
+ * device measured, into values: 1 when each has one and they agree (a row has one set of values
+ * for all its devices), else 0 (said when some device has a line). A bad line is said on stderr
+ * and left out. */
 static int tuned_values(const struct bench *b, const struct grader_exercise *ex,
-                        struct grader_values *values) {
+                        enum grader_tuning_side side, struct grader_values *values) {
     int have = 0;
     for (int d = 0; d < b->device_count; d++) {
         char path[PATH_MAX + 160], warnings[1200];
@@ -54,16 +55,16 @@ static int tuned_values(const struct bench *b, const struct grader_exercise *ex,
         grader_tuning_lookup(path, ex, found, warnings, sizeof warnings);
         for (char *w = warnings, *end; *w && (end = strchr(w, '\n')); w = end + 1)
             fprintf(stderr, "bench: %.*s\n", (int)(end - w), w);
-        if (!found[TUNING_REFERENCE].line)
+        if (!found[side].line)
             continue;
-        if (have && !grader_values_equal(values, &found[TUNING_REFERENCE].values)) {
+        if (have && !grader_values_equal(values, &found[side].values)) {
             fprintf(stderr,
                     "bench: %s at the table's values: the devices' tuning files differ "
                     "(DEVICE=... measures one)\n",
                     ex->id);
             return 0;
         }
-        *values = found[TUNING_REFERENCE].values;
+        *values = found[side].values;
         have++;
     }
     if (have && have < b->device_count)
@@ -78,7 +79,7 @@ static int tuned_values(const struct bench *b, const struct grader_exercise *ex,
  * without tuning values (05) at each BLOCK of blocked_sizes, one with them (07 on) at its
  * values (make tune's where the tuning file has them), named with them ("... (TS=32 WPT=8)")
  * since a figure means little without them. */
-static void add_kernel_rows(struct bench *b, const struct grader_exercise *ex) {
+static void add_kernel_rows(struct bench *b, const struct grader_exercise *ex, int yours) {
     int sweep = ex->shape == SHAPE_TILES && !ex->tuning[0].name;
     int rows = sweep ? (int)(sizeof blocked_sizes / sizeof blocked_sizes[0]) : 1;
     for (int i = 0; i < rows; i++) {
@@ -86,26 +87,34 @@ static void add_kernel_rows(struct bench *b, const struct grader_exercise *ex) {
         if (!r)
             return;
         r->ex = ex;
-        r->block = sweep ? blocked_sizes[i] : ex->block;
-        if (sweep)
-            snprintf(r->key, sizeof r->key, "ex:%s@b%d", ex->id, r->block);
+        r->yours = yours;
+        if (yours)
+            snprintf(r->kernel, sizeof r->kernel, "%s/%s/kernel.cl", b->submission, ex->id);
         else
-            snprintf(r->key, sizeof r->key, "ex:%s", ex->id);
-        r->step = !sweep || r->block == ex->block ? ex->id : NULL;
+            snprintf(r->kernel, sizeof r->kernel, "%s/solutions/%s/kernel.cl", b->root, ex->id);
+        r->block = sweep ? blocked_sizes[i] : ex->block;
+        const char *whose = yours ? "yours:" : "ex:", *mine = yours ? "Yours: " : "";
+        if (sweep)
+            snprintf(r->key, sizeof r->key, "%s%s@b%d", whose, ex->id, r->block);
+        else
+            snprintf(r->key, sizeof r->key, "%s%s", whose, ex->id);
+        /* (a student's kernel is no step of the workbook's plot) */
+        r->step = !yours && (!sweep || r->block == ex->block) ? ex->id : NULL;
         if (sweep) {
-            snprintf(r->name, sizeof r->name, "%s, %dx%d", ex->title, r->block, r->block);
+            snprintf(r->name, sizeof r->name, "%s%s, %dx%d", mine, ex->title, r->block, r->block);
             snprintf(r->tuning, sizeof r->tuning, "BLOCK=%d", r->block);
         } else if (ex->tuning[0].name) {
             char tuning[sizeof r->tuning];
-            int tuned = tuned_values(b, ex, &r->tuned);
+            int tuned =
+                tuned_values(b, ex, yours ? TUNING_SUBMISSION : TUNING_REFERENCE, &r->tuned);
             if (!tuned)
                 r->tuned = grader_values_default(ex);
             grader_values_text(&r->tuned, tuning, sizeof tuning);
             snprintf(r->tuning, sizeof r->tuning, "%s", tuning);
-            snprintf(r->name, sizeof r->name, "%s (%s%s)", ex->title, tuning,
+            snprintf(r->name, sizeof r->name, "%s%s (%s%s)", mine, ex->title, tuning,
                      tuned ? ", make tune's" : "");
         } else {
-            snprintf(r->name, sizeof r->name, "%s", ex->title);
+            snprintf(r->name, sizeof r->name, "%s%s", mine, ex->title);
         }
         /* built and launched as the grader does: -DNAME=VALUE for each tuning value (the
          * defaults), else -DBLOCK */
@@ -129,10 +138,18 @@ static int add_rows(struct bench *b) {
     snprintf(r->name, sizeof r->name, "Sequential C (not OpenCL)");
     snprintf(r->key, sizeof r->key, "baseline:sequential");
     int kernels = b->row_count;
-    for (int i = 0; i < grader_exercise_count; i++)
-        if (grader_exercises[i].kernel && !grader_exercises[i].is_vector &&
-            reference_there(b, &grader_exercises[i]))
-            add_kernel_rows(b, &grader_exercises[i]);
+    for (int i = 0; i < grader_exercise_count; i++) {
+        const struct grader_exercise *ex = &grader_exercises[i];
+        if (!ex->kernel || ex->is_vector || (b->only && strcmp(b->only, ex->id) != 0))
+            continue;
+        if (reference_there(b, ex))
+            add_kernel_rows(b, ex, 0);
+        char yours[PATH_MAX + 160];
+        snprintf(yours, sizeof yours, "%s/%s/kernel.cl", b->submission ? b->submission : "",
+                 ex->id);
+        if (b->submission && access(yours, R_OK) == 0)
+            add_kernel_rows(b, ex, 1); /* the student's own kernel, beside the reference */
+    }
     kernels = b->row_count - kernels;
     static const struct {
         const char *key, *name;
@@ -331,7 +348,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: grader --bench [--n N] [--sweep] [--device SPEC] [--out DIR] [--root DIR]\n"
             "                      [--budget SECONDS] [--no-vendor] [--no-traffic] [--no-plots]\n"
-            "                      [--replot CSV] [--tuning DIR]\n"
+            "                      [--replot CSV] [--tuning DIR] [--submission DIR] [--ex ID]\n"
             "Times the sequential loop, every reference solution, the blocked kernel at "
             "BLOCK 8/16/32/64\nand the vendor SGEMMs on every OpenCL device (or --device), "
             "and writes DIR/bench.md,\nDIR/bench.csv and SVG plots (default DIR: results/). A row "
@@ -339,7 +356,11 @@ static void usage(FILE *out) {
             "timed at a smaller N and\nscaled, and says so. --replot CSV only plots a bench.csv "
             "(made elsewhere, say on a\nmachine without gnuplot) into DIR. The steps from 07 on "
             "are built with make tune's values\nwhere the device's file in --tuning (default "
-            "results/tuning/) has them.\n",
+            "results/tuning/) has them. --submission DIR\nadds a row for each kernel.cl of a "
+            "student's tree (DIR/ID/kernel.cl) beside the\nreference's, with make tune's values "
+            "for it; it runs in this process, as the\nstudent's own program does: bench only "
+            "code you trust (make grade jails it). --ex ID\nmeasures that exercise's kernels "
+            "only.\n",
             BENCH_BUDGET);
 }
 
@@ -349,7 +370,8 @@ int bench_main(int argc, char **argv, const char *self) {
     b.self = self;
     b.vendor = b.traffic = b.plots = 1;
     b.budget = BENCH_BUDGET;
-    const char *device = getenv("DEVICE"), *root = NULL, *out = NULL;
+    const char *device = getenv("DEVICE"), *root = NULL, *out = NULL, *submission = NULL;
+    const struct grader_exercise *only = NULL;
     const char *replot = NULL; /* a bench.csv to plot again, measuring nothing */
     long n = 1024;
     int sweep = 0;
@@ -365,6 +387,8 @@ int bench_main(int argc, char **argv, const char *self) {
                                             {"no-plots", no_argument, NULL, 'P'},
                                             {"help", no_argument, NULL, 'h'},
                                             {"tuning", required_argument, NULL, 't'},
+                                            {"submission", required_argument, NULL, 'S'},
+                                            {"ex", required_argument, NULL, 'e'},
                                             {NULL, 0, NULL, 0}};
     /* argv[0] is "--bench"; getopt_long starts after it. optind 0 reinitialises getopt in glibc
      * should it have run before in this process (the unit tests); our own messages, not its. */
@@ -409,6 +433,16 @@ int bench_main(int argc, char **argv, const char *self) {
         case 't':
             b.tuning = optarg;
             break;
+        case 'S':
+            submission = optarg;
+            break;
+        case 'e':
+            if (!(only = grader_find_exercise(optarg))) {
+                fprintf(stderr, "bench: --ex %s: no such exercise (grader --list)\n", optarg);
+                return 2;
+            }
+            b.only = only->id;
+            break;
         case 'V':
             b.vendor = 0;
             break;
@@ -448,6 +482,10 @@ int bench_main(int argc, char **argv, const char *self) {
         fprintf(stderr, "bench: cannot create the results folder\n");
         return 2;
     }
+    if (submission && !(b.submission = realpath(submission, NULL))) {
+        fprintf(stderr, "bench: --submission %s: no such folder\n", submission);
+        return 2;
+    }
     if (replot) {
         char why[300] = "";
         int plots = bench_plot(replot, b.out, why, sizeof why);
@@ -484,9 +522,21 @@ int bench_main(int argc, char **argv, const char *self) {
         printf("%s%d", s ? ", " : "", b.sizes[s]);
     printf(" on %d device%s\n", b.device_count, b.device_count > 1 ? "s" : "");
     /* a student runs it from an exercise folder too: what is measured, said before any figure */
-    if (kernels > 0)
+    int yours = 0;
+    for (int i = 0; i < b.row_count && i < BENCH_MAX_ROWS; i++)
+        yours += b.rows[i].kind && strcmp(b.rows[i].kind, "kernel") == 0 && b.rows[i].yours;
+    if (yours > 0)
+        printf("your kernels (%s, the rows \"Yours: ...\") beside the reference solutions "
+               "(solutions/), the vendor libraries and the sequential loop\n",
+               b.submission);
+    else if (b.submission)
+        printf("no kernel.cl of yours in %s%s%s: the reference solutions (solutions/), the vendor "
+               "libraries and the sequential loop\n",
+               b.submission, b.only ? " for " : "", b.only ? b.only : "");
+    else if (kernels > 0)
         printf("the reference solutions (solutions/), the vendor libraries and the sequential "
-               "loop: your own kernels are timed against the reference by make grade\n");
+               "loop: your own kernels are timed against the reference by make grade, and by "
+               "make bench SUBMISSION=exercises (or make bench in an exercise's folder)\n");
     else
         printf("the vendor libraries and the sequential loop (this workbook, a handout, has no "
                "reference solutions): make grade times your own kernels beside OpenBLAS and the "

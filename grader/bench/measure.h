@@ -27,6 +27,8 @@ struct bench_row {
     char name[120];                   /* the lecture's case name, with its tuning values if any */
     char key[48];                     /* bench.csv's key (csv.h): ex:04_local_B, vendor:clblast */
     const struct grader_exercise *ex; /* kernel rows: the exercise */
+    char kernel[PATH_MAX];            /* kernel rows: its kernel.cl (the reference's or yours) */
+    int yours;                        /* kernel rows: the student's kernel (--submission) */
     int block;                        /* kernel rows: BLOCK */
     char tuning[80];                  /* kernel rows: "TS=32 WPT=8", "BLOCK=8" (tiles), or "" */
     struct grader_values tuned;       /* kernel rows: a tuning file's values (variant's storage) */
@@ -58,8 +60,10 @@ struct bench {
     struct bench_row rows[BENCH_MAX_ROWS];
     int row_count;
     int vendor, traffic, plots;
-    int failures;  /* reference kernels that gave a wrong result */
-    double budget; /* seconds a row's timing may take at full N (--budget; 0: no limit) */
+    int failures;           /* reference kernels that gave a wrong result */
+    const char *submission; /* --submission: a student's tree whose kernels get rows of their own */
+    const char *only;       /* --ex: the one exercise whose kernels are measured (NULL: all) */
+    double budget;          /* seconds a row's timing may take at full N (--budget; 0: no limit) */
     struct bench_progress *progress; /* the progress line on stderr (progress.c) */
 };
 

@@ -53,4 +53,39 @@ bench_small() {
     return $ok
 }
 
-bench_small
+# make bench's rows of a student's own kernels (--submission, --ex; make bench in an exercise's
+# folder): beside the reference's, measured where right, named wrong where wrong (the skeleton
+# writes nothing), neither failing the run; the other exercises' rows left out
+bench_yours() {
+    sub=$tmp/bench-sub
+    rm -rf "$sub" && mkdir -p "$sub" || return 1
+    cp -r "$root/solutions/04_local_B" "$SKELETONS/09_register_blocking" "$sub/" || return 1
+    n=$((16 * ($(od -An -N1 -tu1 /dev/urandom) % 4 + 2)))
+    ok=0
+    for ex in 04_local_B 09_register_blocking; do
+        at=$n
+        [ $ex = 04_local_B ] || at=128 # (09's tiles: a multiple of 128)
+        "$grader" --bench --n $at --ex $ex --submission "$sub" --no-traffic --no-plots --no-vendor \
+            --tuning "$TUNING" --out "$tmp/bench-$ex" >"$tmp/bench-$ex.txt" 2>&1 ||
+            { echo "bench --submission --ex $ex: exit $?"; tail -n 20 "$tmp/bench-$ex.txt"; ok=1; }
+        md=$tmp/bench-$ex/bench.md
+        grep -q "^your kernels ($sub" "$tmp/bench-$ex.txt" || { echo "$ex: not said whose"; ok=1; }
+        [ "$(grep -c '^| Yours: ' "$md")" = 1 ] || { echo "$ex: not one row of yours"; ok=1; }
+        [ "$(grep -Ec '^\| (Yours: )?(C row per|Block oriented|More work|2-D register|Any size)' "$md")" = 2 ] ||
+            { echo "$ex: other exercises' rows, or no reference row"; ok=1; }
+    done
+    grep -Eq '^\| Yours: C row per work-item, A private, B local \| [0-9]+\.[0-9]+ \(' \
+        "$tmp/bench-04_local_B/bench.md" || { echo "04 (a solution) not measured as yours"; ok=1; }
+    grep -q "^- Yours: 2-D register blocking.*wrong result" "$tmp/bench-09_register_blocking/bench.md" ||
+        { echo "09's skeleton not named wrong"; ok=1; }
+    # the exercise folder's make bench passes its folder and id (make -n: nothing run)
+    make -n -C "$root/exercises/11_any_size" bench N=$n 2>&1 | tr -d '\\\n' |
+        grep -q -- "--ex 11_any_size *--submission $root/exercises" ||
+        { echo "exercises/11_any_size: make bench does not take the folder's kernel"; ok=1; }
+    make -n -C "$root" bench N=$n 2>&1 | tr -d '\\\n' | grep -q -- "--submission" &&
+        { echo "make bench at the root takes a submission unasked"; ok=1; }
+    [ $ok -eq 0 ] && echo "ok   make bench --submission: yours beside the reference at N = $n"
+    return $ok
+}
+
+bench_small && bench_yours
