@@ -216,21 +216,25 @@ static void openblas_release(struct clu_vendor_gemm *g) {
     free(g);
 }
 
-/* "OpenBLAS 0.3.21 (Haswell kernels; 2 threads)" from whatever the library tells. */
-static void openblas_describe(char *library, size_t library_size) {
+/* "OpenBLAS 0.3.21 (Haswell kernels; 2 threads)" from whatever the library tells; "SkylakeX
+ * kernels, from the CPU's flags" where the core it runs is the one chosen (clu_cpu_core.c). */
+static void openblas_describe(const char *chosen, const char *was, char *library,
+                              size_t library_size) {
     openblas_string_fn get_config, get_corename;
     openblas_int_fn get_threads;
     VENDOR_SYM(&openblas_lib, "openblas_get_config", get_config, NULL, 0);
     VENDOR_SYM(&openblas_lib, "openblas_get_corename", get_corename, NULL, 0);
     VENDOR_SYM(&openblas_lib, "openblas_get_num_threads", get_threads, NULL, 0);
 
-    char name[64] = "OpenBLAS", kernels[64] = "", threads[32] = "";
+    char name[64] = "OpenBLAS", kernels[160] = "", threads[32] = "";
     const char *config = get_config ? get_config() : NULL;
     if (config && strncmp(config, "OpenBLAS ", 9) == 0)
         vendor_words(config, 2, name, sizeof name);
     const char *core = get_corename ? get_corename() : NULL;
     if (core && *core)
-        snprintf(kernels, sizeof kernels, "%s kernels; ", core);
+        snprintf(kernels, sizeof kernels, "%s kernels%s%s%s; ", core,
+                 chosen && strcasecmp(core, chosen) == 0 ? ", from the CPU's flags" : "",
+                 chosen && *was ? ", not OPENBLAS_CORETYPE's " : "", chosen && *was ? was : "");
     /* the thread count is left at the library's default (all cores, or OPENBLAS_NUM_THREADS) */
     int count = get_threads ? get_threads() : 0;
     if (count > 0)
@@ -248,6 +252,11 @@ static int openblas_prepare(int m, int n, int k, const float *a, const float *b,
      * CPU half the time). 2^20 cycles (under a millisecond; read when the library loads) still
      * spans the gap between calls made back to back. A value the user set is kept. */
     setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
+    /* the kernels the CPU runs, not the older ones OpenBLAS falls back to (clu_cpu_core.c) */
+    static const char *chosen;
+    static char was[64];
+    if (!openblas_lib.handle)
+        chosen = clu_openblas_choose_core(was, sizeof was);
     if (!vendor_open(&openblas_lib)) {
         vendor_say(why, why_size, "libopenblas.so.0 not found: apt-get install libopenblas0");
         return 1;
@@ -255,7 +264,7 @@ static int openblas_prepare(int m, int n, int k, const float *a, const float *b,
     cblas_sgemm_fn sgemm;
     if (VENDOR_SYM(&openblas_lib, "cblas_sgemm", sgemm, why, why_size) != 0)
         return 1;
-    openblas_describe(library, library_size);
+    openblas_describe(chosen, was, library, library_size);
     struct openblas_gemm *o = calloc(1, sizeof *o);
     float *c = calloc((size_t)m * (size_t)n, sizeof *c);
     if (!o || !c) {

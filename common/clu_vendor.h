@@ -46,4 +46,23 @@ int clu_vendor_read(struct clu_vendor_gemm *g, float *c, char *why, size_t why_s
  * runtime mid-process is not safe, and CLBlast caches its compiled kernels). NULL is fine. */
 void clu_vendor_release(struct clu_vendor_gemm *g);
 
+/* The newest OpenBLAS core (OPENBLAS_CORETYPE's name: "SkylakeX", "Haswell", "SandyBridge",
+ * "Nehalem", "Core2") whose instruction sets all appear in flags, /proc/cpuinfo's space-separated
+ * flags of an x86-64 CPU; NULL where none does (another architecture). clu_cpu_core.c. */
+const char *clu_openblas_core_of_flags(const char *flags);
+
+/* OPENBLAS_CORETYPE's name's rank: higher runs newer SGEMM kernels (SkylakeX 6, Haswell and Zen 5,
+ * Prescott 1); -1 for a name it does not know. */
+int clu_openblas_core_rank(const char *core);
+
+/* The core to set for a CPU with these flags where the environment's OPENBLAS_CORETYPE is set
+ * (NULL or "": none): the flags' core, unless set names one as new or one it does not know; NULL
+ * to leave things as they are. */
+const char *clu_openblas_core_decide(const char *flags, const char *set);
+
+/* Before OpenBLAS loads: OPENBLAS_CORETYPE set as clu_openblas_core_decide says for this CPU's
+ * flags (/proc/cpuinfo). The core set, or NULL (OpenBLAS's or the environment's choice stands);
+ * the environment's value before into was ("" where unset). */
+const char *clu_openblas_choose_core(char *was, size_t was_size);
+
 #endif

@@ -2053,6 +2053,80 @@ static void mm_main_list(void **state) {
 /* OpenBLAS and CLBlast (where installed: skipped with a reason otherwise, which must name the
  * package) at random odd M x N x K: every element within clu_dot_tolerance of a double product,
  * twice (a second launch on the same inputs), and BENCH_NO_VENDOR skips each with its reason. */
+/* The OpenBLAS core of a CPU's flags (clu_cpu_core.c), on random flag lines: the newest core all
+ * of whose instruction sets are there, matched as whole words in any order (a look-alike such as
+ * "avx512fx" or "xavx2" is not the flag), and the environment's core kept unless older. */
+static void openblas_core_from_flags(void **state) {
+    (void)state;
+    struct rng r = TEST_RNG();
+    static const char *const all[] = {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl",
+                                      "fma",     "avx2",     "avx",      "sse4_2",   "ssse3"};
+    static const char *const noise[] = {"fpu",  "sse2",   "avx512fx",    "xavx2", "avx_vnni",
+                                        "fma4", "ssse3x", "avx512_bf16", "pni",   "sse4_1"};
+    enum { FLAGS = sizeof all / sizeof all[0] };
+    /* the rule, written out: the first core whose needs are all present */
+    static const struct {
+        const char *core;
+        int needs[6];
+    } rule[] = {{"SkylakeX", {0, 1, 2, 3, 4, 5}},
+                {"Haswell", {6, 5, 7, -1}},
+                {"SandyBridge", {7, 8, -1}},
+                {"Nehalem", {8, 9, -1}},
+                {"Core2", {9, -1}}};
+    for (int round = 0; round < 2000; round++) {
+        int have[FLAGS], order[FLAGS + 10], count = 0;
+        char line[600] = "";
+        for (int i = 0; i < FLAGS; i++)
+            if ((have[i] = rng_int(&r, 0, 3) != 0))
+                order[count++] = i;
+        for (int i = 0; i < 10; i++)
+            if (rng_int(&r, 0, 1))
+                order[count++] = FLAGS + i;
+        for (int i = count - 1; i > 0; i--) { /* shuffled */
+            int j = rng_int(&r, 0, i), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (int i = 0; i < count; i++) {
+            size_t used = strlen(line);
+            snprintf(line + used, sizeof line - used, "%s%s", i ? " " : " ",
+                     order[i] < FLAGS ? all[order[i]] : noise[order[i] - FLAGS]);
+        }
+        if (rng_int(&r, 0, 1))
+            strcat(line, "\n"); /* (as fgets leaves it) */
+        const char *want = NULL;
+        for (size_t c = 0; c < sizeof rule / sizeof rule[0] && !want; c++) {
+            int ok = 1;
+            for (int i = 0; i < 6 && rule[c].needs[i] >= 0 && ok; i++)
+                ok = have[rule[c].needs[i]];
+            if (ok)
+                want = rule[c].core;
+        }
+        const char *got = clu_openblas_core_of_flags(line);
+        CHECK((!want && !got) || (want && got && strcmp(want, got) == 0), "flags '%s': %s, not %s",
+              line, got ? got : "none", want ? want : "none");
+        /* with the environment's core: kept where as new or unknown, else replaced */
+        static const char *const set[] = {NULL,  "",         "Prescott",   "Haswell",
+                                          "zen", "SkylakeX", "Cooperlake", "Atom-ish"};
+        const char *env = set[rng_int(&r, 0, 7)];
+        const char *decided = clu_openblas_core_decide(line, env);
+        int env_rank = env && *env ? clu_openblas_core_rank(env) : 0;
+        const char *expect = !want                                      ? NULL
+                             : !env || !*env                            ? want
+                             : env_rank < 0                             ? NULL
+                             : env_rank >= clu_openblas_core_rank(want) ? NULL
+                                                                        : want;
+        CHECK((!expect && !decided) || (expect && decided && strcmp(expect, decided) == 0),
+              "flags '%s', OPENBLAS_CORETYPE %s: decided %s, not %s", line, env ? env : "(unset)",
+              decided ? decided : "none", expect ? expect : "none");
+    }
+    CHECK(clu_openblas_core_of_flags(NULL) == NULL, "no flags, a core");
+    CHECK(clu_openblas_core_rank("haswell") == clu_openblas_core_rank("Zen") &&
+              clu_openblas_core_rank("SkylakeX") > clu_openblas_core_rank("Haswell") &&
+              clu_openblas_core_rank("Haswell") > clu_openblas_core_rank("Prescott"),
+          "the ranks' order");
+}
+
 static void vendor_products_at_odd_sizes(void **state) {
     (void)state;
     struct rng r = TEST_RNG();
@@ -2180,6 +2254,7 @@ int main(int argc, char **argv) {
         TEST(mm_main_end_to_end),
         TEST(mm_main_list),
         TEST(vendor_products_at_odd_sizes),
+        TEST(openblas_core_from_flags),
     };
     int failed = cmocka_run_group_tests_name("host", host, NULL, NULL);
     failed += cmocka_run_group_tests_name("device", device, device_setup, device_teardown);
