@@ -41,10 +41,12 @@
 #include <CL/cl.h>
 #include <CL/cl_icd.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,8 @@
 #define MAX_KERNELS  256 /* the same for kernels */
 #define MAX_LAUNCHES 32  /* distinct launches recorded (the same launch again is not) */
 #define MAX_RECORDS  256 /* records of the other kinds */
+#define MAX_BUFFERS  128 /* buffers created and not released, at once, known by handle */
+#define MAX_ARGS     8   /* a kernel's arguments recorded with its launches (every exercise's) */
 
 /* The OpenCL functions the layer stands in for. */
 enum wrapped {
@@ -69,13 +73,14 @@ enum wrapped {
     W_CREATE_BUFFER,
     W_RETAIN_MEM,
     W_RELEASE_MEM,
+    W_SET_ARG,
     W_COUNT
 };
 static const char *const wrapped_names[W_COUNT] = {
     "clCreateProgramWithSource", "clBuildProgram",         "clRetainProgram",
     "clReleaseProgram",          "clCreateKernel",         "clRetainKernel",
     "clReleaseKernel",           "clEnqueueNDRangeKernel", "clCreateBuffer",
-    "clRetainMemObject",         "clReleaseMemObject"};
+    "clRetainMemObject",         "clReleaseMemObject",     "clSetKernelArg"};
 
 /* A program or kernel the program holds: its handle, the layer's number for it, the program's
  * references to it (retain and release), and for a kernel its program's number. */
@@ -84,23 +89,36 @@ struct tracked {
     int id, refs, program;
 };
 
+/* What a kernel's argument was last set to (clSetKernelArg that succeeded): a buffer the layer
+ * saw created (its number and bytes), a 4-byte value (an int, as the exercises' sizes are), local
+ * memory of some bytes (a NULL value), or something else of some size. */
+struct arg {
+    int kind;        /* 0 never set, 'm' buffer, 'i' 4 bytes, 'l' local, 'o' other */
+    int buffer;      /* 'm': the buffer's number */
+    long long value; /* 'i': the value; 'm', 'l', 'o': bytes */
+};
+
 struct launch {
     int kernel, has_local;
     cl_int status;
     cl_uint dims;
     size_t offset[3], global[3], local[3];
+    struct arg args[MAX_ARGS]; /* the kernel's arguments at the launch */
 };
 
 static struct {
-    int active;                            /* the channel and its nonce were there */
-    char nonce[LAYER_NONCE_SIZE + 1];      /* the grader's, for this run */
-    uintptr_t program_map;                 /* the program's link map (its cookie) */
-    _Atomic uintptr_t real[W_COUNT];       /* the functions the wrappers stand in for */
-    atomic_flag lock;                      /* the tables and counts below */
-    struct tracked programs[MAX_PROGRAMS]; /* programs created from source */
-    struct tracked kernels[MAX_KERNELS];   /* kernels created from any program */
-    int next_program, next_kernel;         /* numbers, never reused */
-    struct launch launches[MAX_LAUNCHES];  /* what was recorded */
+    int active;                             /* the channel and its nonce were there */
+    char nonce[LAYER_NONCE_SIZE + 1];       /* the grader's, for this run */
+    uintptr_t program_map;                  /* the program's link map (its cookie) */
+    _Atomic uintptr_t real[W_COUNT];        /* the functions the wrappers stand in for */
+    atomic_flag lock;                       /* the tables and counts below */
+    struct tracked programs[MAX_PROGRAMS];  /* programs created from source */
+    struct tracked kernels[MAX_KERNELS];    /* kernels created from any program */
+    struct arg args[MAX_KERNELS][MAX_ARGS]; /* each kernel slot's arguments */
+    struct tracked buffers[MAX_BUFFERS];    /* buffers created (program: their bytes) */
+    int next_buffer;
+    int next_program, next_kernel;        /* numbers, never reused */
+    struct launch launches[MAX_LAUNCHES]; /* what was recorded */
     int launch_count, record_count;
     long buffers_created, buffers_retained, buffers_released; /* calls that succeeded */
 } layer = {.lock = ATOMIC_FLAG_INIT};
@@ -257,6 +275,9 @@ static cl_kernel CL_API_CALL wrap_create_kernel(cl_program program, const char *
         struct tracked *from = find(layer.programs, MAX_PROGRAMS, program);
         int of = from ? from->id : -1;
         int id = track(layer.kernels, MAX_KERNELS, kernel, &layer.next_kernel, of);
+        struct tracked *slot = find(layer.kernels, MAX_KERNELS, kernel);
+        if (slot) /* a new kernel (at a slot an old one left) has no arguments yet */
+            memset(layer.args[slot - layer.kernels], 0, sizeof layer.args[0]);
         if (id >= 0 && layer.record_count++ < MAX_RECORDS)
             emit("K %d %d %s", id, of, copy);
         unlock();
@@ -315,6 +336,8 @@ static cl_int CL_API_CALL wrap_enqueue(cl_command_queue queue, cl_kernel kernel,
     lock();
     struct tracked *t = find(layer.kernels, MAX_KERNELS, kernel);
     l.kernel = t ? t->id : -1;
+    if (t)
+        memcpy(l.args, layer.args[t - layer.kernels], sizeof l.args);
     unlock();
     cl_ulong needs = 0, has = 0;
     if (l.kernel >= 0 && local_over(queue, kernel, &needs, &has)) {
@@ -338,6 +361,9 @@ static cl_int CL_API_CALL wrap_enqueue(cl_command_queue queue, cl_kernel kernel,
         emit("E %d %d %u %d %zu %zu %zu %zu %zu %zu %zu %zu %zu", l.kernel, (int)l.status, l.dims,
              l.has_local, l.offset[0], l.offset[1], l.offset[2], l.global[0], l.global[1],
              l.global[2], l.local[0], l.local[1], l.local[2]);
+        for (int a = 0; a < MAX_ARGS; a++) /* its arguments, after it */
+            if (l.args[a].kind)
+                emit("A %d %c %d %lld", a, l.args[a].kind, l.args[a].buffer, l.args[a].value);
     }
     unlock();
     return l.status;
@@ -361,18 +387,59 @@ static cl_mem CL_API_CALL wrap_create_buffer(cl_context context, cl_mem_flags fl
                                              void *host, cl_int *err) {
     cl_mem buffer = REAL(W_CREATE_BUFFER, create_buffer_fn)(context, flags, size, host, err);
     count(&layer.buffers_created, buffer != NULL);
+    if (buffer) { /* known by handle too, so that an argument can be told a buffer, and its bytes */
+        lock();
+        track(layer.buffers, MAX_BUFFERS, buffer, &layer.next_buffer,
+              size > (size_t)INT_MAX ? INT_MAX : (int)size);
+        unlock();
+    }
     return buffer;
 }
 
 static cl_int CL_API_CALL wrap_retain_mem(cl_mem buffer) {
     cl_int status = REAL(W_RETAIN_MEM, mem_fn)(buffer);
     count(&layer.buffers_retained, status == CL_SUCCESS);
+    if (status == CL_SUCCESS)
+        retained(layer.buffers, MAX_BUFFERS, buffer);
     return status;
 }
 
 static cl_int CL_API_CALL wrap_release_mem(cl_mem buffer) {
+    releasing(layer.buffers, MAX_BUFFERS, buffer);
     cl_int status = REAL(W_RELEASE_MEM, mem_fn)(buffer);
     count(&layer.buffers_released, status == CL_SUCCESS);
+    return status;
+}
+
+typedef cl_int(CL_API_CALL *set_arg_fn)(cl_kernel, cl_uint, size_t, const void *);
+
+/* The argument as it was set, read only after the driver took it (so its bytes are readable):
+ * a value of a cl_mem's size that is a buffer the layer saw created is that buffer; nothing is
+ * read through a handle the layer did not see. */
+static cl_int CL_API_CALL wrap_set_arg(cl_kernel kernel, cl_uint index, size_t size,
+                                       const void *value) {
+    cl_int status = REAL(W_SET_ARG, set_arg_fn)(kernel, index, size, value);
+    if (status != CL_SUCCESS || index >= MAX_ARGS)
+        return status;
+    struct arg a = {.kind = 'o', .value = size > (size_t)LLONG_MAX ? LLONG_MAX : (long long)size};
+    cl_mem handle = NULL;
+    int32_t scalar = 0;
+    if (!value) {
+        a.kind = 'l';
+    } else if (size == sizeof handle) {
+        memcpy(&handle, value, sizeof handle);
+    } else if (size == sizeof scalar) {
+        memcpy(&scalar, value, sizeof scalar);
+        a = (struct arg){.kind = 'i', .value = scalar};
+    }
+    lock();
+    struct tracked *k = find(layer.kernels, MAX_KERNELS, kernel),
+                   *b = handle ? find(layer.buffers, MAX_BUFFERS, handle) : NULL;
+    if (b)
+        a = (struct arg){.kind = 'm', .buffer = b->id, .value = b->program};
+    if (k)
+        layer.args[k - layer.kernels][index] = a;
+    unlock();
     return status;
 }
 
@@ -380,7 +447,7 @@ static const uintptr_t wrappers[W_COUNT] = {
     (uintptr_t)wrap_create_program,  (uintptr_t)wrap_build,         (uintptr_t)wrap_retain_program,
     (uintptr_t)wrap_release_program, (uintptr_t)wrap_create_kernel, (uintptr_t)wrap_retain_kernel,
     (uintptr_t)wrap_release_kernel,  (uintptr_t)wrap_enqueue,       (uintptr_t)wrap_create_buffer,
-    (uintptr_t)wrap_retain_mem,      (uintptr_t)wrap_release_mem};
+    (uintptr_t)wrap_retain_mem,      (uintptr_t)wrap_release_mem,   (uintptr_t)wrap_set_arg};
 
 /* The loader's first call, before anything of the program is loaded or run: the layer is on
  * only where fd LAYER_FD is a SEQPACKET Unix socket holding a nonce (the grader's channel);

@@ -226,6 +226,9 @@ size_t grader_rows_group(int n, size_t max_group);
 int grader_suggest_exercise(const char *id, char *out, size_t size);
 
 /* Elements of the output at size s (s.n for vectors, m*n for matrices), and of A and of B. */
+/* The name of ex's argument i as the skeleton declares it ("N", "A", "Bwrk"; "" past the list). */
+void grader_arg_name(const struct grader_exercise *ex, int i, char *buf, size_t size);
+
 size_t grader_output_count(const struct grader_exercise *ex, struct grader_size s);
 size_t grader_a_count(const struct grader_exercise *ex, struct grader_size s);
 size_t grader_b_count(const struct grader_exercise *ex, struct grader_size s);

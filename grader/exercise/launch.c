@@ -119,6 +119,14 @@ static const char *declaration(const struct grader_exercise *ex, int i) {
     return "";
 }
 
+void grader_arg_name(const struct grader_exercise *ex, int i, char *buf, size_t size) {
+    const char *d = i >= 0 && i < GRADER_MAX_ARGS ? declaration(ex, i) : "";
+    const char *name = d + strlen(d);
+    while (name > d && name[-1] != ' ' && name[-1] != '*')
+        name--;
+    snprintf(buf, size, "%s", name);
+}
+
 static int arg_count(const struct grader_exercise *ex) {
     int count = 0;
     while (count < GRADER_MAX_ARGS && ex->args[count] != ARG_END)

@@ -86,6 +86,11 @@
  *                                        clEnqueueNDRangeKernel of kernel KERNEL (-1: unseen)
  *                                        returned STATUS; LOCAL 1 when a local size was given;
  *                                        offsets, global and local sizes, 0 past DIMS
+ *   NONCE A INDEX KIND BUFFER VALUE      after an E: its kernel's argument INDEX (under 8) at
+ *                                        that launch, as clSetKernelArg last set it: KIND m a
+ *                                        buffer the layer saw created (number BUFFER, VALUE
+ *                                        bytes), i a 4-byte value VALUE, l local memory of VALUE
+ *                                        bytes, o another value of VALUE bytes
  *   NONCE L KERNEL NEEDS HAS             a launch of kernel KERNEL needed NEEDS bytes of local
  *                                        memory, the device (no GPU) has HAS: the layer failed
  *                                        it with CL_OUT_OF_RESOURCES, the device never saw it

@@ -52,10 +52,17 @@ struct seen_kernel {
     int id, program;
     char name[LAYER_NAME_MAX + 1];
 };
+#define MAX_ARGS 8 /* the layer's (launch_layer.c) */
+struct seen_arg {
+    char kind; /* 0 not recorded; else the layer's: m buffer, i a 4-byte value, l local, o other */
+    int buffer;
+    long long value;
+};
 struct seen_launch {
     int kernel, status, has_local;
     unsigned dims;
     size_t offset[3], global[3], local[3];
+    struct seen_arg args[MAX_ARGS]; /* the A records after its E */
 };
 
 struct seen_local {
@@ -71,6 +78,7 @@ struct host_seen {
     struct seen_launch launches[MAX_SEEN];
     struct seen_local locals[MAX_SEEN]; /* launches the layer failed: local memory past the limit */
     int program_count, kernel_count, launch_count, local_count;
+    int last_kept;                                   /* the last E record was kept */
     int exited;                                      /* the exit record came */
     long held, created, held_programs, held_kernels; /* what the program held at its exit */
 };
@@ -177,7 +185,20 @@ static int parse(const char *text, struct host_seen *s) {
                    &l->global[0], &l->global[1], &l->global[2], &l->local[0], &l->local[1],
                    &l->local[2], &used) == 13 &&
             !text[used]) {
+            memset(l->args, 0, sizeof l->args);
             s->launch_count++;
+            s->last_kept = 1;
+            return 0;
+        }
+    } else if (text[0] == 'A') { /* an argument of the launch before it, where that was kept */
+        int index = -1, buffer = 0;
+        char kind = 0;
+        long long value = 0;
+        if (sscanf(text, "A %d %c %d %lld%n", &index, &kind, &buffer, &value, &used) == 4 &&
+            !text[used] && index >= 0 && index < MAX_ARGS && strchr("milo", kind) && kind) {
+            if (s->last_kept && s->launch_count > 0)
+                s->launches[s->launch_count - 1].args[index] =
+                    (struct seen_arg){kind, buffer, value};
             return 0;
         }
     } else if (text[0] == 'L' && s->local_count < MAX_SEEN) {
@@ -197,6 +218,7 @@ static int parse(const char *text, struct host_seen *s) {
         }
     } else if (text[0] == 'B' || text[0] == 'P' || text[0] == 'K' || text[0] == 'E' ||
                text[0] == 'L' || text[0] == 'X') {
+        s->last_kept &= text[0] != 'E';
         return 0; /* one of the layer's, past what the judgement keeps */
     }
     return -1;
@@ -270,6 +292,113 @@ static void plan_text(const struct grader_exercise *ex, const struct grader_laun
                       plan->local[0], plan->global[0]);
     else
         sizes_text(", local", plan->dims, plan->local, out, size);
+}
+
+/* Whether the layer's kernel id is one named name. */
+static int kernel_named(const struct host_seen *s, int id, const char *name) {
+    for (int j = 0; j < s->kernel_count; j++)
+        if (s->kernels[j].id == id && strcmp(s->kernels[j].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The arguments the layer saw set, by the skeleton's names: "A: buffer #1, 28000 bytes". */
+static void args_text(const struct grader_exercise *ex, const struct seen_launch *l, char *out,
+                      size_t size) {
+    int shown = 0;
+    for (int i = 0; i < MAX_ARGS; i++) {
+        const struct seen_arg *a = &l->args[i];
+        if (!a->kind)
+            continue;
+        char name[32];
+        grader_arg_name(ex, i, name, sizeof name);
+        grade_appendf(out, size, "%s%s", shown++ ? ", " : ", arguments ", name[0] ? name : "?");
+        if (!name[0])
+            grade_appendf(out, size, "(%d)", i);
+        if (a->kind == 'm')
+            grade_appendf(out, size, ": buffer #%d of %lld bytes", a->buffer + 1, a->value);
+        else if (a->kind == 'i')
+            grade_appendf(out, size, " = %lld", a->value);
+        else if (a->kind == 'l')
+            grade_appendf(out, size, ": %lld bytes of local memory", a->value);
+        else
+            grade_appendf(out, size, ": a value of %lld bytes", a->value);
+    }
+}
+
+/* The arguments the exercise's launch takes at size at: the ints' values, the buffers' bytes. */
+static void plan_args_text(const struct grader_exercise *ex, struct grader_size at, char *out,
+                           size_t size) {
+    for (int i = 0; i < GRADER_MAX_ARGS && ex->args[i] != ARG_END; i++) {
+        char name[32];
+        grader_arg_name(ex, i, name, sizeof name);
+        grade_appendf(out, size, "%s%s", i ? ", " : ", arguments ", name);
+        size_t floats = 0;
+        switch (ex->args[i]) {
+        case ARG_N:
+            grade_appendf(out, size, " = %d", at.n);
+            break;
+        case ARG_M:
+            grade_appendf(out, size, " = %d", at.m);
+            break;
+        case ARG_K:
+            grade_appendf(out, size, " = %d", at.k);
+            break;
+        case ARG_COUNT:
+            grade_appendf(out, size, " = %d", at.n);
+            break;
+        case ARG_A:
+            floats = grader_a_count(ex, at);
+            break;
+        case ARG_B:
+            floats = grader_b_count(ex, at);
+            break;
+        case ARG_C:
+            floats = grader_output_count(ex, at);
+            break;
+        default:
+            grade_appendf(out, size, ": local memory");
+            break;
+        }
+        if (floats)
+            grade_appendf(out, size, ": a buffer of %zu bytes", floats * sizeof(float));
+    }
+}
+
+/* Where l's recorded arguments differ from the exercise's at size at: an int of another value,
+ * a buffer of other bytes, a buffer where a value belongs or the other way round. */
+static void args_differ(const struct grader_exercise *ex, struct grader_size at,
+                        const struct seen_launch *l, char *out, size_t size) {
+    int said = 0;
+    for (int i = 0; i < GRADER_MAX_ARGS && i < MAX_ARGS && ex->args[i] != ARG_END; i++) {
+        const struct seen_arg *a = &l->args[i];
+        enum grader_arg want = ex->args[i];
+        long long value = want == ARG_M ? at.m : want == ARG_K ? at.k : at.n, bytes = 0;
+        if (want == ARG_A)
+            bytes = (long long)(grader_a_count(ex, at) * sizeof(float));
+        else if (want == ARG_B)
+            bytes = (long long)(grader_b_count(ex, at) * sizeof(float));
+        else if (want == ARG_C)
+            bytes = (long long)(grader_output_count(ex, at) * sizeof(float));
+        int is_int = want == ARG_M || want == ARG_N || want == ARG_K || want == ARG_COUNT;
+        char name[32], why[120] = "";
+        grader_arg_name(ex, i, name, sizeof name);
+        if (!a->kind)
+            continue; /* (not seen set: the layer's records may have been cut) */
+        if (is_int && a->kind == 'i' && a->value != value)
+            snprintf(why, sizeof why, "%s is %lld where the exercise's is %lld", name, a->value,
+                     value);
+        else if (is_int && a->kind != 'i')
+            snprintf(why, sizeof why, "%s is %s where the exercise's is an int", name,
+                     a->kind == 'm' ? "a buffer" : "not a 4-byte value");
+        else if (bytes && a->kind == 'm' && a->value != bytes)
+            snprintf(why, sizeof why, "%s is a buffer of %lld bytes where the exercise's has %lld",
+                     name, a->value, bytes);
+        else if (bytes && a->kind != 'm')
+            snprintf(why, sizeof why, "%s is not a buffer the program created", name);
+        if (why[0])
+            grade_appendf(out, size, "%s%s", said++ ? "; " : "\nwhere the arguments differ: ", why);
+    }
 }
 
 static void launch_text(const struct seen_launch *l, char *out, size_t size) {
@@ -464,14 +593,21 @@ void grade_host_launches_seen(const struct grader_exercise *ex, struct grader_si
                 if (!shown)
                     grade_appendf(out, size, "%s over ", ex->kernel);
                 launch_text(&s->launches[i], out, size);
+                args_text(ex, &s->launches[i], out, size);
                 shown++;
                 break;
             }
-    char expected[300] = "";
+    char expected[700] = "";
     plan_text(ex, &plan, expected, sizeof expected);
-    if (shown)
+    plan_args_text(ex, at, expected, sizeof expected);
+    if (shown) {
         grade_appendf(out, size, "\nthe exercise's launch at this size: %s", expected);
-    else
+        for (int i = 0; i < s->launch_count; i++) /* (the first launch of the row's kernel) */
+            if (kernel_named(s, s->launches[i].kernel, ex->kernel)) {
+                args_differ(ex, at, &s->launches[i], out, size);
+                break;
+            }
+    } else
         grade_appendf(out, size,
                       "\nthe grader's OpenCL layer saw launches, none of %s; the exercise's "
                       "launch at this size: %s",
