@@ -13,8 +13,9 @@
  *   kernel runs     harness_run.c runs the harness child; kernel_tests.c the hidden sizes;
  *                   c_picture.c a wrong C drawn; kernel_printf.c a printf in the kernel said
  *   host program    host_test.c builds and runs the student's main.c; host_paths.c its files;
- *                   host_launches.c what the OpenCL layer saw it do; host_oclgrind.c it once
- *                   more under oclgrind
+ *                   host_launches.c what the OpenCL layer saw it do (host_seen.h its
+ *                   records), host_args.c the arguments it set; host_oclgrind.c it once more
+ *                   under oclgrind
  *   oclgrind        memcheck.c the memory check; oclgrind_kernel.c one kernel under it; technique.c the traffic and the
  *                   technique; barrier_loop.c POCL's loop-barrier note
  *   speed           timing.c the comparison's order; timing_protocol.c a harness's commands on
