@@ -487,6 +487,24 @@ static void test_signature_is_the_skeletons(void **state) {
         grader_signature(ex, got, sizeof got);
         CHECK(strcmp(got, want) == 0, "%s: the grader shows\n  %s\nthe skeleton declares\n  %s",
               ex->id, got, want);
+        /* each argument's name (the host report's words for what main.c set) is the last word of
+         * its declaration in the skeleton, and none is left over */
+        int args = 0;
+        for (const char *p = want; *p; p++)
+            args += *p == ',' || (*p == '(' && p[1] != ')');
+        for (int i = 0; i <= args; i++) {
+            char name[32], word[64];
+            grader_arg_name(ex, i, name, sizeof name);
+            if (i == args) {
+                CHECK(name[0] == '\0', "%s: a name past the last argument: %s", ex->id, name);
+                break;
+            }
+            snprintf(word, sizeof word, "%s%s", name, i + 1 == args ? ")" : ",");
+            const char *at = strstr(want, word);
+            CHECK(name[0] && at && (at[-1] == ' ' || at[-1] == '*'),
+                  "%s: argument %d named '%s', not the last word of its declaration in %s", ex->id,
+                  i, name, want);
+        }
         free(text);
     }
 }
