@@ -203,9 +203,11 @@ char *grader_harness_failure(const struct grader_run_result *run, const char *lo
         /* (the harness never exits so: bubblewrap, the sandbox, reports its signal as 128 + it) */
         snprintf(text, size,
                  "at %s the kernel run %s\nhint: the kernel crashed: a read or write outside A, "
-                 "B or C, or a vector load or store (a float4: 16 bytes) at an address that is "
+                 "B or C, a vector load or store (a float4: 16 bytes) at an address that is "
                  "not a multiple of its size (a row of a matrix whose width is not a multiple of "
-                 "4)\n%s",
+                 "4), or, on a CPU device, private arrays too large for the thread that runs a "
+                 "work-group (POCL keeps every work-item's private arrays on that thread's "
+                 "stack, a few MB: float big[1 << 18] is 1 MB a work-item)\n%s",
                  at, what, log);
     } else {
         snprintf(text, size, "at %s the kernel run %s\n%s", at, what, log);
