@@ -187,7 +187,10 @@ static int time_command(const struct grader_config *cfg, struct grade_side *s, i
     int launches = s->launches > 0 ? s->launches : 1, sets = s->sets > 0 ? s->sets : 1;
     snprintf(command, sizeof command, SERVE_INPUTS " %d %llu %d", round, (unsigned long long)seed,
              sets);
-    if (exchange(s, command, round, cfg->timeout, SERVE_INPUTS, NULL, 0) != 0) {
+    double asked = grade_timing_now();
+    int answered = exchange(s, command, round, cfg->timeout, SERVE_INPUTS, NULL, 0);
+    s->inputs_s += grade_timing_now() - asked;
+    if (answered != 0) {
         snprintf(why, why_size, "%s: no answer to the inputs of round %d", s->who, round + 1);
         return -1;
     }
@@ -229,6 +232,7 @@ static int time_command(const struct grader_config *cfg, struct grade_side *s, i
                  seen * 1e3);
         return -1;
     }
+    s->launches_s += seen + fills;
     if (fills > 0.0)
         seen = seen - fills > reported ? seen - fills : reported;
     got[0] = seen / launches;
@@ -254,6 +258,7 @@ int grade_timing_checked(const struct grader_config *cfg, const struct grader_ex
                          char *why, size_t why_size) {
     int launches = s->sets > 0 ? s->sets : 1; /* (each set's C, as its last launch left it) */
     why[0] = '\0';
+    double began = grade_timing_now();
     for (int k = 0; k < launches && !why[0]; k++) {
         char command[64], path[PATH_MAX + 64];
         snprintf(command, sizeof command, SERVE_SAVE " %d %d", round, k);
@@ -276,6 +281,7 @@ int grade_timing_checked(const struct grader_config *cfg, const struct grader_ex
         snprintf(path, sizeof path, "%s/" RESULT_LAUNCH, s->dir, round, k);
         unlink(path); /* checked: its disk back (64 MB at N = 4096) */
     }
+    s->checks_s += grade_timing_now() - began;
     return 0;
 }
 

@@ -20,6 +20,8 @@ struct grade_side {
     int launches;               /* launches per timed command (0: one) */
     int sets;                   /* launch sets (A, B and C each) they take in turn (0: one) */
     double calibrated; /* the faster of calibration's two commands, seconds a launch (0: none) */
+    double inputs_s, launches_s, checks_s; /* wall seconds of its commands so far, for the log:
+                                            * new inputs, fills and launches, saves and checks */
     struct grade_busy_launches timed; /* each slot's launch: seconds, as reported, CPUs, waits */
     struct grader_run_result ended;   /* how it ended */
     char *log_text;                   /* its output, capped, once it ended */
