@@ -368,8 +368,10 @@ static uint64_t splitmix64_spec(uint64_t *s) {
 static void random_next_is_fill_is_splitmix64(void **state) {
     (void)state;
     struct rng r = TEST_RNG();
-    for (int t = 0; t < 20; t++) {
-        size_t n = 1 + (size_t)rng_below(&r, 3000);
+    for (int t = 0; t < 24; t++) {
+        /* (the last four above a million: the fill's parts on threads of their own) */
+        size_t n = t < 20 ? 1 + (size_t)rng_below(&r, 3000)
+                          : ((size_t)1 << 20) * (size_t)(t - 18) + (size_t)rng_below(&r, 100000);
         uint64_t seed = rng_u64(&r), stream = rng_below(&r, 4);
         float *x = malloc(n * sizeof *x);
         assert_non_null(x);
