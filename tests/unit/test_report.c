@@ -379,17 +379,6 @@ static void test_add_test_sanitizes_name_and_output(void **state) {
 
 /* A test's log-only lines: out of its output (the screen, results.json), in its detail (the
  * log's report), in the order written, wherever they fall among the others. */
-/* What grader_print_exercise prints of res, the log's details or not (malloc'd). */
-static char *printed(const struct grader_exercise_result *res, int details) {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&text, &size);
-    CHECK(f != NULL, "open_memstream failed");
-    grader_print_exercise(f, res, details);
-    fclose(f);
-    return text;
-}
-
 static void test_log_only_lines(void **state) {
     (void)state;
     struct grader_exercise_result res;
@@ -406,7 +395,12 @@ static void test_log_only_lines(void **state) {
     CHECK(res.tests[1].detail == NULL && strstr(res.tests[1].output, "log: not at"),
           "a line without the prefix at its start moved: \"%s\"", res.tests[1].output);
     for (int details = 0; details < 2; details++) {
-        char *text = printed(&res, details);
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        CHECK(f != NULL, "open_memstream failed");
+        grader_print_exercise(f, &res, details);
+        fclose(f);
         CHECK(strstr(text, "            plain two\n") != NULL, "no output: %s", text);
         CHECK(!strstr(text, "detail 1") == !details, "details %d: %s", details, text);
         CHECK(!strstr(text, "log: detail"), "the prefix printed: %s", text);
@@ -441,7 +435,12 @@ static void test_seconds_per_test(void **state) {
     CHECK(fabs(sum - (res.marked - res.started)) < 1e-6,
           "the tests' %.6f s against the whole's %.6f", sum, res.marked - res.started);
     for (int details = 0; details < 2; details++) {
-        char *text = printed(&res, details);
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        CHECK(f != NULL, "open_memstream failed");
+        grader_print_exercise(f, &res, details);
+        fclose(f);
         char line[64];
         snprintf(line, sizeof line, "%7.2f s  odd\n", res.tests[1].seconds);
         CHECK(!strstr(text, "   time: ") == !details && !strstr(text, line) == !details,
