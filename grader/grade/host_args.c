@@ -39,75 +39,61 @@ void grade_host_args_text(const struct grader_exercise *ex, const struct seen_la
     }
 }
 
+/* What the exercise's argument i is at size at: an int (1, its value into *value), a buffer (2,
+ * its bytes into *value), or local memory (0). */
+static int expected_arg(const struct grader_exercise *ex, struct grader_size at, int i,
+                        long long *value) {
+    enum grader_arg want = ex->args[i];
+    size_t floats = want == ARG_A   ? grader_a_count(ex, at)
+                    : want == ARG_B ? grader_b_count(ex, at)
+                    : want == ARG_C ? grader_output_count(ex, at)
+                                    : 0;
+    *value = want == ARG_M ? at.m : want == ARG_K ? at.k : at.n;
+    if (want == ARG_M || want == ARG_N || want == ARG_K || want == ARG_COUNT)
+        return 1;
+    *value = (long long)(floats * sizeof(float));
+    return floats ? 2 : 0;
+}
+
 /* The arguments the exercise's launch takes at size at: the ints' values, the buffers' bytes. */
 void grade_host_plan_args_text(const struct grader_exercise *ex, struct grader_size at, char *out,
                                size_t size) {
     for (int i = 0; i < GRADER_MAX_ARGS && ex->args[i] != ARG_END; i++) {
         char name[32];
+        long long value;
+        int kind = expected_arg(ex, at, i, &value);
         grader_arg_name(ex, i, name, sizeof name);
         grade_appendf(out, size, "%s%s", i ? ", " : ", arguments ", name);
-        size_t floats = 0;
-        switch (ex->args[i]) {
-        case ARG_N:
-            grade_appendf(out, size, " = %d", at.n);
-            break;
-        case ARG_M:
-            grade_appendf(out, size, " = %d", at.m);
-            break;
-        case ARG_K:
-            grade_appendf(out, size, " = %d", at.k);
-            break;
-        case ARG_COUNT:
-            grade_appendf(out, size, " = %d", at.n);
-            break;
-        case ARG_A:
-            floats = grader_a_count(ex, at);
-            break;
-        case ARG_B:
-            floats = grader_b_count(ex, at);
-            break;
-        case ARG_C:
-            floats = grader_output_count(ex, at);
-            break;
-        default:
+        if (kind == 1)
+            grade_appendf(out, size, " = %lld", value);
+        else if (kind == 2)
+            grade_appendf(out, size, ": a buffer of %lld bytes", value);
+        else
             grade_appendf(out, size, ": local memory");
-            break;
-        }
-        if (floats)
-            grade_appendf(out, size, ": a buffer of %zu bytes", floats * sizeof(float));
     }
 }
 
-/* Where l's recorded arguments differ from the exercise's at size at: an int of another value,
- * a buffer of other bytes, a buffer where a value belongs or the other way round. */
 void grade_host_args_differ(const struct grader_exercise *ex, struct grader_size at,
                             const struct seen_launch *l, char *out, size_t size) {
     int said = 0;
     for (int i = 0; i < GRADER_MAX_ARGS && i < MAX_ARGS && ex->args[i] != ARG_END; i++) {
         const struct seen_arg *a = &l->args[i];
-        enum grader_arg want = ex->args[i];
-        long long value = want == ARG_M ? at.m : want == ARG_K ? at.k : at.n, bytes = 0;
-        if (want == ARG_A)
-            bytes = (long long)(grader_a_count(ex, at) * sizeof(float));
-        else if (want == ARG_B)
-            bytes = (long long)(grader_b_count(ex, at) * sizeof(float));
-        else if (want == ARG_C)
-            bytes = (long long)(grader_output_count(ex, at) * sizeof(float));
-        int is_int = want == ARG_M || want == ARG_N || want == ARG_K || want == ARG_COUNT;
+        long long value;
+        int kind = expected_arg(ex, at, i, &value);
         char name[32], why[120] = "";
         grader_arg_name(ex, i, name, sizeof name);
         if (!a->kind)
             continue; /* (not seen set: the layer's records may have been cut) */
-        if (is_int && a->kind == 'i' && a->value != value)
+        if (kind == 1 && a->kind == 'i' && a->value != value)
             snprintf(why, sizeof why, "%s is %lld where the exercise's is %lld", name, a->value,
                      value);
-        else if (is_int && a->kind != 'i')
+        else if (kind == 1 && a->kind != 'i')
             snprintf(why, sizeof why, "%s is %s where the exercise's is an int", name,
                      a->kind == 'm' ? "a buffer" : "not a 4-byte value");
-        else if (bytes && a->kind == 'm' && a->value != bytes)
+        else if (kind == 2 && a->kind == 'm' && a->value != value)
             snprintf(why, sizeof why, "%s is a buffer of %lld bytes where the exercise's has %lld",
-                     name, a->value, bytes);
-        else if (bytes && a->kind != 'm')
+                     name, a->value, value);
+        else if (kind == 2 && a->kind != 'm')
             snprintf(why, sizeof why, "%s is not a buffer the program created", name);
         if (why[0])
             grade_appendf(out, size, "%s%s", said++ ? "; " : "\nwhere the arguments differ: ", why);
