@@ -109,6 +109,18 @@ typedef cl_int (*clu_launch_fn)(void *ctx, cl_command_queue queue, cl_event *don
 cl_int clu_time_launches(cl_command_queue queue, clu_launch_fn launch, void *ctx, int warmup,
                          int repeats, struct clu_stats *stats);
 
+/* ---------------------------------------------------------------- threads (clu_parallel.c) */
+
+/* fn(ctx, lo, hi, part) over [0, n) in parts on threads of their own: one part per min_part items
+ * at most, one per online CPU and CLU_PARALLEL_MAX in all; parts write disjoint outputs (a
+ * per-part result goes to a slot of ctx indexed by part). A thread that cannot start (a jail's
+ * limit on processes) leaves its part to the caller, so the result never depends on threads.
+ * Returns the number of parts, which clu_parallel_parts(n, min_part) gives beforehand. */
+#define CLU_PARALLEL_MAX 16
+typedef void clu_part_fn(void *ctx, size_t lo, size_t hi, size_t part);
+size_t clu_parallel_parts(size_t n, size_t min_part);
+size_t clu_parallel_for(size_t n, size_t min_part, clu_part_fn *fn, void *ctx);
+
 /* ---------------------------------------------------------------- matrices (clu_matrix.c) */
 
 /* Fill n floats with values uniform in [-1, 1) drawn from (seed, stream): distinct streams give

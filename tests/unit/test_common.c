@@ -391,6 +391,84 @@ static void random_next_is_fill_is_splitmix64(void **state) {
     }
 }
 
+/* ------------------------------------------------------------------ clu_parallel_for */
+
+/* Every index of [0, n) is one part's, exactly once; the parts are contiguous, in order, as many as
+ * clu_parallel_parts says (one per min_part items at most, never over CLU_PARALLEL_MAX or the
+ * CPUs), at random n and part sizes. */
+struct coverage {
+    unsigned char *seen; /* per index: how many parts visited it */
+    size_t lo[CLU_PARALLEL_MAX], hi[CLU_PARALLEL_MAX];
+    int calls[CLU_PARALLEL_MAX]; /* per part */
+};
+static void cover(void *ctx, size_t lo, size_t hi, size_t part) {
+    struct coverage *c = ctx;
+    c->lo[part] = lo;
+    c->hi[part] = hi;
+    c->calls[part]++;
+    for (size_t i = lo; i < hi; i++)
+        c->seen[i]++;
+}
+static void parallel_for_covers_each_once(void **state) {
+    (void)state;
+    struct rng r = TEST_RNG();
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    for (int t = 0; t < 60; t++) {
+        size_t n = t < 5 ? (size_t)t : 1 + rng_below(&r, t % 3 ? 5000 : 3000000);
+        size_t min_part = 1 + rng_below(&r, t % 2 ? 64 : n + 10);
+        struct coverage c = {calloc(n + 1, 1), {0}, {0}, {0}};
+        assert_non_null(c.seen);
+        size_t want = clu_parallel_parts(n, min_part);
+        size_t parts = clu_parallel_for(n, min_part, cover, &c);
+        CHECK(parts == want && parts >= 1 && parts <= CLU_PARALLEL_MAX &&
+                  (cpus < 1 || parts <= (size_t)cpus) && (parts == 1 || n / parts >= min_part),
+              "n %zu min_part %zu: %zu parts (%zu said, %ld CPUs)", n, min_part, parts, want, cpus);
+        for (size_t p = 0; p < parts; p++)
+            CHECK(c.calls[p] == 1 && c.lo[p] == (p ? c.hi[p - 1] : 0) &&
+                      c.hi[p] == (p + 1 < parts ? c.lo[p + 1] : n),
+                  "n %zu: part %zu of %zu called %d times over [%zu, %zu)", n, p, parts, c.calls[p],
+                  c.lo[p], c.hi[p]);
+        for (size_t i = 0; i < n; i++)
+            CHECK(c.seen[i] == 1, "n %zu min_part %zu: index %zu seen %d times", n, min_part, i,
+                  c.seen[i]);
+        free(c.seen);
+    }
+}
+
+/* The reference product in parts of rows is the one loop's, bit for bit (each element sums its
+ * terms in the same order), at random sizes with several parts and with one. */
+static void ref_gemm_in_parts_is_one_loop(void **state) {
+    (void)state;
+    struct rng r = TEST_RNG();
+    for (int t = 0; t < 6; t++) {
+        int n = rng_int(&r, 8, 90), k = rng_int(&r, 8, 90);
+        int m = t % 2 ? rng_int(&r, 1, 40) : (int)((((size_t)1 << 23) / ((size_t)n * k)) + 50);
+        size_t mk = (size_t)m * k, kn = (size_t)k * n, mn = (size_t)m * n;
+        float *a = malloc(mk * sizeof *a), *b = malloc(kn * sizeof *b);
+        double *ref = malloc(mn * sizeof *ref), *abs_ref = malloc(mn * sizeof *abs_ref);
+        assert_true(a && b && ref && abs_ref);
+        uint64_t seed = rng_u64(&r);
+        clu_random_fill(a, mk, seed, 0);
+        clu_random_fill(b, kn, seed, 1);
+        clu_ref_gemm(m, n, k, a, b, ref, abs_ref);
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                double sum = 0.0, abs_sum = 0.0;
+                for (int kk = 0; kk < k; kk++) {
+                    double aik = a[(size_t)i * k + kk];
+                    sum += aik * b[(size_t)kk * n + j];
+                    abs_sum += fabs(aik) * fabs((double)b[(size_t)kk * n + j]);
+                }
+                size_t at = (size_t)i * n + j;
+                CHECK(memcmp(&ref[at], &sum, sizeof sum) == 0 &&
+                          memcmp(&abs_ref[at], &abs_sum, sizeof sum) == 0,
+                      "%d x %d x %d: C(%d, %d) %a (abs %a), one loop's %a (abs %a)", m, n, k, i, j,
+                      ref[at], abs_ref[at], sum, abs_sum);
+            }
+        free(a), free(b), free(ref), free(abs_ref);
+    }
+}
+
 /* fraction of equal elements and the correlation of two arrays */
 static void similarity(const float *x, const float *y, size_t n, double *equal, double *corr) {
     double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
@@ -2205,6 +2283,8 @@ int main(int argc, char **argv) {
         TEST(check_exits_3_on_error),
         TEST(random_fill_deterministic),
         TEST(random_next_is_fill_is_splitmix64),
+        TEST(parallel_for_covers_each_once),
+        TEST(ref_gemm_in_parts_is_one_loop),
         TEST(random_fill_streams_and_seeds_differ),
         TEST(random_fill_range_and_moments),
         TEST(ref_matmul_matches_naive_loop),
