@@ -865,6 +865,50 @@ static void test_channel(void **state) {
     free(fds);
 }
 
+/* A run's environment is the allow-list's: an instructor's secret and an inherited kernel cache
+ * never reach it; HOME is its folder; a run with the exercise's kernel cache gets POCL's and
+ * NVIDIA's cache variables in it, one without gets neither (a student's host program could plant
+ * a slow binary there). */
+static void test_environment(void **state) {
+    (void)state;
+    char secret[64], cache[160];
+    snprintf(secret, sizeof secret, "s%ld", (long)getpid() * 7919L + (long)time(NULL));
+    snprintf(cache, sizeof cache, "%s/cache%d", g_top, g_test_no);
+    CHECK(mkdir(cache, 0777) == 0 && chmod(cache, 0777) == 0, "mkdir %s", cache);
+    setenv("GRADER_SECRET", secret, 1);
+    setenv("POCL_CACHE_DIR", "/tmp/instructors-pocl", 1);
+    setenv("CUDA_CACHE_PATH", "/tmp/instructors-nv", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+    for (int with = 0; with < 2; with++) {
+        struct grader_jail_settings js = g_js;
+        js.kernel_cache = with ? cache : NULL;
+        char *argv[] = {"/bin/sh", "-c", "env > env.txt", NULL}, want[300];
+        struct grader_run_result r;
+        grader_run_jailed(&js, argv, g_dir, g_out, 10, &r);
+        char *text = read_back("env.txt"), env[8192]; /* (every line between newlines) */
+        CHECK(r.how == RUN_EXITED && r.code == 0 && text, "env %s", describe(&r));
+        snprintf(env, sizeof env, "\n%s\n", text);
+        free(text);
+        CHECK(!strstr(env, secret) && !strstr(env, "instructors-"),
+              "%s the kernel cache, the run saw the grader's secret or cache: %s",
+              with ? "with" : "without", env);
+        snprintf(want, sizeof want, "\nHOME=%s\n", g_dir);
+        CHECK(strstr(env, want) && strstr(env, "\nCUDA_VISIBLE_DEVICES=0\n"),
+              "no HOME=%s or CUDA_VISIBLE_DEVICES in %s", g_dir, env);
+        snprintf(want, sizeof want, "\nPOCL_CACHE_DIR=%s\n", cache);
+        CHECK(!strstr(env, "POCL_CACHE_DIR=") == !with && (!with || strstr(env, want)),
+              "%s the kernel cache: %s", with ? "with" : "without", env);
+        snprintf(want, sizeof want, "\nCUDA_CACHE_PATH=%s/nv\n", cache);
+        CHECK(!strstr(env, "CUDA_CACHE_PATH=") == !with && (!with || strstr(env, want)),
+              "%s the kernel cache: %s", with ? "with" : "without", env);
+    }
+    unsetenv("GRADER_SECRET");
+    unsetenv("POCL_CACHE_DIR");
+    unsetenv("CUDA_CACHE_PATH");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    grader_remove_tree(cache);
+}
+
 static const char memfd_hog_source[] =
     "#define _GNU_SOURCE\n"
     "#include <stdio.h>\n"
@@ -1244,6 +1288,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_commands_and_pause, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_forking_spinners_time_out, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_reaped_helpers_finish, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_environment, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_busy_machine_is_not_graded, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_waits_beside_load, test_setup, test_teardown),
     };
