@@ -274,9 +274,18 @@ static int serve_inputs(struct served *sv, uint64_t seed, int count) {
                                        sv->in_count[0] * sizeof(float), sv->a, 0, NULL, NULL));
         CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[1], CL_TRUE, 0,
                                        sv->in_count[1] * sizeof(float), sv->b, 0, NULL, NULL));
-        CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[2], CL_TRUE, 0, sv->c_total * sizeof(float),
-                                       sv->fresh_c, 0, NULL, NULL));
+        /* C: the unwritten NaN filled on the device (no 64 MB copy at N = 4096), the guard zone
+         * after it copied */
+        const cl_uint unwritten = CLU_UNWRITTEN_BITS;
+        CLU_CHECK(clEnqueueFillBuffer(env->queue, abc[2], &unwritten, sizeof unwritten, 0,
+                                      sv->c_count * sizeof(float), 0, NULL, NULL));
+        if (sv->c_total > sv->c_count)
+            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[2], CL_TRUE,
+                                           sv->c_count * sizeof(float),
+                                           (sv->c_total - sv->c_count) * sizeof(float),
+                                           sv->fresh_c + sv->c_count, 0, NULL, NULL));
     }
+    CLU_CHECK(clFinish(env->queue));
     return 0;
 }
 
