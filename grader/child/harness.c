@@ -280,8 +280,7 @@ static int serve_inputs(struct served *sv, uint64_t seed, int count) {
         CLU_CHECK(clEnqueueFillBuffer(env->queue, abc[2], &unwritten, sizeof unwritten, 0,
                                       sv->c_count * sizeof(float), 0, NULL, NULL));
         if (sv->c_total > sv->c_count)
-            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[2], CL_TRUE,
-                                           sv->c_count * sizeof(float),
+            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[2], CL_TRUE, sv->c_count * sizeof(float),
                                            (sv->c_total - sv->c_count) * sizeof(float),
                                            sv->fresh_c + sv->c_count, 0, NULL, NULL));
     }
