@@ -112,9 +112,9 @@ cl_int clu_time_launches(cl_command_queue queue, clu_launch_fn launch, void *ctx
 /* ---------------------------------------------------------------- threads (clu_parallel.c) */
 
 /* fn(ctx, lo, hi, part) over [0, n) in parts on threads of their own: one part per min_part items
- * at most, one per online CPU and CLU_PARALLEL_MAX in all; parts write disjoint outputs (a
- * per-part result goes to a slot of ctx indexed by part). A thread that cannot start (a jail's
- * limit on processes) leaves its part to the caller, so the result never depends on threads.
+ * at most (0 counts as 1), one per online CPU and CLU_PARALLEL_MAX in all; parts write disjoint
+ * outputs (a per-part result goes to a slot of ctx indexed by part). A thread that cannot start (a
+ * jail's limit on processes) leaves its part to the caller, so the result never depends on threads.
  * Returns the number of parts, which clu_parallel_parts(n, min_part) gives beforehand. */
 #define CLU_PARALLEL_MAX 16
 typedef void clu_part_fn(void *ctx, size_t lo, size_t hi, size_t part);
@@ -140,6 +140,11 @@ static inline float clu_random_next(struct clu_random *r) {
     z ^= z >> 31;
     /* 24 random bits give every float in [-1, 1) on a 2^-23 grid, exactly representable */
     return (float)(uint32_t)(z >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+/* Moves r on by count values at once (splitmix64 is a counter), as count calls of
+ * clu_random_next would: a part of a stream from its own index. */
+static inline void clu_random_skip(struct clu_random *r, size_t count) {
+    r->state += 0x9E3779B97F4A7C15ull * count;
 }
 
 /* What C holds before a launch, so that an element the kernel never writes is known for one: a

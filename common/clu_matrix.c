@@ -27,7 +27,8 @@ struct fill {
 static void fill_part(void *ctx, size_t lo, size_t hi, size_t part) {
     (void)part;
     struct fill *f = ctx;
-    struct clu_random r = {f->start.state + 0x9E3779B97F4A7C15ull * lo};
+    struct clu_random r = f->start;
+    clu_random_skip(&r, lo);
     for (size_t i = lo; i < hi; i++)
         f->x[i] = clu_random_next(&r);
 }
@@ -107,8 +108,7 @@ void clu_ref_gemm(int m, int n, int k, const float *a, const float *b, double *r
                   double *abs_ref) {
     struct gemm g = {n, k, a, b, ref, abs_ref};
     size_t row_work = (size_t)(n > 0 ? n : 1) * (size_t)(k > 0 ? k : 1);
-    size_t min_rows = GEMM_PART_MIN / row_work;
-    clu_parallel_for((size_t)(m > 0 ? m : 0), min_rows ? min_rows : 1, gemm_rows, &g);
+    clu_parallel_for((size_t)(m > 0 ? m : 0), GEMM_PART_MIN / row_work, gemm_rows, &g);
 }
 
 void clu_sequential_matmul(int n, const float *a, const float *b, float *c) {

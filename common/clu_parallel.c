@@ -21,7 +21,7 @@ static void *run_part(void *arg) {
 
 size_t clu_parallel_parts(size_t n, size_t min_part) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t parts = min_part ? n / min_part : n;
+    size_t parts = min_part ? n / min_part : n; /* (0: as 1, any item a part of its own) */
     if (parts > CLU_PARALLEL_MAX)
         parts = CLU_PARALLEL_MAX;
     if (cpus > 0 && parts > (size_t)cpus)

@@ -61,8 +61,8 @@ static void vector_part(void *ctx, size_t lo, size_t hi, size_t part) {
     struct clu_random a, b;
     clu_random_start(&a, v->seed, 0);
     clu_random_start(&b, v->seed, 1);
-    a.state += 0x9E3779B97F4A7C15ull * lo; /* (splitmix64 is a counter: element lo's state) */
-    b.state += 0x9E3779B97F4A7C15ull * lo;
+    clu_random_skip(&a, lo);
+    clu_random_skip(&b, lo);
     for (size_t i = lo; i < hi; i++) {
         float x = clu_random_next(&a), y = clu_random_next(&b);
         /* (a NaN fails: the comparison is false) */
@@ -171,9 +171,8 @@ size_t grader_freivalds(struct grader_size s, const float *a, const float *b, co
         x[j] = ((z ^ (z >> 31)) & 1) ? 1.0 : -1.0;
     }
     struct freivalds f = {m, n, kk, a, b, c, x, bx, row_abs_b, {0}};
-    size_t b_rows = CHECK_PART_MIN / (n ? n : 1), c_rows = CHECK_PART_MIN / (n + kk ? n + kk : 1);
-    clu_parallel_for(kk, b_rows ? b_rows : 1, freivalds_bx, &f);
-    size_t parts = clu_parallel_for(m, c_rows ? c_rows : 1, freivalds_rows, &f);
+    clu_parallel_for(kk, CHECK_PART_MIN / (n ? n : 1), freivalds_bx, &f);
+    size_t parts = clu_parallel_for(m, CHECK_PART_MIN / (n + kk ? n + kk : 1), freivalds_rows, &f);
     for (size_t t = 0; t < parts; t++)
         bad += f.bad[t];
     free(x), free(bx), free(row_abs_b);

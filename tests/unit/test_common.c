@@ -415,7 +415,7 @@ static void parallel_for_covers_each_once(void **state) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     for (int t = 0; t < 60; t++) {
         size_t n = t < 5 ? (size_t)t : 1 + rng_below(&r, t % 3 ? 5000 : 3000000);
-        size_t min_part = 1 + rng_below(&r, t % 2 ? 64 : n + 10);
+        size_t min_part = t % 7 == 3 ? 0 : 1 + rng_below(&r, t % 2 ? 64 : n + 10); /* (0: as 1) */
         struct coverage c = {calloc(n + 1, 1), {0}, {0}, {0}};
         assert_non_null(c.seen);
         size_t want = clu_parallel_parts(n, min_part);
