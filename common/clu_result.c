@@ -35,7 +35,10 @@ int clu_save_result(const char *path, const float *x, size_t count) {
     return 0;
 }
 
-float *clu_load_result(const char *path, size_t *count, char *why, size_t why_size) {
+/* A result file's floats: into `into` when it holds exactly `want` of them, else into a malloc'd
+ * array (into NULL). The array, into, or NULL with why. */
+static float *load(const char *path, float *into, size_t want, size_t *count, char *why,
+                   size_t why_size) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(why, why_size, "no result file (%s)", strerror(errno));
@@ -62,16 +65,32 @@ float *clu_load_result(const char *path, size_t *count, char *why, size_t why_si
         fclose(f);
         return NULL;
     }
-    float *x = malloc(n ? (size_t)n * sizeof *x : 1);
+    if (into && n != want) {
+        snprintf(why, why_size, "result file holds %llu elements, expected %zu",
+                 (unsigned long long)n, want);
+        fclose(f);
+        return NULL;
+    }
+    float *x = into ? into : malloc(n ? (size_t)n * sizeof *x : 1);
     size_t got = x ? fread(x, sizeof *x, (size_t)n, f) : 0;
     int extra = fgetc(f) != EOF;
     fclose(f);
     if (!x || got != n || extra) {
         snprintf(why, why_size, "result file holds %zu of %llu elements%s", got,
                  (unsigned long long)n, extra ? " and trailing bytes" : "");
-        free(x);
+        if (!into)
+            free(x);
         return NULL;
     }
     *count = (size_t)n;
     return x;
+}
+
+float *clu_load_result(const char *path, size_t *count, char *why, size_t why_size) {
+    return load(path, NULL, 0, count, why, why_size);
+}
+
+int clu_load_result_into(const char *path, float *x, size_t count, char *why, size_t why_size) {
+    size_t got = 0;
+    return load(path, x, count, &got, why, why_size) ? 0 : -1;
 }

@@ -97,12 +97,44 @@ size_t grader_input_guard_damage(const float *guard, size_t count) {
     return damaged;
 }
 
-int grader_element_right(int n, const float *a, const float *b, const float *c, size_t i, size_t j,
-                         double *want) {
+/* An input's element x[at]: from the array, or, without one, drawn from (seed, stream) as
+ * clu_random_fill would have (a check then needs no 64 MB copy of A and B at N = 4096, with its
+ * page faults, at every timed launch it checks). */
+struct input_row {
+    const float *x;      /* the array, or NULL */
+    struct clu_random r; /* without it: the stream, moved to the row's start */
+};
+
+static void input_row_at(struct input_row *row, const float *x, uint64_t seed, uint64_t stream,
+                         size_t at) {
+    row->x = x ? x + at : NULL;
+    if (!x) {
+        clu_random_start(&row->r, seed, stream);
+        clu_random_skip(&row->r, at);
+    }
+}
+
+/* The row's next element (a column's: stride apart, stride - 1 of them skipped) */
+static inline float input_next(struct input_row *row, size_t stride) {
+    if (row->x) {
+        float v = *row->x;
+        row->x += stride;
+        return v;
+    }
+    float v = clu_random_next(&row->r);
+    clu_random_skip(&row->r, stride - 1);
+    return v;
+}
+
+static int element_right(int n, const float *a, const float *b, uint64_t inputs, const float *c,
+                         size_t i, size_t j, double *want) {
     size_t un = (size_t)n;
+    struct input_row row, col;
+    input_row_at(&row, a, inputs, 0, i * un);
+    input_row_at(&col, b, inputs, 1, j);
     double sum = 0.0, scale = 0.0;
     for (size_t k = 0; k < un; k++) {
-        double term = (double)a[i * un + k] * (double)b[k * un + j];
+        double term = (double)input_next(&row, 1) * (double)input_next(&col, un);
         sum += term;
         scale += fabs(term);
     }
@@ -111,11 +143,21 @@ int grader_element_right(int n, const float *a, const float *b, const float *c, 
     return fabs((double)c[i * un + j] - sum) <= clu_dot_tolerance(n, scale);
 }
 
+int grader_element_right(int n, const float *a, const float *b, const float *c, size_t i, size_t j,
+                         double *want) {
+    return element_right(n, a, b, 0, c, i, j, want);
+}
+
+int grader_element_right_drawn(int n, uint64_t inputs, const float *c, size_t i, size_t j) {
+    return element_right(n, NULL, NULL, inputs, c, i, j, NULL);
+}
+
 /* Freivalds' check in two passes over rows: Bx and the rows' scales of B, then each row of C
  * against A(Bx). */
 struct freivalds {
     size_t m, n, k;               /* C is m x n, the inner dimension k */
-    const float *a, *b, *c;       /* the inputs and the output */
+    const float *a, *b, *c;       /* the inputs (NULL: drawn from inputs) and the output */
+    uint64_t inputs;              /* A's and B's seed, where they are drawn */
     const double *x;              /* the random vector of +-1 */
     double *bx, *row_abs_b;       /* B x and each row of B's sum of magnitudes */
     size_t bad[CLU_PARALLEL_MAX]; /* per part: the rows that failed */
@@ -125,10 +167,13 @@ static void freivalds_bx(void *ctx, size_t lo, size_t hi, size_t part) {
     (void)part;
     struct freivalds *f = ctx;
     for (size_t k = lo; k < hi; k++) {
+        struct input_row row;
+        input_row_at(&row, f->b, f->inputs, 1, k * f->n);
         double sum = 0.0, abs_sum = 0.0;
         for (size_t j = 0; j < f->n; j++) {
-            sum += (double)f->b[k * f->n + j] * f->x[j];
-            abs_sum += fabs((double)f->b[k * f->n + j]);
+            double v = (double)input_next(&row, 1);
+            sum += v * f->x[j];
+            abs_sum += fabs(v);
         }
         f->bx[k] = sum;
         f->row_abs_b[k] = abs_sum;
@@ -138,10 +183,13 @@ static void freivalds_bx(void *ctx, size_t lo, size_t hi, size_t part) {
 static void freivalds_rows(void *ctx, size_t lo, size_t hi, size_t part) {
     struct freivalds *f = ctx;
     for (size_t i = lo; i < hi; i++) {
+        struct input_row row;
+        input_row_at(&row, f->a, f->inputs, 0, i * f->k);
         double want = 0.0, scale = 0.0, got = 0.0;
         for (size_t k = 0; k < f->k; k++) {
-            want += (double)f->a[i * f->k + k] * f->bx[k];
-            scale += fabs((double)f->a[i * f->k + k]) * f->row_abs_b[k];
+            double v = (double)input_next(&row, 1);
+            want += v * f->bx[k];
+            scale += fabs(v) * f->row_abs_b[k];
         }
         for (size_t j = 0; j < f->n; j++)
             got += (double)f->c[i * f->n + j] * f->x[j];
@@ -153,8 +201,8 @@ static void freivalds_rows(void *ctx, size_t lo, size_t hi, size_t part) {
     }
 }
 
-size_t grader_freivalds(struct grader_size s, const float *a, const float *b, const float *c,
-                        uint64_t seed) {
+static size_t freivalds(struct grader_size s, const float *a, const float *b, uint64_t inputs,
+                        const float *c, uint64_t seed) {
     size_t m = (size_t)s.m, n = (size_t)s.n, kk = (size_t)s.k, bad = 0;
     double *x = malloc(n * sizeof *x), *bx = malloc(kk * sizeof *bx),
            *row_abs_b = malloc(kk * sizeof *row_abs_b);
@@ -170,13 +218,23 @@ size_t grader_freivalds(struct grader_size s, const float *a, const float *b, co
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
         x[j] = ((z ^ (z >> 31)) & 1) ? 1.0 : -1.0;
     }
-    struct freivalds f = {m, n, kk, a, b, c, x, bx, row_abs_b, {0}};
+    struct freivalds f = {m, n, kk, a, b, c, inputs, x, bx, row_abs_b, {0}};
     clu_parallel_for(kk, CHECK_PART_MIN / (n ? n : 1), freivalds_bx, &f);
     size_t parts = clu_parallel_for(m, CHECK_PART_MIN / (n + kk ? n + kk : 1), freivalds_rows, &f);
     for (size_t t = 0; t < parts; t++)
         bad += f.bad[t];
     free(x), free(bx), free(row_abs_b);
     return bad;
+}
+
+size_t grader_freivalds(struct grader_size s, const float *a, const float *b, const float *c,
+                        uint64_t seed) {
+    return freivalds(s, a, b, 0, c, seed);
+}
+
+size_t grader_freivalds_drawn(struct grader_size s, uint64_t inputs, const float *c,
+                              uint64_t seed) {
+    return freivalds(s, NULL, NULL, inputs, c, seed);
 }
 
 int grader_input_changed(const float *x, size_t count, uint64_t seed, uint64_t stream) {

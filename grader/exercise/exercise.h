@@ -351,12 +351,18 @@ int grader_input_changed(const float *x, size_t count, uint64_t seed, uint64_t s
  * check of a sampled element, where a full reference would take too long. NaN is wrong. */
 int grader_element_right(int n, const float *a, const float *b, const float *c, size_t i, size_t j,
                          double *want);
+/* The same with A and B drawn from inputs as clu_random_fill(inputs, 0 and 1) would, element by
+ * element: no copy of them in memory. */
+int grader_element_right_drawn(int n, uint64_t inputs, const float *c, size_t i, size_t j);
 
 /* Freivalds' check of C = A*B for n x n matrices in O(n^2): C x against A (B x) for a random
  * +-1 vector x from seed, each row within the sum of its elements' tolerances. Returns the rows
  * that fail (0: C is the product, but for a chance of 2^-n per wrong element pattern). */
 size_t grader_freivalds(struct grader_size s, const float *a, const float *b, const float *c,
                         uint64_t seed);
+/* The same with A and B drawn from inputs as clu_random_fill(inputs, 0 and 1) would, as the
+ * check reads them: the same verdict, with no 64 MB copies of them to make at N = 4096. */
+size_t grader_freivalds_drawn(struct grader_size s, uint64_t inputs, const float *c, uint64_t seed);
 
 /* Elements of the guard zone after C that the kernel changed (0 when intact). */
 size_t grader_guard_damage(const float *guard, size_t count);

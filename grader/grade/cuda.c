@@ -279,7 +279,6 @@ static void timed_round_wrong(const struct grader_config *cfg, const struct grad
     char reason[200] = "", name[32];
     snprintf(name, sizeof name, RESULT_ROUND, round);
     float *c = grader_load_result(dir, name, count + HARNESS_GUARD, reason, sizeof reason);
-    float *a = NULL, *b = NULL;
     double *expected = NULL, *tol = NULL;
     /* the grader's fill tells a store that never happened from a NaN computed */
     struct grader_nans nans = c ? grader_count_nans(c, count) : (struct grader_nans){0};
@@ -299,21 +298,16 @@ static void timed_round_wrong(const struct grader_config *cfg, const struct grad
         }
     } else if (nans.unwritten + nans.from_unwritten + nans.computed + nans.past_end > 0) {
         grader_nan_hint(&nans, count, why, why_size);
-    } else if (!(a = malloc(count * sizeof *a)) || !(b = malloc(count * sizeof *b))) {
-        snprintf(why, why_size, "grader out of memory");
     } else {
-        clu_random_fill(a, count, inputs, 0);
-        clu_random_fill(b, count, inputs, 1);
-        /* x from the hidden seed, not from the round seed the child was given */
+        /* x from the hidden seed, not from the round seed the child was given; A and B drawn as
+         * read */
         uint64_t x_seed = cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(round + 1));
-        size_t rows = grader_freivalds(grader_square(n), a, b, c, x_seed);
+        size_t rows = grader_freivalds_drawn(grader_square(n), inputs, c, x_seed);
         if (rows)
             snprintf(why, why_size,
                      "C is not A*B (%zu of %d rows fail a check against A(Bx) for a random x)",
                      rows, n);
     }
-    free(a);
-    free(b);
     free(c);
     free(expected);
     free(tol);

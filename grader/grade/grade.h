@@ -230,6 +230,9 @@ char *grader_harness_failure(const struct grader_run_result *run, const char *lo
 /* dir/name saved by clu_save_result holding exactly want floats, or NULL with why set. */
 float *grader_load_result(const char *dir, const char *name, size_t want, char *why,
                           size_t why_size);
+/* The same into x (want floats), a buffer used again from check to check: 0, or -1 with why. */
+int grader_load_result_into(const char *dir, const char *name, float *x, size_t want, char *why,
+                            size_t why_size);
 
 /* The quiz of ex (quiz.c): one test per question, the student's answers.txt against the key in
  * solutions/<ex>/answers.txt. */

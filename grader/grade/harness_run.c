@@ -215,16 +215,24 @@ char *grader_harness_failure(const struct grader_run_result *run, const char *lo
     return text;
 }
 
-float *grader_load_result(const char *dir, const char *name, size_t want, char *why,
-                          size_t why_size) {
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    /* a student's program wrote this folder: only a plain file is read (no FIFO, no link) */
+/* dir/name's path, if it is a plain file: a student's program wrote this folder, so only a plain
+ * file is read (no FIFO, no link). 0, or -1 with why. */
+static int result_path(const char *dir, const char *name, char *path, size_t path_size, char *why,
+                       size_t why_size) {
+    snprintf(path, path_size, "%s/%s", dir, name);
     struct stat st;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         snprintf(why, why_size, "%s is not a plain file", name);
-        return NULL;
+        return -1;
     }
+    return 0;
+}
+
+float *grader_load_result(const char *dir, const char *name, size_t want, char *why,
+                          size_t why_size) {
+    char path[PATH_MAX + 16];
+    if (result_path(dir, name, path, sizeof path, why, why_size) != 0)
+        return NULL;
     size_t count = 0;
     float *x = clu_load_result(path, &count, why, why_size);
     if (x && count != want) {
@@ -233,4 +241,12 @@ float *grader_load_result(const char *dir, const char *name, size_t want, char *
         return NULL;
     }
     return x;
+}
+
+int grader_load_result_into(const char *dir, const char *name, float *x, size_t want, char *why,
+                            size_t why_size) {
+    char path[PATH_MAX + 16];
+    if (result_path(dir, name, path, sizeof path, why, why_size) != 0)
+        return -1;
+    return clu_load_result_into(path, x, want, why, why_size);
 }

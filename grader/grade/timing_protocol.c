@@ -92,8 +92,7 @@ static int exchange(struct grade_side *s, const char *command, int round, double
 
 /* Elements of C (n x n) that differ from their double dot product, among `samples` positions
  * drawn from seed. */
-static size_t sampled_wrong(int n, const float *a, const float *b, const float *c, uint64_t seed,
-                            int samples) {
+static size_t sampled_wrong(int n, const float *c, uint64_t seed, int samples) {
     size_t un = (size_t)n, wrong = 0;
     uint64_t state = grader_derive_seed(seed, "sampled elements", 0); /* one way, then splitmix64 */
     for (int s = 0; s < samples; s++) {
@@ -102,27 +101,27 @@ static size_t sampled_wrong(int n, const float *a, const float *b, const float *
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
         uint64_t pick = (z ^ (z >> 31)) % (un * un);
-        if (!grader_element_right(n, a, b, c, pick / un, pick % un, NULL))
+        if (!grader_element_right_drawn(n, seed, c, pick / un, pick % un))
             wrong++;
     }
     return wrong;
 }
 
-/* Why the C of launch set `set` of timed round r (its inputs from seed) is wrong ("" if right):
+/* Why the C of launch set `set` of timed round r (its inputs from seed) is wrong ("" if right),
+ * read into c (its floats and the guard zone's):
  * every element against the reference (full; sampled elements above FULL_CHECK_MAX_N), or
  * Freivalds' O(N^2) check of the product. */
 static void round_wrong(const struct grader_exercise *ex, const char *dir, int round, int set,
-                        uint64_t seed, int full, char *why, size_t why_size) {
+                        uint64_t seed, int full, float *c, char *why, size_t why_size) {
     int n = ex->perf_n;
-    size_t count = grader_output_count(ex, grader_square(n)), in_count = (size_t)n * (size_t)n;
+    size_t count = grader_output_count(ex, grader_square(n));
     size_t guard = grader_guard_count(ex, grader_square(n));
     char reason[200] = "", name[32];
     snprintf(name, sizeof name, RESULT_LAUNCH, round, set);
-    float *c = grader_load_result(dir, name, count + guard, reason, sizeof reason);
+    int loaded = grader_load_result_into(dir, name, c, count + guard, reason, sizeof reason) == 0;
     double *expected = NULL, *tol = NULL;
-    float *a = NULL, *b = NULL;
     why[0] = '\0';
-    if (!c) {
+    if (!loaded) {
         snprintf(why, why_size, "round %d: no result saved (%s)", round + 1, reason);
     } else if (grader_guard_damage(c + count, guard)) {
         snprintf(why, why_size, "round %d: it wrote past the end of C", round + 1);
@@ -141,15 +140,12 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
                                           why_size - (size_t)used);
             }
         }
-    } else if (!(a = malloc(in_count * sizeof *a)) || !(b = malloc(in_count * sizeof *b))) {
-        snprintf(why, why_size, "grader out of memory");
     } else {
-        clu_random_fill(a, in_count, seed, 0);
-        clu_random_fill(b, in_count, seed, 1);
-        /* x from a seed the child never saw: knowing x, C x = A(Bx) is cheap to fake */
-        size_t rows =
-            grader_freivalds(grader_square(n), a, b, c, grader_derive_seed(seed, "freivalds x", 0));
-        size_t sampled = full && !rows ? sampled_wrong(n, a, b, c, seed, CHECK_SAMPLES) : 0;
+        /* A and B drawn as read (no 64 MB copies of them a check); x from a seed the child never
+         * saw: knowing x, C x = A(Bx) is cheap to fake */
+        size_t rows = grader_freivalds_drawn(grader_square(n), seed, c,
+                                             grader_derive_seed(seed, "freivalds x", 0));
+        size_t sampled = full && !rows ? sampled_wrong(n, c, seed, CHECK_SAMPLES) : 0;
         if (rows)
             snprintf(why, why_size,
                      "round %d: C is not A*B (%zu of %d rows fail a check against A(Bx) for a "
@@ -161,9 +157,6 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
                      "dot product each)",
                      round + 1, sampled, CHECK_SAMPLES);
     }
-    free(a);
-    free(b);
-    free(c);
     free(expected);
     free(tol);
 }
@@ -259,6 +252,15 @@ int grade_timing_checked(const struct grader_config *cfg, const struct grader_ex
     int launches = s->sets > 0 ? s->sets : 1; /* (each set's C, as its last launch left it) */
     why[0] = '\0';
     double began = grade_timing_now();
+    if (!s->c_buffer) { /* one for every check of the side: fresh pages cost more than the check */
+        struct grader_size z = grader_square(ex->perf_n);
+        s->c_buffer =
+            malloc((grader_output_count(ex, z) + grader_guard_count(ex, z)) * sizeof(float));
+        if (!s->c_buffer) {
+            snprintf(why, why_size, "grader out of memory");
+            return 0;
+        }
+    }
     for (int k = 0; k < launches && !why[0]; k++) {
         char command[64], path[PATH_MAX + 64];
         snprintf(command, sizeof command, SERVE_SAVE " %d %d", round, k);
@@ -271,7 +273,8 @@ int grade_timing_checked(const struct grader_config *cfg, const struct grader_ex
             snprintf(why, why_size, "%s: C of round %d was not saved", s->who, round + 1);
             return -1;
         }
-        round_wrong(ex, s->dir, round, k, grader_launch_seed(seed, k), k == full, why, why_size);
+        round_wrong(ex, s->dir, round, k, grader_launch_seed(seed, k), k == full, s->c_buffer, why,
+                    why_size);
         if (why[0] && launches > 1) { /* which of the command's launches */
             char detail[900];
             snprintf(detail, sizeof detail, "%s (launch %d of the round's %d)", why, k + 1,
@@ -359,6 +362,8 @@ void grade_timing_end(const struct grader_config *cfg, struct grade_side *s) {
         grader_finish(s->child, cfg->timeout, &s->ended);
     s->child = NULL;
     s->log_text = grader_read_capped(s->log, LOG_CAP);
+    free(s->c_buffer);
+    s->c_buffer = NULL;
 }
 
 /* Timings of different students on one device must not overlap (make batch with JOBS > 1 runs

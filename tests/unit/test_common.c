@@ -1077,6 +1077,21 @@ static void result_round_trip(void **state) {
         CHECK(y != NULL, "count %zu: load failed: %s", n, why);
         CHECK(count == n, "saved %zu, loaded %zu", n, count);
         CHECK(memcmp(x, y, n * sizeof *x) == 0, "count %zu: data differ", n);
+        /* into a buffer of exactly n floats, and refused (the buffer untouched) at any other */
+        memset(y, 0xab, n * sizeof *y);
+        CHECK(clu_load_result_into(path, y, n, why, sizeof why) == 0, "count %zu: into: %s", n,
+              why);
+        CHECK(memcmp(x, y, n * sizeof *x) == 0, "count %zu: data differ, into", n);
+        size_t other = rng_below(&r, 2) ? n + 1 + rng_below(&r, 9) : rng_below(&r, n);
+        float *z = malloc((other + 1) * sizeof *z);
+        assert_non_null(z);
+        memset(z, 0xab, (other + 1) * sizeof *z);
+        why[0] = '\0';
+        CHECK(clu_load_result_into(path, z, other, why, sizeof why) == -1 && why[0],
+              "saved %zu, loaded into %zu", n, other);
+        for (size_t i = 0; i < other; i++)
+            CHECK(((unsigned char *)&z[i])[0] == 0xab, "saved %zu, into %zu: written", n, other);
+        free(z);
         free(y);
         free(x);
         unlink(path);
@@ -1102,6 +1117,13 @@ static void expect_load_fails(const char *path, const char *what) {
     CHECK(y == NULL, "%s: loaded %zu elements", what, count);
     CHECK(why[0] != '\0' && strlen(why) < sizeof why, "%s: no reason given", what);
     free(y);
+    /* nor into a buffer, of any count the files here were saved with (save_random's) */
+    static float into[1002];
+    for (size_t n = 0; n < 1002; n++) {
+        why[0] = '\0';
+        CHECK(clu_load_result_into(path, into, n, why, sizeof why) == -1 && why[0],
+              "%s: loaded into %zu floats", what, n);
+    }
 }
 
 static size_t save_random(struct rng *r, const char *path) {

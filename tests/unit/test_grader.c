@@ -332,11 +332,19 @@ static void test_rectangular_sizes(void **state) {
             c[x] = (float)ref[x];
         CHECK(grader_freivalds(z, a, b, c, seed) == 0, "%d x %d x %d: right C refused", z.m, z.n,
               z.k);
+        CHECK(grader_freivalds_drawn(z, seed, c, seed) == 0,
+              "%d x %d x %d: right C refused with A and B drawn", z.m, z.n, z.k);
         /* (a row's bound grows with K: over 1000 at K = 10000, so an error of 1e5 there) */
         c[rng_range(&r, 0, mn - 1)] += z.k > 1000 ? 1e5f : 0.5f;
         size_t got_rows = grader_freivalds(z, a, b, c, seed);
         CHECK(got_rows == 1, "%d x %d x %d: %zu rows found wrong, not the one", z.m, z.n, z.k,
               got_rows);
+        got_rows = grader_freivalds_drawn(z, seed, c, seed);
+        CHECK(got_rows == 1, "%d x %d x %d: %zu rows found wrong with A and B drawn, not the one",
+              z.m, z.n, z.k, got_rows);
+        /* drawn with other inputs, the right C is wrong: the draw is the seed's */
+        CHECK(grader_freivalds_drawn(z, seed ^ 1, c, seed) > 0,
+              "%d x %d x %d: C of other inputs passes", z.m, z.n, z.k);
         free(a), free(b), free(c), free(ref);
     }
 }
@@ -1657,8 +1665,9 @@ static void test_element_right(void **state) {
         float *a = malloc(count * sizeof *a), *b = malloc(count * sizeof *b),
               *c = malloc(count * sizeof *c);
         CHECK(a && b && c, "out of memory");
-        clu_random_fill(a, count, rng_next(&r), 0);
-        clu_random_fill(b, count, rng_next(&r), 1);
+        uint64_t inputs = rng_next(&r);
+        clu_random_fill(a, count, inputs, 0);
+        clu_random_fill(b, count, inputs, 1);
         for (size_t i = 0; i < un; i++)
             for (size_t j = 0; j < un; j++) {
                 double sum = 0.0;
@@ -1669,12 +1678,17 @@ static void test_element_right(void **state) {
         size_t i = rng_next(&r) % un, j = rng_next(&r) % un;
         double want = -1.0;
         CHECK(grader_element_right(n, a, b, c, i, j, &want), "n %d: C(%zu,%zu) right", n, i, j);
+        CHECK(grader_element_right_drawn(n, inputs, c, i, j), "n %d: C(%zu,%zu) right, drawn", n, i,
+              j);
+        CHECK(!grader_element_right_drawn(n, inputs ^ 1, c, i, j),
+              "n %d: C(%zu,%zu) of other inputs passes", n, i, j);
         CHECK(fabs(want - (double)c[i * un + j]) < 1e-3, "n %d: want %g, C %g", n, want,
               (double)c[i * un + j]);
         float right = c[i * un + j];
         c[i * un + j] = right + 0.5f + fabsf(right);
         CHECK(!grader_element_right(n, a, b, c, i, j, NULL), "n %d: a wrong C(%zu,%zu) passes", n,
               i, j);
+        CHECK(!grader_element_right_drawn(n, inputs, c, i, j), "n %d: a wrong C passes, drawn", n);
         c[i * un + j] = NAN;
         CHECK(!grader_element_right(n, a, b, c, i, j, NULL), "n %d: NaN passes", n);
         free(a);
