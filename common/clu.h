@@ -147,6 +147,18 @@ static inline void clu_random_skip(struct clu_random *r, size_t count) {
     r->state += 0x9E3779B97F4A7C15ull * count;
 }
 
+/* The same values made by a kernel on the device, into a buffer of n floats or more: no copy from
+ * the host (clu_device_fill.c). open builds the kernel (an error code: the caller fills on the
+ * host instead); fill enqueues it, not waited for. */
+struct clu_device_fill {
+    cl_program program;
+    cl_kernel kernel;
+};
+cl_int clu_device_fill_open(const struct clu_env *env, struct clu_device_fill *f);
+cl_int clu_device_fill(const struct clu_device_fill *f, cl_command_queue queue, cl_mem x, size_t n,
+                       uint64_t seed, uint64_t stream);
+void clu_device_fill_close(struct clu_device_fill *f);
+
 /* What C holds before a launch, so that an element the kernel never writes is known for one: a
  * signalling NaN with a payload of its own. IEEE 754 arithmetic never returns a signalling NaN (it
  * quiets every NaN it passes on, and makes its own 0/0 or inf - inf as a quiet one), so these bits

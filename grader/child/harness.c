@@ -244,6 +244,7 @@ struct served {
     size_t c_total;         /* C's floats with its guard zone */
     const char *dir;        /* where save writes */
     struct vendor_set *vendors;
+    const struct clu_device_fill *fill; /* A and B made on the device (NULL: on the host) */
 };
 
 /* `inputs R SEED COUNT`: COUNT sets, set k's A and B from grader_launch_seed(SEED, k) and C back to
@@ -266,13 +267,20 @@ static int serve_inputs(struct served *sv, uint64_t seed, int count) {
     sv->used = count;
     for (int k = 0; k < count; k++) {
         uint64_t launch_seed = grader_launch_seed(seed, k);
-        clu_random_fill(sv->a, sv->in_count[0], launch_seed, 0);
-        clu_random_fill(sv->b, sv->in_count[1], launch_seed, 1);
         cl_mem *abc = sv->sets[k];
-        CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[0], CL_TRUE, 0,
-                                       sv->in_count[0] * sizeof(float), sv->a, 0, NULL, NULL));
-        CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[1], CL_TRUE, 0,
-                                       sv->in_count[1] * sizeof(float), sv->b, 0, NULL, NULL));
+        if (sv->fill) {
+            CLU_CHECK(
+                clu_device_fill(sv->fill, env->queue, abc[0], sv->in_count[0], launch_seed, 0));
+            CLU_CHECK(
+                clu_device_fill(sv->fill, env->queue, abc[1], sv->in_count[1], launch_seed, 1));
+        } else {
+            clu_random_fill(sv->a, sv->in_count[0], launch_seed, 0);
+            clu_random_fill(sv->b, sv->in_count[1], launch_seed, 1);
+            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[0], CL_TRUE, 0,
+                                           sv->in_count[0] * sizeof(float), sv->a, 0, NULL, NULL));
+            CLU_CHECK(clEnqueueWriteBuffer(env->queue, abc[1], CL_TRUE, 0,
+                                           sv->in_count[1] * sizeof(float), sv->b, 0, NULL, NULL));
+        }
         /* C: the unwritten NaN, then the guard zone, both filled on the device (no 64 MB copy
          * at N = 4096) */
         const cl_uint unwritten = CLU_UNWRITTEN_BITS;
@@ -446,6 +454,14 @@ int grader_harness_main(int argc, char **argv) {
         struct vendor_set vendors = {0};
         if (f.vendors && size.m == size.n && size.k == size.n)
             vendors_prepare(&env, size.n, a, b, f.seed, &vendors);
+        /* A GPU makes each round's inputs itself (a copy of them cost more than the launches at
+         * N = 4096); a CPU device on the host, as before: there the kernel is an LLVM build a
+         * process, and the copy no dearer than the fill */
+        cl_device_type type = CL_DEVICE_TYPE_CPU;
+        struct clu_device_fill fill = {0};
+        int on_device =
+            clGetDeviceInfo(env.device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+            !(type & CL_DEVICE_TYPE_CPU) && clu_device_fill_open(&env, &fill) == CL_SUCCESS;
         struct served sv = {.env = &env,
                             .ex = ex,
                             .size = size,
@@ -460,9 +476,12 @@ int grader_harness_main(int argc, char **argv) {
                             .in_count = in_count,
                             .c_total = out_count + guard,
                             .dir = f.out,
-                            .vendors = f.vendors ? &vendors : NULL};
+                            .vendors = f.vendors ? &vendors : NULL,
+                            .fill = on_device ? &fill : NULL};
         memcpy(sv.sets[0], abc, sizeof abc);
         status = serve(&sv);
+        if (on_device)
+            clu_device_fill_close(&fill);
         for (int k = 1; k < sv.count; k++) /* (set 0 is abc, released below) */
             for (int m = 0; m < 3; m++)
                 if (sv.sets[k][m])

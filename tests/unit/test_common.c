@@ -1750,6 +1750,49 @@ static void device_max_group_matches_device(void **state) {
     assert_int_equal(got, want);
 }
 
+/* The device's fill gives clu_random_fill's bits at sizes of every kind (one, odd, more than the
+ * work-items of a launch), and leaves the buffer past n as it was. */
+static void device_fill_matches_host(void **state) {
+    (void)state;
+    struct rng r = TEST_RNG();
+    struct clu_device_fill f;
+    assert_int_equal(clu_device_fill_open(&g_env, &f), CL_SUCCESS);
+    size_t sizes[] = {1, 0, 0, 0};
+    sizes[1] = (size_t)rng_int(&r, 2, 5000);
+    sizes[2] = (size_t)rng_int(&r, 5000, 300000) * 2 + 1;
+    sizes[3] = ((size_t)1 << 20) + (size_t)rng_int(&r, 1, 700000); /* items loop */
+    for (int t = 0; t < 4; t++) {
+        size_t n = sizes[t], tail = (size_t)rng_int(&r, 1, 64);
+        uint64_t seed = rng_u64(&r), stream = rng_below(&r, 4);
+        float *want = malloc((n + tail) * sizeof *want), *got = malloc((n + tail) * sizeof *got);
+        assert_true(want && got);
+        clu_random_fill(want, n, seed, stream);
+        clu_fill_unwritten(want + n, tail);
+        cl_int err;
+        cl_mem x = clCreateBuffer(g_env.context, CL_MEM_READ_WRITE, (n + tail) * sizeof(float),
+                                  NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        const cl_uint unwritten = CLU_UNWRITTEN_BITS;
+        assert_int_equal(clEnqueueFillBuffer(g_env.queue, x, &unwritten, sizeof unwritten, 0,
+                                             (n + tail) * sizeof(float), 0, NULL, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(clu_device_fill(&f, g_env.queue, x, n, seed, stream), CL_SUCCESS);
+        assert_int_equal(clEnqueueReadBuffer(g_env.queue, x, CL_TRUE, 0, (n + tail) * sizeof(float),
+                                             got, 0, NULL, NULL),
+                         CL_SUCCESS);
+        size_t first = n + tail;
+        for (size_t i = 0; i < n + tail && first == n + tail; i++)
+            if (memcmp(&want[i], &got[i], sizeof(float)) != 0)
+                first = i;
+        CHECK(first == n + tail, "n %zu, stream %llu: element %zu is %a, the host's %a", n,
+              (unsigned long long)stream, first, (double)got[first], (double)want[first]);
+        clReleaseMemObject(x);
+        free(want);
+        free(got);
+    }
+    clu_device_fill_close(&f);
+}
+
 static const char *fill_kernel_source = "#ifndef VAL\n"
                                         "#error \"VAL missing\"\n"
                                         "#endif\n"
@@ -2355,6 +2398,7 @@ int main(int argc, char **argv) {
         TEST(build_file_missing_source),
         TEST(time_launches_real_kernel),
         TEST(time_launches_not_launched_and_errors),
+        TEST(device_fill_matches_host),
         TEST(mm_main_end_to_end),
         TEST(mm_main_list),
         TEST(vendor_products_at_odd_sizes),
