@@ -22,8 +22,10 @@
  *                   the grader's clock, and the lock; busy.c which launches a busy machine
  *                   starved; score.c the ratio, the fractions and the points (busy.h, score.h:
  *                   pure, test_score); anchor.c the capstone's anchor against the reference,
- *                   timed once and kept; perf_test.c their verdicts; tuned.c the values each
- *                   side is built with; baselines.c a handout's sequential loop and OpenBLAS
+ *                   timed once and kept; pace_cache.c the reference's too-short launch, kept;
+ *                   cache_file.c the cache folder's files; perf_test.c their verdicts;
+ *                   tuned.c the values each side is built with; baselines.c a handout's
+ *                   sequential loop and OpenBLAS
  *   sub-groups      subgroups.c 12's memory check on the grader's own sub-groups
  *   the rest        cuda.c the CUDA twin (cuda_build.c its nvcc build); quiz.c the quiz;
  *                   builds.c the builds oclgrind judges; report.c the report, the logs' head and

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE /* mkstemp, fdopen */
 #include "grade/internal.h"
 #include "grade/command.h"
+#include "grade/cache_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,17 +26,7 @@
  * everything the figure depends on ("" where the reference cannot be read). */
 static void anchor_path(const struct grader_config *cfg, const struct grader_exercise *rx,
                         const char *reference, const char *library, char *path, size_t size) {
-    char key[1200], values[300];
-    struct grader_variant variant = grader_variant_of(rx, 0, 0);
-    grader_build_options(&variant, values, sizeof values);
-    uint64_t h = grader_file_hash(reference);
-    int used = snprintf(key, sizeof key, "%d|%s|%s|%s|%s|%016llx|%d", ANCHOR_FORMAT,
-                        cfg->device ? cfg->device : "", cfg->device_name ? cfg->device_name : "",
-                        library, values, (unsigned long long)h, rx->perf_n);
-    path[0] = '\0';
-    if (cfg->cache && h && used > 0 && (size_t)used < sizeof key)
-        snprintf(path, size, "%s/anchor-%s-%d-%016llx.txt", cfg->cache, rx->id, rx->perf_n,
-                 (unsigned long long)grader_fnv1a(key, (size_t)used));
+    grade_cache_path(cfg, rx, reference, "anchor", library, ANCHOR_FORMAT, path, size);
 }
 
 /* The figures as kept: a line for the anchor, one per vendor. 0, or -1 (no file, another
@@ -63,23 +54,17 @@ static int anchor_read(const char *path, struct grade_anchor *a) {
 }
 
 static void anchor_write(const char *path, const struct grade_anchor *a) {
-    char tmp[PATH_MAX + 160];
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path); /* (graders side by side never share it) */
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        if (fd >= 0)
-            close(fd);
-        return;
-    }
-    fprintf(f, "anchor %d %.17g %.17g %d %lld %d %d\n", ANCHOR_FORMAT, a->score.ref,
-            a->score.anchor, a->score.quiet, a->when, a->rounds, a->again);
-    for (int id = 0; id < CLU_VENDOR_COUNT; id++)
-        fprintf(f, "vendor %d %d %d %d %.17g %.17g %.17g %s\n", id, a->timed[id],
-                a->every_starved[id], a->t[id].count, a->t[id].min, a->t[id].median, a->t[id].max,
-                a->why[id][0] ? a->why[id] : "-");
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        remove(tmp);
+    char text[1024 + CLU_VENDOR_COUNT * 400];
+    size_t used = (size_t)snprintf(text, sizeof text, "anchor %d %.17g %.17g %d %lld %d %d\n",
+                                   ANCHOR_FORMAT, a->score.ref, a->score.anchor, a->score.quiet,
+                                   a->when, a->rounds, a->again);
+    for (int id = 0; id < CLU_VENDOR_COUNT && used < sizeof text; id++)
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "vendor %d %d %d %d %.17g %.17g %.17g %s\n", id, a->timed[id],
+                                 a->every_starved[id], a->t[id].count, a->t[id].min,
+                                 a->t[id].median, a->t[id].max, a->why[id][0] ? a->why[id] : "-");
+    if (used < sizeof text) /* (a line cut short is never kept) */
+        grade_cache_write(path, text);
 }
 
 void grade_anchor_here_of(const struct grader_config *cfg, const struct grader_exercise *ex,

@@ -247,10 +247,20 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
 void grade_baselines_text(const struct grader_config *cfg, int n, double mine_seconds, char *out,
                           size_t size);
 
+/* The shortest reference launch the comparison times: a shorter one grows N (perf_test.c) */
+#define GRADE_PERF_MIN_SECONDS 0.020
 /* The timed size after a comparison at ex->perf_n whose reference launch took ref_seconds (rx
  * the reference's row): the next doubling to time at, or 0 where this one stays (perf_test.c). */
 int grade_perf_next_n(const struct grader_exercise *ex, const struct grader_exercise *rx,
                       double ref_seconds);
+/* The reference's launch at rx->perf_n (rx's build values, the device of cfg) kept by an earlier
+ * grading in the cache folder, when under GRADE_PERF_MIN_SECONDS: its seconds, or 0 (none kept,
+ * no cache folder) (pace_cache.c). */
+double grade_pace_kept(const struct grader_config *cfg, const struct grader_exercise *rx,
+                       const char *reference);
+/* Keeps it there (nothing without a cache folder). */
+void grade_pace_keep(const struct grader_config *cfg, const struct grader_exercise *rx,
+                     const char *reference, double seconds);
 
 /* The capstone's test against its anchor (perf_test.c), for a row with vendor_ratios: skipped
  * for every student where here->off says why the anchor is not timed here, not run where the

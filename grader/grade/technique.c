@@ -2,6 +2,7 @@
  * student's counts against the step's bounds, and beside the reference's for the report. */
 #define _GNU_SOURCE /* mkstemp, fdopen */
 #include "grade/internal.h"
+#include "grade/cache_file.h"
 #include "exercise/traffic.h"
 
 #include <limits.h>
@@ -65,7 +66,7 @@ int grade_count_traffic(const struct grader_config *cfg, const struct grader_exe
  * (a batch shares one) and kept in a file written whole and renamed into place. */
 static int reference_traffic(const struct grader_config *cfg, const struct grader_exercise *ex,
                              const char *reference, struct grader_traffic *t) {
-    char path[PATH_MAX + 128] = "", tmp[PATH_MAX + 160];
+    char path[PATH_MAX + 128] = "";
     uint64_t h = grader_file_hash(reference);
     if (cfg->cache && h) {
         grader_make_dirs(cfg->cache);
@@ -91,18 +92,10 @@ static int reference_traffic(const struct grader_config *cfg, const struct grade
     if (grade_count_traffic(cfg, ex, reference, "traffic-reference", t) != 0)
         return -1;
     if (path[0]) {
-        /* a name of its own: parallel graders (each pid 2 in its sandbox) never share it */
-        snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-        int fd = mkstemp(tmp);
-        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (!f && fd >= 0)
-            close(fd);
-        if (f) {
-            fprintf(f, "%.17g %.17g %.17g %.17g\n", t->global_loads, t->global_stores,
-                    t->local_loads, t->local_stores);
-            if (fclose(f) != 0 || rename(tmp, path) != 0)
-                remove(tmp);
-        }
+        char text[160];
+        snprintf(text, sizeof text, "%.17g %.17g %.17g %.17g\n", t->global_loads, t->global_stores,
+                 t->local_loads, t->local_stores);
+        grade_cache_write(path, text);
     }
     return 0;
 }

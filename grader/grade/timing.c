@@ -288,7 +288,7 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
      * the other is timed, and each is treated as the other */
     for (int w = 0; w < 2 && !why[0]; w++)
         grader_child_pause(sides[w].child, 1);
-    ref->inputs_s = ref->launches_s = ref->checks_s = 0.0; /* (the rounds' own, for the log) */
+    ref->inputs_s = ref->launches_s = ref->checks_s = ref->saves_s = 0.0; /* (the rounds' own) */
     double calibrated = grade_timing_now();
     int rounds = comparison_rounds(cfg, ex, sides, seed, why, sizeof why);
     double rounds_done = grade_timing_now();
@@ -328,11 +328,12 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
              "\n" GRADER_LOG_ONLY "the comparison at N = %d took %.1f s: the reference's harness "
              "built and ready in %.1f s, the launches per command chosen in %.1f s, your harness "
              "ready in %.1f s, %d rounds in %.1f s (new inputs %.1f s, launches %.1f s, your "
-             "results saved and checked %.1f s), the ends %.1f s",
+             "results saved and checked %.1f s: saved %.1f s), the ends %.1f s",
              ex->perf_n, grade_timing_now() - began, ready_seconds[1],
              calibrated - began - ready_seconds[0] - ready_seconds[1], ready_seconds[0], rounds,
              rounds_done - calibrated, mine->inputs_s + ref->inputs_s,
-             mine->launches_s + ref->launches_s, mine->checks_s, grade_timing_now() - rounds_done);
+             mine->launches_s + ref->launches_s, mine->checks_s, mine->saves_s,
+             grade_timing_now() - rounds_done);
     free(mine->log_text);
     free(ref->log_text);
     grader_jail_dir_remove(jail.dir);

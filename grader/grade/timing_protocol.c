@@ -264,11 +264,13 @@ int grade_timing_checked(const struct grader_config *cfg, const struct grader_ex
     for (int k = 0; k < launches && !why[0]; k++) {
         char command[64], path[PATH_MAX + 64];
         snprintf(command, sizeof command, SERVE_SAVE " %d %d", round, k);
+        double asked = grade_timing_now();
         if (paused) /* it runs to save, and is stopped again while the grader checks */
             grader_child_pause(s->child, 0);
         int saved = exchange(s, command, round, cfg->timeout, SERVE_SAVED, NULL, 0);
         if (paused)
             grader_child_pause(s->child, 1);
+        s->saves_s += grade_timing_now() - asked;
         if (saved != 0) {
             snprintf(why, why_size, "%s: C of round %d was not saved", s->who, round + 1);
             return -1;

@@ -22,6 +22,7 @@ struct grade_side {
     double calibrated; /* the faster of calibration's two commands, seconds a launch (0: none) */
     double inputs_s, launches_s, checks_s; /* wall seconds of its commands so far, for the log:
                                             * new inputs, fills and launches, saves and checks */
+    double saves_s;                        /* of checks_s, the saves' (pauses included) */
     struct grade_busy_launches timed; /* each slot's launch: seconds, as reported, CPUs, waits */
     struct grader_run_result ended;   /* how it ended */
     char *log_text;                   /* its output, capped, once it ended */

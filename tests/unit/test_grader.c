@@ -349,6 +349,60 @@ static void test_rectangular_sizes(void **state) {
     }
 }
 
+/* The reference's pace kept in the cache folder: read back exactly for the same device, size,
+ * build values and reference text, and for no other; never a pace too long to grow N, a file
+ * not written whole, or without a cache folder. */
+static void test_pace_cache(void **state) {
+    (void)state;
+    struct rng r = rng_for("pace");
+    char dir[] = "/tmp/test-pace-XXXXXX", cache[64], reference[64];
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+    snprintf(cache, sizeof cache, "%s/cache", dir); /* (made by the first keep) */
+    snprintf(reference, sizeof reference, "%s/kernel.cl", dir);
+    FILE *f = fopen(reference, "w");
+    CHECK(f &&
+              fprintf(f, "__kernel void k(void) { /* %llx */ }\n",
+                      (unsigned long long)rng_next(&r)) > 0 &&
+              fclose(f) == 0,
+          "writing the reference");
+    struct grader_config cfg = {.cache = cache, .device = "nvidia", .device_name = "H200"};
+    struct grader_exercise rx = *grader_find_exercise("05");
+    rx.perf_n = 256 * (int)rng_range(&r, 1, 4);
+    CHECK(grade_pace_kept(&cfg, &rx, reference) == 0.0, "a pace before any was kept");
+    double seconds = (double)rng_range(&r, 1, 19999) * 1e-6;
+    grade_pace_keep(&cfg, &rx, reference, seconds);
+    CHECK(grade_pace_kept(&cfg, &rx, reference) == seconds, "kept %.17g, read %.17g", seconds,
+          grade_pace_kept(&cfg, &rx, reference));
+    struct grader_config other = cfg;
+    other.device_name = "H100";
+    CHECK(grade_pace_kept(&other, &rx, reference) == 0.0, "another device's pace");
+    other = cfg;
+    other.cache = NULL;
+    CHECK(grade_pace_kept(&other, &rx, reference) == 0.0, "a pace without a cache folder");
+    struct grader_exercise bigger = rx;
+    bigger.perf_n *= 2;
+    CHECK(grade_pace_kept(&cfg, &bigger, reference) == 0.0, "another size's pace");
+    f = fopen(reference, "a");
+    CHECK(f && fputs("/* changed */\n", f) >= 0 && fclose(f) == 0, "changing the reference");
+    CHECK(grade_pace_kept(&cfg, &rx, reference) == 0.0, "a changed reference's pace");
+    /* a pace of 20 ms or more grows nothing: never taken from the cache */
+    grade_pace_keep(&cfg, &rx, reference, 0.02 + (double)rng_range(&r, 0, 1000) * 1e-3);
+    CHECK(grade_pace_kept(&cfg, &rx, reference) == 0.0, "a pace of 20 ms or more");
+    /* a file cut short, or of another format: none */
+    grade_pace_keep(&cfg, &rx, reference, seconds);
+    CHECK(grade_pace_kept(&cfg, &rx, reference) == seconds, "kept again");
+    char command[256];
+    snprintf(command, sizeof command, "for f in %s/pace-*; do printf 'pace 2 0.001' >\"$f\"; done",
+             cache);
+    CHECK(system(command) == 0, "%s", command);
+    CHECK(grade_pace_kept(&cfg, &rx, reference) == 0.0, "a pace of another format");
+    snprintf(command, sizeof command, "for f in %s/pace-*; do printf 'pace' >\"$f\"; done", cache);
+    CHECK(system(command) == 0, "%s", command);
+    CHECK(grade_pace_kept(&cfg, &rx, reference) == 0.0, "a file cut short");
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    CHECK(system(command) == 0, "%s", command);
+}
+
 /* A row with a technique bound has the words that say what missing it means. */
 static void test_table_technique_misses(void **state) {
     (void)state;
@@ -1748,6 +1802,7 @@ int main(void) {
         cmocka_unit_test(test_diagnose_vector),
         cmocka_unit_test(test_guard_damage),
         cmocka_unit_test(test_guard_count),
+        cmocka_unit_test(test_pace_cache),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
