@@ -120,6 +120,9 @@ lane2=$!
 step "grading the solutions: full marks" sh tests/suite/solutions.sh
 step "planted bugs lose the right points (those that time something, one at a time)" \
     env PLANTED_PART=timed PLANTED_EXCEPT="$asan_planted" sh tests/planted.sh
+step "the hidden sizes in one harness (a GPU's way here): the same verdicts as runs alone" \
+    env GRADER_SIZES_IN_ONE_RUN=1 PLANTED_DIR=tests/planted sh tests/planted.sh never_ending \
+    only_multiple_of_16 write_past_C_at_large_N_only crashes_at_large_N_only one_argument_too_many
 step "grading the skeletons: zero, no crash, the solutions' maxima" sh tests/suite/skeletons.sh
 step "a right and a wrong kernel have one maximum (04 with checks switched off)" sh tests/maxima.sh
 step "a check that cannot run costs no point" sh tests/suite/missing_tool.sh

@@ -9,9 +9,12 @@
  * process of its own.
  *
  *   grader --harness --ex ID --kernel FILE --n N [--m M --k K] --seed S --out DIR
- *                    [--device SPEC] [--exact] [--block B] [--check-tuning]
+ *                    [--then M,N,K,S]... [--device SPEC] [--exact] [--block B] [--check-tuning]
  *                    [--define NAME=VALUE]... [--serve [--vendors]]
  * --m, --k: a rectangular row's other sizes (C is M x N, A M x K; default N).
+ * --then M,N,K,S: after the first size, another with its own inputs, its files in DIR/then-I (I
+ *   from 1); with it every size's folder gets a file `done` once its C, A and B are saved, so the
+ *   grader knows which sizes a run that failed got through (a GPU's hidden sizes in one process).
  * --block B: BLOCK for the kernel build and the launch instead of the table's (benchmarks).
  * --check-tuning: the row's smaller tuning values of the runs under oclgrind.
  * --define NAME=VALUE: one of the row's tuning values set (make tune's candidates, a tuning file's
@@ -35,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define WHO "harness" /* how its messages begin */
 
@@ -398,28 +402,16 @@ static int serve(struct served *sv) {
     return HARNESS_OK;
 }
 
-int grader_harness_main(int argc, char **argv) {
-    struct harness_flags f = {.guard = HARNESS_GUARD};
-    int usage = harness_read_flags(argc, argv, &f);
-    if (usage != HARNESS_OK)
-        return usage;
-    const struct grader_exercise *ex = grader_find_exercise(f.id);
-    struct grader_size size = {f.m ? f.m : f.n, f.n, f.k ? f.k : f.n};
-    struct grader_variant variant = grader_variant_of(ex, f.block, f.check);
-    struct grader_values defined; /* the --define values, when given */
-    usage = harness_apply_defines(&f, ex, &variant, &defined);
-    if (usage != HARNESS_OK)
-        return usage;
-    size_t guard = f.guard ? grader_guard_count(ex, size) : 0; /* 0: --exact */
-    struct clu_env env;
-    if (clu_env_open(&env, f.device) != 0)
-        return HARNESS_BAD_DEVICE;
+/* The kernel at one size, from inputs of seed: launched once and C, A and B saved into out, or
+ * (f->serving) timed as serve() is told. A HARNESS_ status (some failures exit with theirs). */
+static int at_size(const struct harness_flags *f, const struct grader_exercise *ex,
+                   const struct clu_env *env, const struct grader_variant *variant,
+                   cl_kernel kernel, struct grader_size size, uint64_t seed, const char *out) {
     struct grader_launch student;
-    if (grader_plan_launch(ex, &env, size, &variant, &student) != 0)
+    if (grader_plan_launch(ex, env, size, variant, &student) != 0)
         return HARNESS_BAD_DEVICE;
-    cl_program program;
-    student.kernel = kernel_from(ex, &env, f.kernel, &variant, &program);
-
+    student.kernel = kernel;
+    size_t guard = f->guard ? grader_guard_count(ex, size) : 0; /* 0: --exact */
     size_t in_count[2] = {grader_a_count(ex, size), grader_b_count(ex, size)};
     size_t in_guard[2] = {0, 0}; /* (none under oclgrind, which checks the true bounds) */
     for (int i = 0; i < 2 && guard; i++)
@@ -429,43 +421,42 @@ int grader_harness_main(int argc, char **argv) {
     float *b = malloc((in_count[1] + in_guard[1]) * sizeof *b);
     float *c = malloc((out_count + guard) * sizeof *c);
     if (!a || !b || !c) {
-        fprintf(stderr, WHO ": out of host memory at N = %d\n", f.n);
+        fprintf(stderr, WHO ": out of host memory at N = %d\n", size.n);
         return HARNESS_OPENCL;
     }
-    clu_random_fill(a, in_count[0], f.seed, 0);
-    clu_random_fill(b, in_count[1], f.seed, 1);
+    clu_random_fill(a, in_count[0], seed, 0);
+    clu_random_fill(b, in_count[1], seed, 1);
     clu_fill_past_end(a + in_count[0], in_guard[0]);
     clu_fill_past_end(b + in_count[1], in_guard[1]);
     clu_fill_unwritten(c, out_count); /* the grader tells unwritten from computed NaN */
     for (size_t i = out_count; i < out_count + guard; i++)
         c[i] = HARNESS_GUARD_VALUE;
-    cl_mem abc[3] = {buffer(&env, in_count[0] + in_guard[0], a),
-                     buffer(&env, in_count[1] + in_guard[1], b),
-                     buffer(&env, out_count + guard, c)};
-    if (grader_set_args(ex, student.kernel, size, &variant, abc) != CL_SUCCESS)
+    cl_mem abc[3] = {buffer(env, in_count[0] + in_guard[0], a),
+                     buffer(env, in_count[1] + in_guard[1], b), buffer(env, out_count + guard, c)};
+    if (grader_set_args(ex, student.kernel, size, variant, abc) != CL_SUCCESS)
         return HARNESS_BAD_ARGS; /* the message, with the signature, is on stderr */
     char options[400];
-    grader_build_options(&variant, options, sizeof options);
-    check_fit(&env, &student, options, abc[2], c, out_count + guard);
+    grader_build_options(variant, options, sizeof options);
+    check_fit(env, &student, options, abc[2], c, out_count + guard);
 
     int status = HARNESS_OK;
-    if (f.serving) {
+    if (f->serving) {
         /* (square sizes only: the timed comparison is at N x N x N) */
         struct vendor_set vendors = {0};
-        if (f.vendors && size.m == size.n && size.k == size.n)
-            vendors_prepare(&env, size.n, a, b, f.seed, &vendors);
+        if (f->vendors && size.m == size.n && size.k == size.n)
+            vendors_prepare(env, size.n, a, b, seed, &vendors);
         /* A GPU makes each round's inputs itself (a copy of them cost more than the launches at
          * N = 4096); a CPU device on the host, as before: there the kernel is an LLVM build a
          * process, and the copy no dearer than the fill */
         cl_device_type type = CL_DEVICE_TYPE_CPU;
         struct clu_device_fill fill = {0};
         int on_device =
-            clGetDeviceInfo(env.device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
-            !(type & CL_DEVICE_TYPE_CPU) && clu_device_fill_open(&env, &fill) == CL_SUCCESS;
-        struct served sv = {.env = &env,
+            clGetDeviceInfo(env->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+            !(type & CL_DEVICE_TYPE_CPU) && clu_device_fill_open(env, &fill) == CL_SUCCESS;
+        struct served sv = {.env = env,
                             .ex = ex,
                             .size = size,
-                            .variant = &variant,
+                            .variant = variant,
                             .launch = &student,
                             .count = 1,
                             .used = 1,
@@ -475,8 +466,8 @@ int grader_harness_main(int argc, char **argv) {
                             .c = c,
                             .in_count = in_count,
                             .c_total = out_count + guard,
-                            .dir = f.out,
-                            .vendors = f.vendors ? &vendors : NULL,
+                            .dir = out,
+                            .vendors = f->vendors ? &vendors : NULL,
                             .fill = on_device ? &fill : NULL};
         memcpy(sv.sets[0], abc, sizeof abc);
         status = serve(&sv);
@@ -489,21 +480,74 @@ int grader_harness_main(int argc, char **argv) {
         vendors_release(&vendors);
     } else {
         cl_event done;
-        CLU_CHECK(grader_enqueue(&student, env.queue, &done));
+        CLU_CHECK(grader_enqueue(&student, env->queue, &done));
         CLU_CHECK(clWaitForEvents(1, &done));
         clReleaseEvent(done);
-        if (save_buffer(&env, abc[2], c, out_count + guard, f.out, RESULT_C) != 0 ||
-            save_buffer(&env, abc[0], a, in_count[0] + in_guard[0], f.out, RESULT_A) != 0 ||
-            save_buffer(&env, abc[1], b, in_count[1] + in_guard[1], f.out, RESULT_B) != 0)
+        if (save_buffer(env, abc[2], c, out_count + guard, out, RESULT_C) != 0 ||
+            save_buffer(env, abc[0], a, in_count[0] + in_guard[0], out, RESULT_A) != 0 ||
+            save_buffer(env, abc[1], b, in_count[1] + in_guard[1], out, RESULT_B) != 0)
             status = HARNESS_USAGE;
     }
     for (int i = 0; i < 3; i++)
         clReleaseMemObject(abc[i]);
-    clReleaseKernel(student.kernel);
-    clReleaseProgram(program);
-    clu_env_close(&env);
     free(a);
     free(b);
     free(c);
+    return status;
+}
+
+/* With --then: a size's files all saved (RESULT_DONE in its folder). 0, or HARNESS_USAGE. */
+static int mark_done(const char *dir) {
+    char path[4096 + 64];
+    snprintf(path, sizeof path, "%s/" RESULT_DONE, dir);
+    FILE *done = fopen(path, "w");
+    return done && fclose(done) == 0 ? HARNESS_OK : HARNESS_USAGE;
+}
+
+int grader_harness_main(int argc, char **argv) {
+    struct harness_flags f = {.guard = HARNESS_GUARD};
+    int usage = harness_read_flags(argc, argv, &f);
+    if (usage != HARNESS_OK)
+        return usage;
+    const struct grader_exercise *ex = grader_find_exercise(f.id);
+    struct grader_size size = {f.m ? f.m : f.n, f.n, f.k ? f.k : f.n};
+    struct grader_variant variant = grader_variant_of(ex, f.block, f.check);
+    struct grader_values defined; /* the --define values, when given */
+    usage = harness_apply_defines(&f, ex, &variant, &defined);
+    if (usage != HARNESS_OK)
+        return usage;
+    struct clu_env env;
+    if (clu_env_open(&env, f.device) != 0)
+        return HARNESS_BAD_DEVICE;
+    struct grader_launch first; /* (a device that cannot take the launch says so before a build) */
+    if (grader_plan_launch(ex, &env, size, &variant, &first) != 0)
+        return HARNESS_BAD_DEVICE;
+    cl_program program;
+    cl_kernel kernel = kernel_from(ex, &env, f.kernel, &variant, &program);
+    /* --then's sizes in the same process, each in a folder of its own, after the first: a GPU
+     * driver's start (0.3 s on the H200) once for all of an exercise's hidden sizes */
+    int status = at_size(&f, ex, &env, &variant, kernel, size, f.seed, f.out);
+    if (status == HARNESS_OK && f.then_count)
+        status = mark_done(f.out);
+    for (int t = 0; t < f.then_count && status == HARNESS_OK; t++) {
+        char dir[4096], name[32];
+        snprintf(name, sizeof name, RESULT_THEN, t + 1);
+        if (snprintf(dir, sizeof dir, "%s/%s", f.out, name) >= (int)sizeof dir) {
+            fprintf(stderr, WHO ": " FLAG_OUT " is too long\n");
+            status = HARNESS_USAGE;
+            break;
+        }
+        if (mkdir(dir, 0700) != 0) {
+            fprintf(stderr, WHO ": cannot make %s\n", dir);
+            status = HARNESS_USAGE;
+            break;
+        }
+        status = at_size(&f, ex, &env, &variant, kernel, f.then[t], f.then_seed[t], dir);
+        if (status == HARNESS_OK)
+            status = mark_done(dir);
+    }
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);
+    clu_env_close(&env);
     return status;
 }

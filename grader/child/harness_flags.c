@@ -3,12 +3,32 @@
 #include "child/harness_flags.h"
 #include "exercise/protocol.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #define WHO "harness" /* how its messages begin */
+
+/* --then M,N,K,SEED: 0, or -1 after one line on stderr */
+static int read_then(const char *text, struct harness_flags *f) {
+    char rest = 0;
+    int m = 0, n = 0, k = 0;
+    unsigned long long seed = 0;
+    if (f->then_count >= GRADER_MAX_SIZES - 1) {
+        fprintf(stderr, WHO ": more than %d " FLAG_THEN "\n", GRADER_MAX_SIZES - 1);
+        return -1;
+    }
+    if (sscanf(text, "%d,%d,%d,%llu%c", &m, &n, &k, &seed, &rest) != 4 || m < 1 || n < 1 || k < 1 ||
+        !isdigit((unsigned char)text[0]) || strchr(text, '-')) {
+        fprintf(stderr, WHO ": " FLAG_THEN " %s: not M,N,K,SEED\n", text);
+        return -1;
+    }
+    f->then[f->then_count] = (struct grader_size){m, n, k};
+    f->then_seed[f->then_count++] = seed;
+    return 0;
+}
 
 int harness_read_flags(int argc, char **argv, struct harness_flags *f) {
     enum {
@@ -25,7 +45,8 @@ int harness_read_flags(int argc, char **argv, struct harness_flags *f) {
         DEFINE,
         EXACT,
         SERVE,
-        VENDORS
+        VENDORS,
+        THEN
     };
     const struct option options[] = {{FLAG_NAME(FLAG_EX), required_argument, NULL, EX},
                                      {FLAG_NAME(FLAG_KERNEL), required_argument, NULL, KERNEL},
@@ -41,6 +62,7 @@ int harness_read_flags(int argc, char **argv, struct harness_flags *f) {
                                      {FLAG_NAME(FLAG_EXACT), no_argument, NULL, EXACT},
                                      {FLAG_NAME(FLAG_SERVE), no_argument, NULL, SERVE},
                                      {FLAG_NAME(FLAG_VENDORS), no_argument, NULL, VENDORS},
+                                     {FLAG_NAME(FLAG_THEN), required_argument, NULL, THEN},
                                      {NULL, 0, NULL, 0}};
     opterr = 0; /* child_bad_flag says it, on one line */
     int got;
@@ -99,6 +121,10 @@ int harness_read_flags(int argc, char **argv, struct harness_flags *f) {
         case VENDORS:
             f->vendors = 1;
             break;
+        case THEN:
+            if (read_then(optarg, f) != 0)
+                return HARNESS_USAGE;
+            break;
         default:
             child_bad_flag(WHO, got, argv);
             return HARNESS_USAGE;
@@ -106,6 +132,10 @@ int harness_read_flags(int argc, char **argv, struct harness_flags *f) {
     }
     if (optind < argc) {
         child_bad_flag(WHO, -1, argv);
+        return HARNESS_USAGE;
+    }
+    if (f->then_count && f->serving) {
+        fprintf(stderr, WHO ": " FLAG_THEN " is not for " FLAG_SERVE "\n");
         return HARNESS_USAGE;
     }
     if (!f->id || !grader_find_exercise(f->id) || !f->kernel || !f->out || f->n < 1) {

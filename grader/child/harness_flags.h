@@ -24,6 +24,10 @@ struct harness_flags {
 
     const char *defines[CLU_MAX_DEFINES]; /* --define NAME=VALUE, as given */
     int define_count;                     /* how many */
+
+    struct grader_size then[GRADER_MAX_SIZES]; /* --then M,N,K,SEED: sizes after --n's */
+    uint64_t then_seed[GRADER_MAX_SIZES];      /* ... and their seeds */
+    int then_count;                            /* how many */
 };
 
 /* The command line: 0, or HARNESS_USAGE after one line on stderr. */

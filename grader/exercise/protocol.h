@@ -39,6 +39,9 @@
 #define FLAG_BLOCK  "--block"        /* B: BLOCK (--harness: 0 is the table row's) */
 #define FLAG_DEFINE "--define" /* NAME=VALUE: a tuning value instead of the row's (--harness) */
 #define FLAG_OUT    "--out"    /* DIR: where the child saves its files */
+/* M,N,K,SEED: one more size run by the same harness after --n's (--harness, not --serve), its
+ * files saved in DIR/RESULT_THEN (repeatable, GRADER_MAX_SIZES - 1 times at most) */
+#define FLAG_THEN "--then"
 /* the CUDA twin of a row with tuning values (--cuda-harness): its grid and thread block, which
  * the grader works out from the row's launch geometry */
 #define FLAG_GROUPS_X  "--groups-x"  /* blocks of the grid along x (C's columns) */
@@ -109,6 +112,8 @@
 #define RESULT_C     "c.bin"    /* C and its guard zone, in clu_save_result's format */
 #define RESULT_A     "a.bin"    /* A as the kernel left it */
 #define RESULT_B     "b.bin"    /* B as the kernel left it */
+#define RESULT_THEN  "then-%d"  /* printf format: the folder of --then's size I (from 1) */
+#define RESULT_DONE  "done"     /* with --then: a size's C, A and B are all saved (an empty file) */
 #define RESULT_ROUND "c-%d.bin" /* printf format: C and its guard after timed launch R (from 0) */
 #define RESULT_LAUNCH                                                                              \
     "c-%d-%d.bin" /* printf format: C and its guard of launch set K of timed round R (--serve) */

@@ -188,13 +188,15 @@ struct grader_config {
     const char *device;      /* device spec for every run (NULL: the first device) */
     const char *device_name; /* what the device calls itself (NULL: unknown) */
     const char *device_extensions; /* its CL_DEVICE_EXTENSIONS, space-separated (NULL: none) */
-    int device_cpu;   /* a CPU device (CL_DEVICE_TYPE_CPU): the capstone's anchor is OpenBLAS, and a
-                       * timed launch's speed is the CPUs it had */
-    const char *self; /* path of the grader executable (for --harness children) */
-    uint64_t seed;    /* hidden seed of this grading run */
-    double timeout;   /* seconds allowed per run of a student's kernel or program */
-    double perf_ratio; /* full performance points at this fraction of the reference's speed */
-    int memcheck;      /* run oclgrind when it is installed */
+    int device_cpu; /* a CPU device (CL_DEVICE_TYPE_CPU): the capstone's anchor is OpenBLAS, and a
+                     * timed launch's speed is the CPUs it had */
+    int sizes_in_one_run; /* the hidden sizes run in one harness first (a GPU: its driver's start
+                           * costs more than the runs; GRADER_SIZES_IN_ONE_RUN=0 or 1 says) */
+    const char *self;     /* path of the grader executable (for --harness children) */
+    uint64_t seed;        /* hidden seed of this grading run */
+    double timeout;       /* seconds allowed per run of a student's kernel or program */
+    double perf_ratio;    /* full performance points at this fraction of the reference's speed */
+    int memcheck;         /* run oclgrind when it is installed */
     const char *memcheck_off; /* why memcheck is 0, for the report (NULL: --no-memcheck) */
     int perf;                 /* time against the reference */
     /* a handout (make handout): the workbook without solutions/. What needs the reference (the

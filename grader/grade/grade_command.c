@@ -412,6 +412,13 @@ int grader_grade_main(int argc, char **argv, const char *self, grader_commands_f
     cl_device_type type = 0;
     if (clGetDeviceInfo(env.device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS)
         cfg.device_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    /* one harness for the hidden sizes on a GPU, whose driver's start is the dearer part; a CPU
+     * device (POCL) starts in a moment. The instructor's environment may say otherwise (the
+     * tests run the one-harness path here) */
+    const char *one_run = getenv("GRADER_SIZES_IN_ONE_RUN");
+    cfg.sizes_in_one_run = one_run && (!strcmp(one_run, "0") || !strcmp(one_run, "1"))
+                               ? one_run[0] == '1'
+                               : !cfg.device_cpu;
     /* make tune's values for this device, when it has a file */
     char tuning_file[PATH_MAX + 160];
     snprintf(buf, sizeof buf, "%s/results/tuning", cfg.root);

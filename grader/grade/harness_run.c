@@ -27,9 +27,10 @@ void grade_harness_done(struct harness_run *h) {
  * writes (the kernel is interpreted, its printf goes to the run's output), built with the values
  * of the row's variant for the runs under oclgrind (grader_variant_of(ex, 0, 1)), each passed as
  * --define so that the child builds exactly what the caller's row says. */
-void grade_run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
-                       const char *kernel, struct grader_size s, const char *tag,
-                       enum grade_under under, struct harness_run *h) {
+static void run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
+                        const char *kernel, struct grader_size s, const struct grader_size *then,
+                        int then_count, const char *tag, enum grade_under under,
+                        struct harness_run *h) {
     memset(h, 0, sizeof *h);
     char logs[PATH_MAX], log[PATH_MAX + 16], oclgrind[PATH_MAX];
     snprintf(logs, sizeof logs, "%s/%s/%s", cfg->work, ex->id, tag);
@@ -68,6 +69,11 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
     }
     grader_argv_push(&argv, FLAG_SEED);
     grader_argv_pushf(&argv, "%llu", (unsigned long long)grader_seed_for(cfg->seed, ex, s));
+    for (int t = 0; t < then_count; t++) {
+        grader_argv_push(&argv, FLAG_THEN);
+        grader_argv_pushf(&argv, "%d,%d,%d,%llu", then[t].m, then[t].n, then[t].k,
+                          (unsigned long long)grader_seed_for(cfg->seed, ex, then[t]));
+    }
     if (cfg->device && under == UNDER_DEVICE) { /* under oclgrind its device is the only one */
         grader_argv_push(&argv, FLAG_DEVICE);
         grader_argv_push(&argv, cfg->device);
@@ -86,6 +92,18 @@ void grade_run_harness(const struct grader_config *cfg, const struct grader_exer
     grader_run_jailed(&cfg->jail, argv.argv, h->dir, log, limit, &h->run);
     grader_argv_clear(&argv);
     h->log = grader_read_capped(log, LOG_CAP);
+}
+
+void grade_run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       const char *kernel, struct grader_size s, const char *tag,
+                       enum grade_under under, struct harness_run *h) {
+    run_harness(cfg, ex, kernel, s, NULL, 0, tag, under, h);
+}
+
+void grade_run_harness_sizes(const struct grader_config *cfg, const struct grader_exercise *ex,
+                             const char *kernel, const struct grader_size *sizes, int count,
+                             const char *tag, struct harness_run *h) {
+    run_harness(cfg, ex, kernel, sizes[0], sizes + 1, count - 1, tag, UNDER_DEVICE, h);
 }
 
 /* The reference solution's harness run at n, under the same jail as the student's runs, with a

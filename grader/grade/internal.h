@@ -35,6 +35,11 @@ enum grade_under { UNDER_DEVICE, UNDER_OCLGRIND, UNDER_OCLGRIND_UNOPTIMISED };
 void grade_run_harness(const struct grader_config *cfg, const struct grader_exercise *ex,
                        const char *kernel, struct grader_size s, const char *tag,
                        enum grade_under under, struct harness_run *h);
+/* The same on the device at count sizes in one harness (--then): sizes[0]'s files in h->dir, size
+ * I's in h->dir/then-I, each folder with RESULT_DONE once all its files are saved. */
+void grade_run_harness_sizes(const struct grader_config *cfg, const struct grader_exercise *ex,
+                             const char *kernel, const struct grader_size *sizes, int count,
+                             const char *tag, struct harness_run *h);
 void grade_harness_done(struct harness_run *h);
 /* The reference solution's harness run at n, jailed like the student's, timed: its seconds, or 0
  * when it did not finish right (what a stopped kernel is compared with); warm: its kernel built
