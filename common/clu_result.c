@@ -91,6 +91,10 @@ float *clu_load_result(const char *path, size_t *count, char *why, size_t why_si
 }
 
 int clu_load_result_into(const char *path, float *x, size_t count, char *why, size_t why_size) {
+    if (!x) { /* (load's NULL asks for an array of its own) */
+        snprintf(why, why_size, "no buffer to read %s into", path);
+        return -1;
+    }
     size_t got = 0;
     return load(path, x, count, &got, why, why_size) ? 0 : -1;
 }

@@ -36,10 +36,12 @@ void grade_picture(const struct grader_config *cfg, const struct grader_exercise
 }
 
 /* The files a run saved for size in dir (log: its output) against the grader's own reference:
- * the verdict added, 1 if right; *untouched is set when nothing at all was written. */
+ * the verdict added, 1 if right; *untouched is set when nothing at all was written. only_right:
+ * a wrong verdict is not added, and -1 returned (the run of every size: a size found wrong there
+ * is judged again from a run of its own, where nothing an earlier size left can reach it). */
 static int judge_size(const struct grader_config *cfg, const struct grader_exercise *ex,
                       struct grader_size size, const char *name, int pts, const char *at,
-                      const char *dir, const char *log, int *untouched,
+                      const char *dir, const char *log, int only_right, int *untouched,
                       struct grader_exercise_result *r) {
     uint64_t seed = grader_seed_for(cfg->seed, ex, size);
     size_t count = grader_output_count(ex, size), a_count = grader_a_count(ex, size),
@@ -52,10 +54,15 @@ static int judge_size(const struct grader_config *cfg, const struct grader_exerc
     float *b = a ? grader_load_result(dir, RESULT_B, b_count + b_guard, why, sizeof why) : NULL;
     double *expected = NULL, *tol = NULL;
     int ok = 0;
-    if (!b) {
+    if (!b && only_right) {
+        ok = -1;
+    } else if (!b) {
         grader_add_test(r, name, 0, pts, "the harness saved no usable output (%s)\n%s", why, log);
     } else if (grader_reference(ex, size, seed, &expected, &tol) != 0) {
-        grader_add_test(r, name, 0, pts, "grader out of memory at %s", at);
+        if (only_right)
+            ok = -1;
+        else
+            grader_add_test(r, name, 0, pts, "grader out of memory at %s", at);
     } else {
         struct grader_diagnosis d;
         grader_diagnose(ex, size, seed, c, expected, tol, &d);
@@ -70,12 +77,15 @@ static int judge_size(const struct grader_config *cfg, const struct grader_exerc
             grader_describe_wrong(ex, size, &d, wrong, sizeof wrong);
         ok = d.m.wrong == 0 && damaged == 0 && !changed_a && !changed_b && !past_a && !past_b;
         *untouched = d.unwritten == count;
-        grade_picture(cfg, ex, "C", size, c, expected, tol, d.m.wrong > 0 && !*untouched, wrong,
-                      sizeof wrong);
-        if (ok)
+        if (!ok && only_right)
+            ok = -1;
+        else
+            grade_picture(cfg, ex, "C", size, c, expected, tol, d.m.wrong > 0 && !*untouched, wrong,
+                          sizeof wrong);
+        if (ok == 1)
             grader_add_test(r, name, pts, pts, "all %zu elements within tolerance (max error %.2g)",
                             count, d.m.max_err);
-        else
+        else if (ok == 0)
             grader_add_test(
                 r, name, 0, pts, "%s%s%s%s%s%s%s%s", wrong, wrong[0] && damaged ? "\n" : "",
                 damaged ? "wrote past the end of C (the grader keeps a guard zone there): an "
@@ -131,11 +141,15 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
         return 0;
     }
-    if (from && from->saved)
-        return judge_size(cfg, ex, size, name, pts, at, from->saved, from->log, untouched, r);
+    int judged = from && from->saved ? judge_size(cfg, ex, size, name, pts, at, from->saved,
+                                                  from->log, 1, untouched, r)
+                                     : -1;
+    if (judged >= 0)
+        return judged;
+    *untouched = 0;
     snprintf(tag, sizeof tag, "%dx%dx%d", size.m, size.n, size.k);
     struct harness_run h;
-    if (from && from->ran)
+    if (from && from->ran && !from->saved)
         h = *from->ran; /* (the caller's: it is done with it) */
     else
         grade_run_harness(cfg, ex, kernel, size, tag, UNDER_DEVICE, &h);
@@ -160,7 +174,7 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
         grade_harness_done(&h);
         return 0;
     }
-    int ok = judge_size(cfg, ex, size, name, pts, at, h.dir, h.log, untouched, r);
+    int ok = judge_size(cfg, ex, size, name, pts, at, h.dir, h.log, 0, untouched, r);
     grade_harness_done(&h);
     return ok;
 }

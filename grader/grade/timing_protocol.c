@@ -91,10 +91,11 @@ static int exchange(struct grade_side *s, const char *command, int round, double
 #define CHECK_SAMPLES    4096
 
 /* Elements of C (n x n) that differ from their double dot product, among `samples` positions
- * drawn from seed. */
-static size_t sampled_wrong(int n, const float *c, uint64_t seed, int samples) {
+ * drawn from seed and the hidden seed. */
+static size_t sampled_wrong(int n, const float *c, uint64_t seed, uint64_t hidden, int samples) {
     size_t un = (size_t)n, wrong = 0;
-    uint64_t state = grader_derive_seed(seed, "sampled elements", 0); /* one way, then splitmix64 */
+    /* one way from the hidden seed too (the child knows its launch seed), then splitmix64 */
+    uint64_t state = grader_derive_seed(seed ^ hidden, "sampled elements", 0);
     for (int s = 0; s < samples; s++) {
         state += 0x9e3779b97f4a7c15ull;
         uint64_t z = state;
@@ -108,11 +109,12 @@ static size_t sampled_wrong(int n, const float *c, uint64_t seed, int samples) {
 }
 
 /* Why the C of launch set `set` of timed round r (its inputs from seed) is wrong ("" if right),
- * read into c (its floats and the guard zone's):
- * every element against the reference (full; sampled elements above FULL_CHECK_MAX_N), or
- * Freivalds' O(N^2) check of the product. */
+ * read into c (its floats and the guard zone's): every element against the reference (full;
+ * sampled elements above FULL_CHECK_MAX_N), or Freivalds' O(N^2) check of the product, its x and
+ * its samples drawn with the grading's hidden seed as well. */
 static void round_wrong(const struct grader_exercise *ex, const char *dir, int round, int set,
-                        uint64_t seed, int full, float *c, char *why, size_t why_size) {
+                        uint64_t seed, uint64_t hidden, int full, float *c, char *why,
+                        size_t why_size) {
     int n = ex->perf_n;
     size_t count = grader_output_count(ex, grader_square(n));
     size_t guard = grader_guard_count(ex, grader_square(n));
@@ -141,11 +143,12 @@ static void round_wrong(const struct grader_exercise *ex, const char *dir, int r
             }
         }
     } else {
-        /* A and B drawn as read (no 64 MB copies of them a check); x from a seed the child never
-         * saw: knowing x, C x = A(Bx) is cheap to fake */
+        /* A and B drawn as read (no 64 MB copies of them a check); x, and the elements sampled,
+         * from the hidden seed too: the child knows its launch seed, and knowing x, a C with
+         * C x = A(Bx) is cheap to fake */
         size_t rows = grader_freivalds_drawn(grader_square(n), seed, c,
-                                             grader_derive_seed(seed, "freivalds x", 0));
-        size_t sampled = full && !rows ? sampled_wrong(n, c, seed, CHECK_SAMPLES) : 0;
+                                             grader_derive_seed(seed ^ hidden, "freivalds x", 0));
+        size_t sampled = full && !rows ? sampled_wrong(n, c, seed, hidden, CHECK_SAMPLES) : 0;
         if (rows)
             snprintf(why, why_size,
                      "round %d: C is not A*B (%zu of %d rows fail a check against A(Bx) for a "
@@ -252,14 +255,19 @@ int grade_timing_checked(const struct grader_config *cfg, const struct grader_ex
     int launches = s->sets > 0 ? s->sets : 1; /* (each set's C, as its last launch left it) */
     why[0] = '\0';
     double began = grade_timing_now();
-    if (!s->c_buffer) { /* one for every check of the side: fresh pages cost more than the check */
-        struct grader_size z = grader_square(ex->perf_n);
-        s->c_buffer =
-            malloc((grader_output_count(ex, z) + grader_guard_count(ex, z)) * sizeof(float));
+    /* one buffer for every check of the side (fresh pages cost more than the check), as large
+     * as the largest C it has checked */
+    struct grader_size z = grader_square(ex->perf_n);
+    size_t need = grader_output_count(ex, z) + grader_guard_count(ex, z);
+    if (!s->c_buffer || s->c_buffer_count < need) {
+        free(s->c_buffer);
+        s->c_buffer_count = 0;
+        s->c_buffer = malloc(need * sizeof(float));
         if (!s->c_buffer) {
             snprintf(why, why_size, "grader out of memory");
             return 0;
         }
+        s->c_buffer_count = need;
     }
     for (int k = 0; k < launches && !why[0]; k++) {
         char command[64], path[PATH_MAX + 64];
@@ -275,8 +283,8 @@ int grade_timing_checked(const struct grader_config *cfg, const struct grader_ex
             snprintf(why, why_size, "%s: C of round %d was not saved", s->who, round + 1);
             return -1;
         }
-        round_wrong(ex, s->dir, round, k, grader_launch_seed(seed, k), k == full, s->c_buffer, why,
-                    why_size);
+        round_wrong(ex, s->dir, round, k, grader_launch_seed(seed, k), cfg->seed, k == full,
+                    s->c_buffer, why, why_size);
         if (why[0] && launches > 1) { /* which of the command's launches */
             char detail[900];
             snprintf(detail, sizeof detail, "%s (launch %d of the round's %d)", why, k + 1,
@@ -366,6 +374,7 @@ void grade_timing_end(const struct grader_config *cfg, struct grade_side *s) {
     s->log_text = grader_read_capped(s->log, LOG_CAP);
     free(s->c_buffer);
     s->c_buffer = NULL;
+    s->c_buffer_count = 0;
 }
 
 /* Timings of different students on one device must not overlap (make batch with JOBS > 1 runs

@@ -26,7 +26,8 @@ struct grade_side {
     struct grade_busy_launches timed; /* each slot's launch: seconds, as reported, CPUs, waits */
     struct grader_run_result ended;   /* how it ended */
     char *log_text;                   /* its output, capped, once it ended */
-    float *c_buffer; /* C as the checks read it, one buffer for all (grade_timing_end frees it) */
+    float *c_buffer;       /* C as the checks read it, one buffer for all (grade_timing_end frees */
+    size_t c_buffer_count; /* it), and the floats it holds */
 };
 
 /* ---------------------------------------------------------------- what tune.c uses */

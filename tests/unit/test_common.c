@@ -1082,6 +1082,9 @@ static void result_round_trip(void **state) {
         CHECK(clu_load_result_into(path, y, n, why, sizeof why) == 0, "count %zu: into: %s", n,
               why);
         CHECK(memcmp(x, y, n * sizeof *x) == 0, "count %zu: data differ, into", n);
+        why[0] = '\0';
+        CHECK(clu_load_result_into(path, NULL, n, why, sizeof why) == -1 && why[0],
+              "count %zu: loaded into no buffer", n);
         size_t other = rng_below(&r, 2) ? n + 1 + rng_below(&r, 9) : rng_below(&r, n);
         float *z = malloc((other + 1) * sizeof *z);
         assert_non_null(z);
