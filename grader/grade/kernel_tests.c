@@ -113,9 +113,9 @@ static int judge_size(const struct grader_config *cfg, const struct grader_exerc
     return ok;
 }
 
-/* Where a size's verdict comes from besides a run of its own: the folder where the run of every
- * size saved its files (its output in log), or that run itself, which failed at its first size
- * and so ran exactly as that size alone would have (its limit, its output). */
+/* Where a size's verdict comes from besides a run of its own (each field NULL where not): the
+ * folder where the run of every size saved its files (its output in log), or that run itself,
+ * which failed at its first size and so ran exactly as that size alone would have. */
 struct size_from {
     const char *saved, *log;
     struct harness_run *ran;
@@ -123,7 +123,7 @@ struct size_from {
 
 /* One hidden size. Returns 1 if right; *untouched is set when nothing at all was written.
  * right_at: the largest size it was right at so far (0: none); a smaller one says that the kernel
- * does end, should it time out here. from: NULL to run the harness at this size alone. */
+ * does end, should it time out here. from: with no field set, the harness runs this size alone. */
 static int test_size(const struct grader_config *cfg, const struct grader_exercise *ex,
                      const char *kernel, struct grader_size size, int right_at,
                      const struct size_from *from, char *dead, size_t dead_size, int *untouched,
@@ -141,15 +141,15 @@ static int test_size(const struct grader_config *cfg, const struct grader_exerci
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not run: %s", dead);
         return 0;
     }
-    int judged = from && from->saved ? judge_size(cfg, ex, size, name, pts, at, from->saved,
-                                                  from->log, 1, untouched, r)
-                                     : -1;
+    int judged = from->saved ? judge_size(cfg, ex, size, name, pts, at, from->saved, from->log, 1,
+                                          untouched, r)
+                             : -1;
     if (judged >= 0)
         return judged;
     *untouched = 0;
     snprintf(tag, sizeof tag, "%dx%dx%d", size.m, size.n, size.k);
     struct harness_run h;
-    if (from && from->ran && !from->saved)
+    if (from->ran)
         h = *from->ran; /* (the caller's: it is done with it) */
     else
         grade_run_harness(cfg, ex, kernel, size, tag, UNDER_DEVICE, &h);
@@ -226,12 +226,11 @@ void grade_test_sizes(const struct grader_config *cfg, const struct grader_exerc
         struct grader_size size = grader_hidden_size(ex, sizes);
         int n = size.n, untouched = 0;
         struct size_from from = {sizes < saved ? dirs[sizes] : NULL, all.log, NULL};
-        if (ran_all && saved == 0 && sizes == 0) { /* failed at the first size: that size's run */
+        if (ran_all && saved == 0) { /* failed at the first size: that size's own run */
             from.ran = &all;
             ran_all = 0; /* (test_size is done with it) */
         }
-        int ok = test_size(cfg, ex, kernel, size, right_at, ran_all || from.ran ? &from : NULL,
-                           dead, dead_size, &untouched, r);
+        int ok = test_size(cfg, ex, kernel, size, right_at, &from, dead, dead_size, &untouched, r);
         if (ok && n > right_at)
             right_at = n;
         passed += ok;
