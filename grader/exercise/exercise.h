@@ -258,8 +258,9 @@ int grader_size_valid_at(const struct grader_exercise *ex, int check, int n);
  * from 3/4 to 3/2 of the row's memcheck_n, other than memcheck_n itself (which the table and
  * the documentation show). */
 int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed);
-/* The same as M x N x K: a rectangular row draws each of the three from 3/4 to 3/2 of
- * memcheck_n (any size it takes); a square one is grader_memcheck_size's N x N x N. */
+/* The same as M x N x K: a rectangular row draws each of the three from a quarter of memcheck_n
+ * to three times it, none a multiple of 8, M x N x K at most (3/2 memcheck_n)^3 (any size it
+ * takes); a square one is grader_memcheck_size's N x N x N. */
 struct grader_size grader_memcheck_shape(const struct grader_exercise *ex, uint64_t seed);
 
 /* The row's tuning values as "TS=32 WPT=8" ("BLOCK=16" for a row without any: its block). */

@@ -160,20 +160,34 @@ int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed) {
     return count ? candidates[seed % (uint64_t)count] : around;
 }
 
+/* One of a rectangular row's memory-check sizes, from lo to hi, never a multiple of the oclgrind
+ * tiles (8): an edge in every one. */
+static int memcheck_dimension(uint64_t *state, int lo, int hi) {
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    int d = lo + (int)((*state >> 33) % (uint64_t)(hi - lo + 1));
+    return d % 8 == 0 ? d + 1 : d;
+}
+
 struct grader_size grader_memcheck_shape(const struct grader_exercise *ex, uint64_t seed) {
     if (!ex->rectangular)
         return grader_square(grader_memcheck_size(ex, seed));
-    /* any three sizes near memcheck_n: odd ones most of the time, never all equal to it */
-    int around = ex->memcheck_n, span = around * 3 / 2 - around * 3 / 4 + 1, got[3];
-    for (int d = 0; d < 3; d++) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        got[d] = around * 3 / 4 + (int)((seed >> 33) % (uint64_t)(span > 0 ? span : 1));
-        if (got[d] < 1)
-            got[d] = 1;
-        if (got[d] % 8 == 0) /* never a multiple of the oclgrind tiles: an edge in every one */
-            got[d]++;
+    /* M, N and K apart, each from a quarter of memcheck_n to three times it, so that every order
+     * of the three comes up (K above and below N, M above N) and a bug hidden at one (a stride of
+     * K where N belongs, read while K < N) shows at another; the work within oclgrind's budget,
+     * M x N x K at most the cube of 3/2 memcheck_n (the most the window from 3/4 to 3/2 of it
+     * drew before: 42^3 for 11 and 13) */
+    int n = ex->memcheck_n, lo = n / 4 > 1 ? n / 4 : 1, hi = 3 * n, cube = n * 3 / 2;
+    double budget = (double)cube * cube * cube;
+    for (int tries = 0; tries < 256; tries++) {
+        struct grader_size z;
+        z.m = memcheck_dimension(&seed, lo, hi);
+        z.n = memcheck_dimension(&seed, lo, hi);
+        z.k = memcheck_dimension(&seed, lo, hi);
+        if ((double)z.m * z.n * z.k <= budget)
+            return z;
     }
-    return (struct grader_size){got[0], got[1], got[2]};
+    int side = cube % 8 ? cube : cube - 1; /* (about one draw in three fits: not reached) */
+    return (struct grader_size){side, side, side};
 }
 
 void grader_list_exercises(FILE *out) {

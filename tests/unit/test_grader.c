@@ -287,8 +287,37 @@ static void test_table_cuda_twins(void **state) {
     CHECK(twins >= 2, "%d rows with a CUDA twin (06 and the capstone have one)", twins);
 }
 
+/* The memory check's shapes of a rectangular row over many seeds: each within its range and
+ * oclgrind's budget, never a multiple of 8, the same for the same seed; and between them every
+ * order of M, N and K, and sizes outside the window of 3/4 to 3/2 of memcheck_n that the
+ * documentation once printed, on both sides. */
+static void memcheck_shapes(const struct grader_exercise *rect, struct rng *r) {
+    /* (how often K > N, K < N, M > N, M < N, M > K and M < K came up) */
+    int n = rect->memcheck_n, cube = n * 3 / 2, orders[6] = {0}, below = 0, above = 0;
+    for (int i = 0; i < 400; i++) {
+        uint64_t seed = rng_next(r);
+        struct grader_size z = grader_memcheck_shape(rect, seed),
+                           again = grader_memcheck_shape(rect, seed);
+        CHECK(z.m == again.m && z.n == again.n && z.k == again.k, "one seed, two shapes");
+        int d[3] = {z.m, z.n, z.k};
+        for (int j = 0; j < 3; j++) {
+            CHECK(d[j] >= n / 4 && d[j] <= 3 * n + 1 && d[j] % 8 != 0,
+                  "memcheck shape %d x %d x %d", z.m, z.n, z.k);
+            below += d[j] < n * 3 / 4;
+            above += d[j] > cube;
+        }
+        CHECK((double)z.m * z.n * z.k <= (double)cube * cube * cube,
+              "memcheck shape %d x %d x %d over the budget", z.m, z.n, z.k);
+        orders[0] += z.k > z.n, orders[1] += z.k<z.n, orders[2] += z.m> z.n;
+        orders[3] += z.m<z.n, orders[4] += z.m> z.k, orders[5] += z.m < z.k;
+    }
+    for (int o = 0; o < 6; o++)
+        CHECK(orders[o] > 0, "order %d of M, N and K (K > N, K < N, M > N, ...) never drawn", o);
+    CHECK(below > 0 && above > 0, "%d sizes under 3/4 of memcheck_n, %d over 3/2", below, above);
+}
+
 /* Rectangular sizes: their seeds differ when the sizes are only swapped, the memory check's
- * shape stays near memcheck_n, and Freivalds' check takes M x K times K x N. */
+ * shape is drawn apart (memcheck_shapes), and Freivalds' check takes M x K times K x N. */
 static void test_rectangular_sizes(void **state) {
     (void)state;
     struct rng r = rng_for("rectangular");
@@ -306,11 +335,8 @@ static void test_rectangular_sizes(void **state) {
         CHECK(grader_seed_for(hidden, rect, (struct grader_size){m, n, k}) !=
                   grader_seed_for(hidden, rect, (struct grader_size){k, n, m}),
               "swapped sizes share a seed");
-        struct grader_size z = grader_memcheck_shape(rect, rng_next(&r));
-        int lo = rect->memcheck_n * 3 / 4, hi = rect->memcheck_n * 3 / 2;
-        CHECK(z.m >= lo && z.m <= hi && z.n >= lo && z.n <= hi && z.k >= lo && z.k <= hi,
-              "memcheck shape %d x %d x %d", z.m, z.n, z.k);
     }
+    memcheck_shapes(rect, &r);
     /* (the last four in several parts on threads: many rows of C, then many rows of B) */
     for (int i = 0; i < 14; i++) {
         struct grader_size z = {(int)rng_range(&r, 1, 70), (int)rng_range(&r, 1, 70),
