@@ -143,16 +143,18 @@ static void side_start(const struct grader_config *cfg, const struct grader_exer
     }
 }
 
-/* The alternating rounds: until TIMED_ROUNDS are quiet, more while their ratios spread, at most
- * MAX_ROUNDS, fewer where the machine is busy throughout. How many were measured. */
+/* The alternating rounds: until TIMED_ROUNDS are quiet (GPU_TIMED_ROUNDS on a GPU), more while
+ * their ratios spread, at most MAX_ROUNDS, fewer where the machine is busy throughout. How many
+ * were measured. */
 static int comparison_rounds(const struct grader_config *cfg, const struct grader_exercise *ex,
                              struct grade_side sides[2], uint64_t seed, char *why,
                              size_t why_size) {
     struct grade_side *mine = &sides[0], *ref = &sides[1];
-    int checked = (int)(grader_derive_seed(seed, "checked round", 0) % TIMED_ROUNDS);
+    int want = cfg->device_cpu ? TIMED_ROUNDS : GPU_TIMED_ROUNDS;
+    int checked = (int)(grader_derive_seed(seed, "checked round", 0) % (unsigned)want);
     int checked_set = (int)(grader_derive_seed(seed, "checked set", 0) %
                             (unsigned)(ref->sets > 0 ? ref->sets : 1));
-    int rounds = 0, kept = 0, want = TIMED_ROUNDS;
+    int rounds = 0, kept = 0;
     for (; rounds < MAX_ROUNDS && kept < want && !grade_busy_throughout(rounds, kept) && !why[0];
          rounds++) {
         int r = rounds;
