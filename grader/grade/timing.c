@@ -263,32 +263,30 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     double ready_seconds[2] = {0, 0};
     double began = grade_timing_now();
     uint64_t seed = grader_seed_for(cfg->seed, ex, grader_square(ex->perf_n));
-    /* both harnesses started before the device's lock (a batch's other gradings wait for it
-     * only while one is timed), the student's stopped from then on but for its turns; then the
-     * launches per command from the reference's pace, the same for both */
-    side_start(cfg, ex, rx, reference, &jail, sides, ready_seconds, 1, why, sizeof why);
-    side_start(cfg, ex, rx, reference, &jail, sides, ready_seconds, 0, why, sizeof why);
-    if (!why[0])
-        grader_child_pause(mine->child, 1);
+    /* the device's lock for the whole comparison, harness starts included: a batch's gradings
+     * that wait for it add no load meanwhile (started before it, the harnesses' builds gained
+     * nothing on 2 busy cores, and ran beside another grading's timed rounds) */
     int lock = grade_timing_lock(cfg);
     double locked = grade_timing_now();
+    /* launches per command from the reference's pace, the same for both, measured before the
+     * student's harness starts */
+    side_start(cfg, ex, rx, reference, &jail, sides, ready_seconds, 1, why, sizeof why);
     if (!why[0])
         grade_timing_calibrate(cfg, ex, ref, seed, why, sizeof why);
     if (!why[0] && ref->calibrated > 0.0 && ref->calibrated < grow_below) {
         /* too short a launch to time well (a GPU at the row's own N): no rounds here, the caller
          * compares at a larger N, where this pace puts a launch at grow_below or more */
         *ref_fastest = ref->calibrated;
-        grade_timing_end(cfg, mine);
         grade_timing_end(cfg, ref);
         snprintf(out, out_size, "not timed at N = %d: the reference's launch took %.3f ms",
                  ex->perf_n, ref->calibrated * 1e3);
-        free(mine->log_text);
         free(ref->log_text);
         grader_jail_dir_remove(jail.dir);
         if (lock >= 0)
             close(lock);
         return;
     }
+    side_start(cfg, ex, rx, reference, &jail, sides, ready_seconds, 0, why, sizeof why);
     int ready = !why[0];
     mine->launches = ref->launches;
     mine->sets = ref->sets;
@@ -334,13 +332,13 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
     size_t used = strlen(out);
     snprintf(out + used, out_size - used,
              "\n" GRADER_LOG_ONLY "the comparison at N = %d took %.1f s: the reference's harness "
-             "built and ready in %.1f s, your harness ready in %.1f s, the device's turn waited "
-             "for %.1f s, the launches per command chosen in %.1f s, %d rounds in %.1f s (new "
+             "built and ready in %.1f s, the launches per command chosen in %.1f s, your harness "
+             "ready in %.1f s, the device's turn waited for %.1f s, %d rounds in %.1f s (new "
              "inputs %.1f s, launches %.1f s, your "
              "results saved and checked %.1f s: saved %.1f s), the ends %.1f s",
-             ex->perf_n, grade_timing_now() - began, ready_seconds[1], ready_seconds[0],
-             locked - began - ready_seconds[0] - ready_seconds[1], calibrated - locked, rounds,
-             rounds_done - calibrated, mine->inputs_s + ref->inputs_s,
+             ex->perf_n, grade_timing_now() - began, ready_seconds[1],
+             calibrated - locked - ready_seconds[0] - ready_seconds[1], ready_seconds[0],
+             locked - began, rounds, rounds_done - calibrated, mine->inputs_s + ref->inputs_s,
              mine->launches_s + ref->launches_s, mine->checks_s, mine->saves_s,
              grade_timing_now() - rounds_done);
     free(mine->log_text);
