@@ -334,8 +334,8 @@ void grader_perf_test(const struct grader_config *cfg, const struct grader_exerc
              "\n" GRADER_LOG_ONLY "the comparison at N = %d took %.1f s: the reference's harness "
              "built and ready in %.1f s, the launches per command chosen in %.1f s, your harness "
              "ready in %.1f s, the device's turn waited for %.1f s, %d rounds in %.1f s (new "
-             "inputs %.1f s, launches %.1f s, your "
-             "results saved and checked %.1f s: saved %.1f s), the ends %.1f s",
+             "inputs %.1f s, launches %.1f s, your results saved and checked %.1f s: saved "
+             "%.1f s), the ends %.1f s",
              ex->perf_n, grade_timing_now() - began, ready_seconds[1],
              calibrated - locked - ready_seconds[0] - ready_seconds[1], ready_seconds[0],
              locked - began, rounds, rounds_done - calibrated, mine->inputs_s + ref->inputs_s,
