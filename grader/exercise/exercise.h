@@ -134,6 +134,7 @@ struct grader_exercise {
     struct grader_size host_shape;               /* its host program's run */
     struct grader_size
         memcheck_shape;          /* the drawn size of the oclgrind runs (grade_exercise.c), or 0 */
+    int memcheck_small;          /* the memory check's second, smaller draw (0: none) */
     int sizes[GRADER_MAX_SIZES]; /* hidden correctness sizes, 0-terminated */
     int host_n;                  /* size of the host program's run */
     int memcheck_n;              /* size of the oclgrind run (it interprets: keep small) */
@@ -258,6 +259,11 @@ int grader_size_valid_at(const struct grader_exercise *ex, int check, int n);
  * from 3/4 to 3/2 of the row's memcheck_n, other than memcheck_n itself (which the table and
  * the documentation show). */
 int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed);
+/* A square matrix row's second memory-check size, below that window: drawn by seed among the
+ * valid sizes from a quarter to half of memcheck_n (0: none, or a rectangular row or a vector,
+ * whose one draw already spans both sides). A kernel that reads out of bounds only outside the
+ * window, or only at sizes below it, is run there too; so small that it costs oclgrind little. */
+int grader_memcheck_small(const struct grader_exercise *ex, uint64_t seed);
 /* The same as M x N x K: a rectangular row draws each of the three from a quarter of memcheck_n
  * to three times it, none a multiple of 8, M x N x K at most (3/2 memcheck_n)^3 (any size it
  * takes); a square one is grader_memcheck_size's N x N x N. */

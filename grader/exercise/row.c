@@ -147,9 +147,10 @@ int grader_max_points(const struct grader_exercise *ex) {
            ratios * ex->points.vendor + quiz;
 }
 
-int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed) {
+/* A square row's memory-check size drawn by seed among the valid sizes from lo to hi (0: none). */
+static int memcheck_size_in(const struct grader_exercise *ex, uint64_t seed, int lo, int hi) {
     int around = ex->memcheck_n, candidates[512], count = 0;
-    for (int n = around * 3 / 4; n <= around * 3 / 2 && count < 512; n++) {
+    for (int n = lo; n <= hi && count < 512; n++) {
         /* a column of B in local memory needs a work-group of a few items to show: its group is
          * the largest divisor of N up to GRADER_GROUP_LIMIT, so no prime sizes there */
         if (n < 1 || n == around || !grader_size_valid_at(ex, 1, n) ||
@@ -157,7 +158,19 @@ int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed) {
             continue;
         candidates[count++] = n;
     }
-    return count ? candidates[seed % (uint64_t)count] : around;
+    return count ? candidates[seed % (uint64_t)count] : 0;
+}
+
+int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed) {
+    int around = ex->memcheck_n;
+    int n = memcheck_size_in(ex, seed, around * 3 / 4, around * 3 / 2);
+    return n ? n : around;
+}
+
+int grader_memcheck_small(const struct grader_exercise *ex, uint64_t seed) {
+    int around = ex->memcheck_n;
+    return ex->rectangular || ex->is_vector ? 0
+                                            : memcheck_size_in(ex, seed, around / 4, around / 2);
 }
 
 /* One of a rectangular row's memory-check sizes, from lo to hi, never a multiple of the oclgrind

@@ -100,6 +100,7 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     uint64_t draw = grader_derive_seed(cfg->seed, ex->id, -1);
     drawn.memcheck_n = grader_memcheck_size(ex, draw);
     drawn.memcheck_shape = grader_memcheck_shape(ex, draw);
+    drawn.memcheck_small = grader_memcheck_small(ex, grader_derive_seed(cfg->seed, ex->id, -2));
     ex = &drawn;
     char kernel[PATH_MAX + 128], dead[480] = "", src[PATH_MAX], work[PATH_MAX + 32], why[100];
     /* a fresh work folder: nothing of an earlier run or submission can be picked up */

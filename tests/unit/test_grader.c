@@ -316,6 +316,56 @@ static void memcheck_shapes(const struct grader_exercise *rect, struct rng *r) {
     CHECK(below > 0 && above > 0, "%d sizes under 3/4 of memcheck_n, %d over 3/2", below, above);
 }
 
+/* The memory check's second size of every square matrix row without tuning values (01 to 05):
+ * over many seeds each is valid, from a quarter to half of memcheck_n, so below the window of the
+ * first draw (3/4 to 3/2 of it), the same for the same seed, and more than one comes up; a row
+ * whose one draw spans both sides (rectangular) or a vector has none. Its build runs last, so
+ * that the memory check runs it first (builds.c). */
+static void test_memcheck_second_size(void **state) {
+    (void)state;
+    struct rng r = rng_for("memcheck second size");
+    int rows = 0;
+    for (int e = 0; e < grader_exercise_count; e++) {
+        const struct grader_exercise *ex = &grader_exercises[e];
+        if (!ex->kernel)
+            continue;
+        int n = ex->memcheck_n, seen[512] = {0}, distinct = 0;
+        for (int i = 0; i < 200; i++) {
+            uint64_t seed = rng_next(&r);
+            int small = grader_memcheck_small(ex, seed);
+            CHECK(small == grader_memcheck_small(ex, seed), "%s: one seed, two sizes", ex->id);
+            if (ex->rectangular || ex->is_vector) {
+                CHECK(small == 0, "%s: a second size %d where the one draw spans both sides",
+                      ex->id, small);
+                continue;
+            }
+            if (small == 0)
+                continue;
+            CHECK(small >= n / 4 && small <= n / 2 && small < grader_memcheck_size(ex, seed) &&
+                      grader_size_valid_at(ex, 1, small),
+                  "%s: second size %d (memcheck_n %d)", ex->id, small, n);
+            distinct += small < 512 && !seen[small]++;
+        }
+        if (!ex->rectangular && !ex->is_vector && !ex->tuning[0].name) {
+            rows++;
+            CHECK(distinct >= 1, "%s: no second size drawn", ex->id);
+            CHECK(distinct >= 2 || n / 2 - n / 4 < 4 * ex->multiple,
+                  "%s: always the same second size", ex->id);
+            struct grader_exercise drawn = *ex;
+            drawn.memcheck_n = grader_memcheck_size(ex, 7);
+            drawn.memcheck_shape = grader_square(drawn.memcheck_n);
+            drawn.memcheck_small = grader_memcheck_small(ex, 8);
+            struct grade_builds builds;
+            grade_oclgrind_builds(&drawn, "k.cl", "k.cl", NULL, &builds);
+            CHECK(builds.count == 2 && builds.b[1].row.memcheck_n == drawn.memcheck_small &&
+                      builds.b[0].row.memcheck_n == drawn.memcheck_n,
+                  "%s: %d builds, the last at N = %d (the second size %d)", ex->id, builds.count,
+                  builds.b[builds.count - 1].row.memcheck_n, drawn.memcheck_small);
+        }
+    }
+    CHECK(rows >= 4, "%d square rows without tuning values have a second size", rows);
+}
+
 /* Rectangular sizes: their seeds differ when the sizes are only swapped, the memory check's
  * shape is drawn apart (memcheck_shapes), and Freivalds' check takes M x K times K x N. */
 static void test_rectangular_sizes(void **state) {
@@ -1785,6 +1835,7 @@ int main(void) {
         cmocka_unit_test(test_table_tuning),
         cmocka_unit_test(test_table_cuda_twins),
         cmocka_unit_test(test_element_right),
+        cmocka_unit_test(test_memcheck_second_size),
         cmocka_unit_test(test_rectangular_sizes),
         cmocka_unit_test(test_table_ids),
         cmocka_unit_test(test_table_technique_misses),
