@@ -135,6 +135,7 @@ struct grader_exercise {
     struct grader_size
         memcheck_shape;          /* the drawn size of the oclgrind runs (grade_exercise.c), or 0 */
     int memcheck_small;          /* the memory check's second, smaller draw (0: none) */
+    int technique_large;         /* the technique's second, larger draw (0: none) */
     int sizes[GRADER_MAX_SIZES]; /* hidden correctness sizes, 0-terminated */
     int host_n;                  /* size of the host program's run */
     int memcheck_n;              /* size of the oclgrind run (it interprets: keep small) */
@@ -264,6 +265,12 @@ int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed);
  * whose one draw already spans both sides). A kernel that reads out of bounds only outside the
  * window, or only at sizes below it, is run there too; so small that it costs oclgrind little. */
 int grader_memcheck_small(const struct grader_exercise *ex, uint64_t seed);
+/* The technique's second count of a square row without tuning values (03 to 05), above that
+ * window: drawn by seed among the valid sizes over 3/2 memcheck_n up to twice it (04: 40 to 48,
+ * beside 18 to 36; 0: none, or a row without a technique point). A kernel that takes the step's
+ * technique only at the window's sizes is counted where it does not; the bounds per multiply-add
+ * hold better as N grows, so a right kernel keeps them there. */
+int grader_technique_large(const struct grader_exercise *ex, uint64_t seed);
 /* The same as M x N x K: a rectangular row draws each of the three from a quarter of memcheck_n
  * to three times it, none a multiple of 8, M x N x K at most (3/2 memcheck_n)^3 (any size it
  * takes); a square one is grader_memcheck_size's N x N x N. */

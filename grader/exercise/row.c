@@ -167,6 +167,13 @@ int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed) {
     return n ? n : around;
 }
 
+int grader_technique_large(const struct grader_exercise *ex, uint64_t seed) {
+    int around = ex->memcheck_n;
+    return ex->rectangular || ex->is_vector || ex->tuning[0].name || ex->points.technique <= 0
+               ? 0
+               : memcheck_size_in(ex, seed, around * 3 / 2 + 1, around * 2);
+}
+
 int grader_memcheck_small(const struct grader_exercise *ex, uint64_t seed) {
     int around = ex->memcheck_n;
     return ex->rectangular || ex->is_vector ? 0

@@ -17,8 +17,9 @@
  * window around memcheck_n shows there, and so small a run costs oclgrind a quarter of a second.
  * A row with tuning values already runs two sizes, the graded values' and the smaller values',
  * each rounded to its tiles; a third at one tile cost 07 and 08 1.3 s a grading. (The technique
- * is counted at the window's draw only: its bounds per multiply-add were set for sizes there,
- * and a small N moves a right kernel's ratios past them.)
+ * is counted at the window's draw and above it, grader_technique_large, never below: its bounds
+ * per multiply-add were set for sizes there, and a small N moves a right kernel's ratios past
+ * them.)
  */
 #include "grade/internal.h"
 

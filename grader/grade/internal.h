@@ -219,6 +219,8 @@ int grade_count_traffic(const struct grader_config *cfg, const struct grader_exe
 void grade_traffic_rows(const struct grader_config *cfg, const struct grader_exercise *ex,
                         const struct grader_traffic *mine, const char *reference, char *out,
                         size_t size);
+/* Whether a count keeps every bound of ex's technique (and was counted). */
+int grade_technique_shows(const struct grader_exercise *ex, const struct grader_traffic *got);
 /* The step's technique from the student's counted traffic. */
 void grade_test_technique(const struct grader_exercise *ex, int all_right,
                           const struct grader_traffic *got, struct grader_exercise_result *r);

@@ -172,6 +172,23 @@ static double barriers_per_tile(const struct grader_traffic *got) {
     return got->tiles > 0 ? got->barriers / got->tiles : got->barriers;
 }
 
+/* Which of the step's bounds a count keeps: global loads, local loads, the others. */
+static void bounds_kept(const struct grader_technique *t, const struct grader_traffic *got,
+                        int *global_ok, int *local_ok, int *other_ok) {
+    double per_tile = barriers_per_tile(got);
+    *global_ok = t->max_global_loads <= 0 || got->global_loads <= t->max_global_loads;
+    *local_ok = (t->min_local_loads <= 0 || got->local_loads >= t->min_local_loads) &&
+                (t->max_local_loads <= 0 || got->local_loads <= t->max_local_loads);
+    *other_ok = (t->min_load_bytes <= 0 || got->load_bytes >= t->min_load_bytes) &&
+                (t->max_barriers_per_tile <= 0 || per_tile <= t->max_barriers_per_tile);
+}
+
+int grade_technique_shows(const struct grader_exercise *ex, const struct grader_traffic *got) {
+    int global_ok, local_ok, other_ok;
+    bounds_kept(&ex->technique, got, &global_ok, &local_ok, &other_ok);
+    return !got->why[0] && global_ok && local_ok && other_ok;
+}
+
 /* The step's technique, from the memory traffic oclgrind counts in the student's kernel. */
 void grade_test_technique(const struct grader_exercise *ex, int all_right,
                           const struct grader_traffic *got, struct grader_exercise_result *r) {
@@ -189,11 +206,8 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
         return;
     }
     double per_tile = barriers_per_tile(got);
-    int global_ok = t->max_global_loads <= 0 || got->global_loads <= t->max_global_loads;
-    int local_ok = (t->min_local_loads <= 0 || got->local_loads >= t->min_local_loads) &&
-                   (t->max_local_loads <= 0 || got->local_loads <= t->max_local_loads);
-    int other_ok = (t->min_load_bytes <= 0 || got->load_bytes >= t->min_load_bytes) &&
-                   (t->max_barriers_per_tile <= 0 || per_tile <= t->max_barriers_per_tile);
+    int global_ok, local_ok, other_ok;
+    bounds_kept(t, got, &global_ok, &local_ok, &other_ok);
     char global_bound[64] = "", local_bound[96] = "", more[240] = "", missed[1400] = "";
     if (t->max_global_loads > 0)
         snprintf(global_bound, sizeof global_bound, " (this step: at most %.2f)",

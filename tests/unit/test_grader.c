@@ -320,11 +320,12 @@ static void memcheck_shapes(const struct grader_exercise *rect, struct rng *r) {
  * over many seeds each is valid, from a quarter to half of memcheck_n, so below the window of the
  * first draw (3/4 to 3/2 of it), the same for the same seed, and more than one comes up; a row
  * whose one draw spans both sides (rectangular) or a vector has none. Its build runs last, so
- * that the memory check runs it first (builds.c). */
+ * that the memory check runs it first (builds.c). The technique's second size (03 to 05): valid,
+ * above the window, up to twice memcheck_n; none elsewhere. */
 static void test_memcheck_second_size(void **state) {
     (void)state;
     struct rng r = rng_for("memcheck second size");
-    int rows = 0;
+    int rows = 0, techniques = 0;
     for (int e = 0; e < grader_exercise_count; e++) {
         const struct grader_exercise *ex = &grader_exercises[e];
         if (!ex->kernel)
@@ -332,8 +333,17 @@ static void test_memcheck_second_size(void **state) {
         int n = ex->memcheck_n, seen[512] = {0}, distinct = 0;
         for (int i = 0; i < 200; i++) {
             uint64_t seed = rng_next(&r);
-            int small = grader_memcheck_small(ex, seed);
+            int small = grader_memcheck_small(ex, seed), large = grader_technique_large(ex, seed);
             CHECK(small == grader_memcheck_small(ex, seed), "%s: one seed, two sizes", ex->id);
+            if (ex->points.technique > 0 && !ex->rectangular && !ex->tuning[0].name) {
+                CHECK(large > n * 3 / 2 && large <= 2 * n &&
+                          large > grader_memcheck_size(ex, seed) &&
+                          grader_size_valid_at(ex, 1, large),
+                      "%s: the technique's second size %d (memcheck_n %d)", ex->id, large, n);
+                techniques += i == 0;
+            } else
+                CHECK(large == 0, "%s: a technique size %d without a window row's point", ex->id,
+                      large);
             if (ex->rectangular || ex->is_vector) {
                 CHECK(small == 0, "%s: a second size %d where the one draw spans both sides",
                       ex->id, small);
@@ -364,6 +374,7 @@ static void test_memcheck_second_size(void **state) {
         }
     }
     CHECK(rows >= 4, "%d square rows without tuning values have a second size", rows);
+    CHECK(techniques >= 3, "%d rows (03 to 05) count the technique at a second size", techniques);
 }
 
 /* Rectangular sizes: their seeds differ when the sizes are only swapped, the memory check's
