@@ -260,9 +260,10 @@ int grader_size_valid_at(const struct grader_exercise *ex, int check, int n);
  * from 3/4 to 3/2 of the row's memcheck_n, other than memcheck_n itself (which the table and
  * the documentation show). */
 int grader_memcheck_size(const struct grader_exercise *ex, uint64_t seed);
-/* A square matrix row's second memory-check size, below that window: drawn by seed among the
- * valid sizes from a quarter to half of memcheck_n (0: none, or a rectangular row or a vector,
- * whose one draw already spans both sides). A kernel that reads out of bounds only outside the
+/* The second memory-check size of a square row without tuning values (01 to 05), below that
+ * window: drawn by seed among the valid sizes from a quarter to half of memcheck_n (0: none; a
+ * rectangular row's one draw already spans both sides, and a row with tuning values runs two
+ * builds of its own, builds.c). A kernel that reads out of bounds only outside the
  * window, or only at sizes below it, is run there too; so small that it costs oclgrind little. */
 int grader_memcheck_small(const struct grader_exercise *ex, uint64_t seed);
 /* The technique's second count of a square row without tuning values (03 to 05), above that

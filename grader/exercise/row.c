@@ -176,8 +176,9 @@ int grader_technique_large(const struct grader_exercise *ex, uint64_t seed) {
 
 int grader_memcheck_small(const struct grader_exercise *ex, uint64_t seed) {
     int around = ex->memcheck_n;
-    return ex->rectangular || ex->is_vector ? 0
-                                            : memcheck_size_in(ex, seed, around / 4, around / 2);
+    return ex->rectangular || ex->is_vector || ex->tuning[0].name
+               ? 0
+               : memcheck_size_in(ex, seed, around / 4, around / 2);
 }
 
 /* One of a rectangular row's memory-check sizes, from lo to hi, never a multiple of the oclgrind

@@ -183,30 +183,10 @@ void grader_grade_exercise(const struct grader_config *cfg, const struct grader_
     if (passed == sizes && !ex->is_vector && cfg->memcheck)
         counted =
             grade_count_traffic(&kernels, &graded->row, graded->kernel, "traffic", &traffic) == 0;
-    if (ex->points.technique > 0 && cfg->memcheck) {
-        /* counted again above the window (03 to 05): where it does not show there, that count
-         * is the one judged and named */
-        struct grader_exercise large = graded->row;
-        struct grader_traffic above = {0};
-        const struct grader_exercise *judged = &graded->row;
-        const struct grader_traffic *got = &traffic;
-        int also = 0; /* counted above the window too, and shows there */
-        if (counted && ex->technique_large > 0 && grade_technique_shows(judged, got)) {
-            large.memcheck_n = ex->technique_large;
-            large.memcheck_shape = grader_square(ex->technique_large);
-            if (grade_count_traffic(&kernels, &large, graded->kernel, "traffic-large", &above) ==
-                0) {
-                also = grade_technique_shows(&large, &above);
-                if (!also)
-                    judged = &large, got = &above;
-            }
-        }
-        grade_test_technique(judged, passed == sizes, got, r);
-        if (also && r->test_count > 0)
-            grader_test_append(&r->tests[r->test_count - 1],
-                               "and at N = %d: global %.3f, local %.3f", ex->technique_large,
-                               above.global_loads, above.local_loads);
-    } else if (ex->points.technique > 0)
+    if (ex->points.technique > 0 && cfg->memcheck)
+        grade_test_technique_counted(&kernels, graded, &traffic, counted, ex->technique_large,
+                                     passed == sizes, r);
+    else if (ex->points.technique > 0)
         grader_add_verdict(r, GRADER_SKIPPED, "technique: counted by oclgrind", 0,
                            ex->points.technique,
                            "skipped: oclgrind's counts were switched off (%s)",

@@ -224,6 +224,13 @@ int grade_technique_shows(const struct grader_exercise *ex, const struct grader_
 /* The step's technique from the student's counted traffic. */
 void grade_test_technique(const struct grader_exercise *ex, int all_right,
                           const struct grader_traffic *got, struct grader_exercise_result *r);
+/* The same from the graded build's traffic (counted: 1 where it was), and where large_n > 0 (03 to
+ * 05, grader_technique_large) counted again at N = large_n above the window: the count where the
+ * technique does not show is the one judged and named; where it shows at both, the report adds
+ * the second. */
+void grade_test_technique_counted(const struct grader_config *cfg, const struct grade_build *graded,
+                                  const struct grader_traffic *traffic, int counted, int large_n,
+                                  int all_right, struct grader_exercise_result *r);
 
 /* ---------------------------------------------------------------- the timed comparison
  * (timing.c; one harness's commands in timing_protocol.h, its judgement in busy.h and score.h) */

@@ -205,9 +205,9 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
         grader_add_verdict(r, GRADER_NOT_RUN, name, 0, pts, "not checked: %s", got->why);
         return;
     }
-    double per_tile = barriers_per_tile(got);
     int global_ok, local_ok, other_ok;
     bounds_kept(t, got, &global_ok, &local_ok, &other_ok);
+    double per_tile = barriers_per_tile(got);
     char global_bound[64] = "", local_bound[96] = "", more[240] = "", missed[1400] = "";
     if (t->max_global_loads > 0)
         snprintf(global_bound, sizeof global_bound, " (this step: at most %.2f)",
@@ -240,4 +240,27 @@ void grade_test_technique(const struct grader_exercise *ex, int all_right,
                         ? ""
                         : "\nhint: the result is right but the step's technique does not show:",
                     missed);
+}
+
+void grade_test_technique_counted(const struct grader_config *cfg, const struct grade_build *graded,
+                                  const struct grader_traffic *traffic, int counted, int large_n,
+                                  int all_right, struct grader_exercise_result *r) {
+    const struct grader_exercise *judged = &graded->row;
+    const struct grader_traffic *got = traffic;
+    struct grader_exercise large = graded->row;
+    struct grader_traffic above = {0};
+    int also = 0; /* counted above the window too, and shows there */
+    if (counted && large_n > 0 && grade_technique_shows(judged, got)) {
+        large.memcheck_n = large_n;
+        large.memcheck_shape = grader_square(large_n);
+        if (grade_count_traffic(cfg, &large, graded->kernel, "traffic-large", &above) == 0) {
+            also = grade_technique_shows(&large, &above);
+            if (!also)
+                judged = &large, got = &above;
+        }
+    }
+    grade_test_technique(judged, all_right, got, r);
+    if (also && r->test_count > 0)
+        grader_test_append(&r->tests[r->test_count - 1], "and at N = %d: global %.3f, local %.3f",
+                           large_n, above.global_loads, above.local_loads);
 }
