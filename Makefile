@@ -44,7 +44,7 @@ CLU_OBJ    := $(patsubst common/%.c,$(BUILD)/common/%.o,$(CLU_SRC))
 LIBCLU     := $(BUILD)/libclu.a
 # the grader's OpenCL layer: a module of its own (LD_AUDIT) that host programs load, no part of
 # the grader's binary
-LAYER_SRC  := grader/child/launch_layer.c
+LAYER_SRC  := $(wildcard grader/child/launch_layer*.c)
 LAYER      := $(BUILD)/grader/launch_layer.so
 GRADER_SRC := $(filter-out $(LAYER_SRC),$(wildcard grader/*.c grader/exercise/*.c grader/jail/*.c \
                 grader/child/*.c grader/grade/*.c grader/tune/*.c grader/text/*.c \
@@ -103,7 +103,7 @@ $(BUILD)/%/oclgrind-tiles.so: grader/oclgrind/tiles.cpp | deps-grade
 # only the loader's audit interface is exported; libc is its only library
 $(LAYER): $(LAYER_SRC) | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(STRICT) $(DEPFLAGS) -fPIC -shared -fvisibility=hidden -Icommon -Igrader -o $@ $<
+	$(CC) $(STRICT) $(DEPFLAGS) -fPIC -shared -fvisibility=hidden -Icommon -Igrader -o $@ $(LAYER_SRC)
 
 # make unit: the fast tests (cmocka), each a program linked with the grader's library
 $(BUILD)/tests/%: tests/unit/%.c $(GRADER_LIB) $(INTAKE_LIB) $(LIBCLU) | deps-test

@@ -14,8 +14,8 @@
  *                   c_picture.c a wrong C drawn; kernel_printf.c a printf in the kernel said
  *   host program    host_test.c builds and runs the student's main.c; host_paths.c its files;
  *                   host_launches.c what the OpenCL layer saw it do (host_seen.h its
- *                   records), host_args.c the arguments it set; host_oclgrind.c it once more
- *                   under oclgrind
+ *                   records), host_args.c the arguments it set, host_guards.c its writes
+ *                   past a buffer's end; host_oclgrind.c it once more under oclgrind
  *   oclgrind        memcheck.c the memory check; oclgrind_kernel.c one kernel under it; technique.c the traffic and the
  *                   technique; barrier_loop.c POCL's loop-barrier note
  *   speed           timing.c the comparison's order; timing_protocol.c a harness's commands on
@@ -47,7 +47,10 @@
  * child/            the programs the grader runs jailed, deciding nothing (child.h): harness.c
  *                   the OpenCL kernel harness (harness_flags.c its command line); cuda_harness.c
  *                   the CUDA harness (cuda_driver.c its driver binding); flags.c their numbers;
- *                   launch_layer.c the OpenCL layer in the student's host program (LD_AUDIT)
+ *                   launch_layer.c the OpenCL layer in the student's host program (LD_AUDIT),
+ *                   what it asks of the driver in launch_layer_driver.h: launch_layer_guards.c
+ *                   the guard zones around the program's buffers, launch_layer_local.c a
+ *                   launch's local memory against the device's
  * exercise/         what an exercise is and what "right" means (exercise.h): table.c the table,
  *                   one row each; row.c what a row says of sizes, counts and points; config.c
  *                   the instructor's config (config.h); launch.c a row's launch geometry;

@@ -31,15 +31,16 @@
  *     kernel.cl, created the kernel from it and enqueued it at a geometry; not that C came from
  *     that launch (a program that launches its kernel right and then writes C itself is not told
  *     apart).
+ * Guard zones (launch_layer_guards.c): each buffer the program creates is a sub-buffer of a larger
+ * one of the layer's; after each launch the guards of the buffers it took are read back, and a
+ * changed side is a G record, a write past that end.
  * One static struct holds the layer's state: the loader and the program call in with no context
  * to hand it.
  */
 #define _GNU_SOURCE /* link.h's audit interface */
+#include "child/launch_layer_driver.h"
 #include "exercise/protocol.h"
 
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-#include <CL/cl_icd.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
@@ -74,13 +75,15 @@ enum wrapped {
     W_RETAIN_MEM,
     W_RELEASE_MEM,
     W_SET_ARG,
+    W_CREATE_SUB_BUFFER,
     W_COUNT
 };
 static const char *const wrapped_names[W_COUNT] = {
     "clCreateProgramWithSource", "clBuildProgram",         "clRetainProgram",
     "clReleaseProgram",          "clCreateKernel",         "clRetainKernel",
     "clReleaseKernel",           "clEnqueueNDRangeKernel", "clCreateBuffer",
-    "clRetainMemObject",         "clReleaseMemObject",     "clSetKernelArg"};
+    "clRetainMemObject",         "clReleaseMemObject",     "clSetKernelArg",
+    "clCreateSubBuffer"};
 
 /* A program or kernel the program holds: its handle, the layer's number for it, the program's
  * references to it (retain and release), and for a kernel its program's number. */
@@ -116,6 +119,7 @@ static struct {
     struct tracked kernels[MAX_KERNELS];    /* kernels created from any program */
     struct arg args[MAX_KERNELS][MAX_ARGS]; /* each kernel slot's arguments */
     struct tracked buffers[MAX_BUFFERS];    /* buffers created (program: their bytes) */
+    struct guarded guards[MAX_BUFFERS];     /* each buffer slot's guard zones */
     int next_buffer;
     int next_program, next_kernel;        /* numbers, never reused */
     struct launch launches[MAX_LAUNCHES]; /* what was recorded */
@@ -195,6 +199,10 @@ typedef cl_int(CL_API_CALL *kernel_fn)(cl_kernel);
 typedef cl_int(CL_API_CALL *enqueue_fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *,
                                         const size_t *, const size_t *, cl_uint, const cl_event *,
                                         cl_event *);
+
+typedef cl_int(CL_API_CALL *mem_fn)(cl_mem);
+typedef cl_mem(CL_API_CALL *create_sub_fn)(cl_mem, cl_mem_flags, cl_buffer_create_type,
+                                           const void *, cl_int *);
 
 static uint64_t fnv1a(const char *text, size_t length) {
     uint64_t h = 0xcbf29ce484222325ull; /* grader_fnv1a's */
@@ -297,29 +305,45 @@ static cl_int CL_API_CALL wrap_release_kernel(cl_kernel kernel) {
     return REAL(W_RELEASE_KERNEL, kernel_fn)(kernel);
 }
 
-/* Whether a launch of kernel on queue's device needs more local memory than the device has, on a
- * device that is no GPU (some GPU drivers run past the figure they report: the launch decides
- * there); into *needs and *has. POCL's CPU device asserts in such a launch (SIGABRT in
- * pthread_utils.c), which reads as a crash of anything but the kernel: the layer fails the launch
- * as OpenCL says it fails (CL_OUT_OF_RESOURCES) and tells the grader why. The queries go through
- * the driver's ICD dispatch table, which every ICD object begins with (the loader dispatches so):
- * the layer imports no OpenCL function of its own. kernel is one the layer saw created. */
-static int local_over(cl_command_queue queue, cl_kernel kernel, cl_ulong *needs, cl_ulong *has) {
-    const struct _cl_icd_dispatch *d = *(const struct _cl_icd_dispatch *const *)kernel;
-    cl_device_id device = NULL;
-    cl_device_type type = 0;
-    *needs = *has = 0;
-    return queue && d && d->clGetCommandQueueInfo && d->clGetDeviceInfo &&
-           d->clGetKernelWorkGroupInfo &&
-           d->clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, NULL) ==
-               CL_SUCCESS &&
-           d->clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
-           !(type & CL_DEVICE_TYPE_GPU) &&
-           d->clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof *has, has, NULL) ==
-               CL_SUCCESS &&
-           d->clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof *needs,
-                                       needs, NULL) == CL_SUCCESS &&
-           *has > 0 && *needs > *has;
+/* After launch l of kernel_id on queue (done: its event): the guards of every guarded buffer it
+ * took, read back once it has run (a blocking read on its queue, waiting on done), each side
+ * found changed reported once (a G record). */
+static void check_guards(cl_command_queue queue, cl_event done, const struct launch *l) {
+    const struct _cl_icd_dispatch *d = layer_dispatch(queue);
+    if (!d || !d->clRetainMemObject || !d->clReleaseMemObject)
+        return;
+    for (int a = 0; a < MAX_ARGS; a++) {
+        if (l->args[a].kind != 'm')
+            continue;
+        int seen_before = 0; /* (a buffer taken by two arguments is read once) */
+        for (int b = 0; b < a; b++)
+            seen_before |= l->args[b].kind == 'm' && l->args[b].buffer == l->args[a].buffer;
+        struct guarded g = {0};
+        lock();
+        for (int i = 0; !seen_before && i < MAX_BUFFERS; i++)
+            if (layer.buffers[i].handle && layer.buffers[i].id == l->args[a].buffer &&
+                layer.guards[i].parent &&
+                d->clRetainMemObject(layer.guards[i].parent) == CL_SUCCESS)
+                g = layer.guards[i];
+        unlock();
+        if (!g.parent)
+            continue;
+        for (int side = 0; side < 2; side++) {
+            size_t changed = g.reported[side] ? 0 : layer_guard_read(queue, done, &g, side);
+            if (!changed)
+                continue;
+            lock();
+            int first = 0;
+            for (int i = 0; i < MAX_BUFFERS; i++)
+                if (layer.guards[i].parent == g.parent && layer.buffers[i].handle &&
+                    !layer.guards[i].reported[side])
+                    first = layer.guards[i].reported[side] = 1;
+            if (first && layer.record_count++ < MAX_RECORDS)
+                emit("G %d %d %zu %d", l->args[a].buffer, side, changed, l->kernel);
+            unlock();
+        }
+        d->clReleaseMemObject(g.parent);
+    }
 }
 
 static cl_int CL_API_CALL wrap_enqueue(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
@@ -340,17 +364,26 @@ static cl_int CL_API_CALL wrap_enqueue(cl_command_queue queue, cl_kernel kernel,
         memcpy(l.args, layer.args[t - layer.kernels], sizeof l.args);
     unlock();
     cl_ulong needs = 0, has = 0;
-    if (l.kernel >= 0 && local_over(queue, kernel, &needs, &has)) {
+    if (l.kernel >= 0 && layer_local_over(queue, kernel, &needs, &has)) {
         l.status = CL_OUT_OF_RESOURCES;
         lock();
         if (layer.record_count++ < MAX_RECORDS)
             emit("L %d %llu %llu", l.kernel, (unsigned long long)needs, (unsigned long long)has);
         unlock();
     } else { /* the real launch gets the copies that are recorded (where there are any) */
+        cl_event own = NULL; /* the launch's event, where the program asks for none */
+        int check = l.kernel >= 0 && layer_can_wait(wait_count, wait);
         l.status =
             REAL(W_ENQUEUE, enqueue_fn)(queue, kernel, dims, copied && offset ? l.offset : offset,
                                         copied && global ? l.global : global,
-                                        copied && local ? l.local : local, wait_count, wait, event);
+                                        copied && local ? l.local : local, wait_count, wait,
+                                        event   ? event
+                                        : check ? &own
+                                                : NULL);
+        if (check && l.status == CL_SUCCESS)
+            check_guards(queue, event ? *event : own, &l);
+        if (own && layer_dispatch(own) && layer_dispatch(own)->clReleaseEvent)
+            layer_dispatch(own)->clReleaseEvent(own);
     }
     lock();
     int known = 0;
@@ -369,9 +402,6 @@ static cl_int CL_API_CALL wrap_enqueue(cl_command_queue queue, cl_kernel kernel,
     return l.status;
 }
 
-typedef cl_mem(CL_API_CALL *create_buffer_fn)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
-typedef cl_int(CL_API_CALL *mem_fn)(cl_mem);
-
 /* Buffers are counted, not tracked one by one: what the program still holds at its exit is the
  * difference (a sub-buffer or an image it releases makes it smaller, never larger: no false
  * report of a leak). A call counts where it succeeded. */
@@ -383,15 +413,28 @@ static void count(long *counter, int succeeded) {
     unlock();
 }
 
+/* The buffer inside guard zones where the layer can (guarded_buffer), as asked where not; known
+ * by handle, so that an argument can be told a buffer, its bytes and its guards. */
 static cl_mem CL_API_CALL wrap_create_buffer(cl_context context, cl_mem_flags flags, size_t size,
                                              void *host, cl_int *err) {
-    cl_mem buffer = REAL(W_CREATE_BUFFER, create_buffer_fn)(context, flags, size, host, err);
+    struct guarded g = {0};
+    cl_mem buffer = layer_guarded_buffer(REAL(W_CREATE_BUFFER, create_buffer_fn), context, flags,
+                                         size, host, &g);
+    if (buffer && err)
+        *err = CL_SUCCESS;
+    if (!buffer)
+        buffer = REAL(W_CREATE_BUFFER, create_buffer_fn)(context, flags, size, host, err);
     count(&layer.buffers_created, buffer != NULL);
-    if (buffer) { /* known by handle too, so that an argument can be told a buffer, and its bytes */
+    if (buffer) {
         lock();
-        track(layer.buffers, MAX_BUFFERS, buffer, &layer.next_buffer,
-              size > (size_t)INT_MAX ? INT_MAX : (int)size);
+        int id = track(layer.buffers, MAX_BUFFERS, buffer, &layer.next_buffer,
+                       size > (size_t)INT_MAX ? INT_MAX : (int)size);
+        struct tracked *slot = id >= 0 ? find(layer.buffers, MAX_BUFFERS, buffer) : NULL;
+        if (slot)
+            layer.guards[slot - layer.buffers] = g;
         unlock();
+        if (g.parent && !slot) /* (untracked: its layer's buffer would never be released) */
+            layer_dispatch(g.parent)->clReleaseMemObject(g.parent);
     }
     return buffer;
 }
@@ -404,11 +447,46 @@ static cl_int CL_API_CALL wrap_retain_mem(cl_mem buffer) {
     return status;
 }
 
+/* With the program's last reference, the layer's buffer around it goes too (after it: a
+ * sub-buffer holds its parent). */
 static cl_int CL_API_CALL wrap_release_mem(cl_mem buffer) {
-    releasing(layer.buffers, MAX_BUFFERS, buffer);
+    cl_mem parent = NULL;
+    lock();
+    struct tracked *t = find(layer.buffers, MAX_BUFFERS, buffer);
+    if (t && --t->refs <= 0) {
+        t->handle = NULL;
+        parent = layer.guards[t - layer.buffers].parent;
+        layer.guards[t - layer.buffers] = (struct guarded){0};
+    }
+    unlock();
     cl_int status = REAL(W_RELEASE_MEM, mem_fn)(buffer);
     count(&layer.buffers_released, status == CL_SUCCESS);
+    if (parent)
+        layer_dispatch(parent)->clReleaseMemObject(parent);
     return status;
+}
+
+/* A sub-buffer of a guarded buffer is made from the layer's buffer around it, at the same place
+ * (a sub-buffer of a sub-buffer is invalid in OpenCL); of any other, as asked. */
+static cl_mem CL_API_CALL wrap_create_sub_buffer(cl_mem buffer, cl_mem_flags flags,
+                                                 cl_buffer_create_type type, const void *info,
+                                                 cl_int *err) {
+    struct guarded g = {0};
+    lock();
+    struct tracked *t = find(layer.buffers, MAX_BUFFERS, buffer);
+    if (t)
+        g = layer.guards[t - layer.buffers];
+    unlock();
+    create_sub_fn real = REAL(W_CREATE_SUB_BUFFER, create_sub_fn);
+    cl_buffer_region region;
+    if (!g.parent || type != CL_BUFFER_CREATE_TYPE_REGION || !info)
+        return real(buffer, flags, type, info, err);
+    if (layer_sub_region(&g, info, &region) != 0) {
+        if (err) /* (the spec's answer for a region past the buffer's end) */
+            *err = CL_INVALID_VALUE;
+        return NULL;
+    }
+    return real(g.parent, flags, type, &region, err);
 }
 
 typedef cl_int(CL_API_CALL *set_arg_fn)(cl_kernel, cl_uint, size_t, const void *);
@@ -444,10 +522,11 @@ static cl_int CL_API_CALL wrap_set_arg(cl_kernel kernel, cl_uint index, size_t s
 }
 
 static const uintptr_t wrappers[W_COUNT] = {
-    (uintptr_t)wrap_create_program,  (uintptr_t)wrap_build,         (uintptr_t)wrap_retain_program,
-    (uintptr_t)wrap_release_program, (uintptr_t)wrap_create_kernel, (uintptr_t)wrap_retain_kernel,
-    (uintptr_t)wrap_release_kernel,  (uintptr_t)wrap_enqueue,       (uintptr_t)wrap_create_buffer,
-    (uintptr_t)wrap_retain_mem,      (uintptr_t)wrap_release_mem,   (uintptr_t)wrap_set_arg};
+    (uintptr_t)wrap_create_program,   (uintptr_t)wrap_build,         (uintptr_t)wrap_retain_program,
+    (uintptr_t)wrap_release_program,  (uintptr_t)wrap_create_kernel, (uintptr_t)wrap_retain_kernel,
+    (uintptr_t)wrap_release_kernel,   (uintptr_t)wrap_enqueue,       (uintptr_t)wrap_create_buffer,
+    (uintptr_t)wrap_retain_mem,       (uintptr_t)wrap_release_mem,   (uintptr_t)wrap_set_arg,
+    (uintptr_t)wrap_create_sub_buffer};
 
 /* The loader's first call, before anything of the program is loaded or run: the layer is on
  * only where fd LAYER_FD is a SEQPACKET Unix socket holding a nonce (the grader's channel);

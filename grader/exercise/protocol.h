@@ -97,6 +97,10 @@
  *   NONCE L KERNEL NEEDS HAS             a launch of kernel KERNEL needed NEEDS bytes of local
  *                                        memory, the device (no GPU) has HAS: the layer failed
  *                                        it with CL_OUT_OF_RESOURCES, the device never saw it
+ *   NONCE G BUFFER SIDE FLOATS KERNEL    after a launch of kernel KERNEL: FLOATS floats of the
+ *                                        guard zone the layer put before (SIDE 0) or after
+ *                                        (SIDE 1) buffer number BUFFER were changed: a write
+ *                                        past that end (once a buffer and side)
  *   NONCE X HELD CREATED PROGRAMS KERNELS
  *                                        at the program's normal exit: buffers it still held
  *                                        (HELD of the CREATED clCreateBuffer made), programs and
@@ -106,6 +110,11 @@
 #define LAYER_NONCE_SIZE 32  /* hex digits */
 #define LAYER_RECORD_MAX 400 /* bytes of one record, its nonce included */
 #define LAYER_NAME_MAX   128 /* a kernel name longer than this is not recorded */
+/* The layer's guard zones: each buffer the program creates (but one on its own host memory,
+ * CL_MEM_USE_HOST_PTR) is a sub-buffer of a larger one, with LAYER_GUARD_BYTES (rounded up to the
+ * device's alignment) on either side filled with CLU_PAST_END_BITS: a read past an end poisons C
+ * as the harness's guard after A and B does, and a write past one is seen after the launch. */
+#define LAYER_GUARD_BYTES 65536
 
 /* ---------------------------------------------------------------- files in the child's DIR */
 

@@ -166,6 +166,14 @@ static int parse(const char *text, struct host_seen *s) {
             s->local_count++;
             return 0;
         }
+    } else if (text[0] == 'G' && s->guard_count < MAX_SEEN) {
+        struct seen_guard *g = &s->guards[s->guard_count];
+        if (sscanf(text, "G %d %d %zu %d%n", &g->buffer, &g->side, &g->floats, &g->kernel, &used) ==
+                4 &&
+            !text[used] && (g->side == 0 || g->side == 1)) {
+            s->guard_count++;
+            return 0;
+        }
     } else if (text[0] == 'X' && !s->exited) {
         if (sscanf(text, "X %ld %ld %ld %ld%n", &s->held, &s->created, &s->held_programs,
                    &s->held_kernels, &used) == 4 &&
@@ -175,7 +183,7 @@ static int parse(const char *text, struct host_seen *s) {
             return 0;
         }
     } else if (text[0] == 'B' || text[0] == 'P' || text[0] == 'K' || text[0] == 'E' ||
-               text[0] == 'L' || text[0] == 'X') {
+               text[0] == 'L' || text[0] == 'G' || text[0] == 'X') {
         s->last_kept &= text[0] != 'E';
         return 0; /* one of the layer's, past what the judgement keeps */
     }
@@ -463,6 +471,16 @@ void grade_host_launches_seen(const struct grader_exercise *ex, struct grader_si
                       "\nthe grader's OpenCL layer saw launches, none of %s; the exercise's "
                       "launch at this size: %s",
                       ex->kernel, expected);
+}
+
+int grade_host_launches_guards(const struct grader_exercise *ex, struct host_launches *h, char *out,
+                               size_t size) {
+    out[0] = '\0';
+    const struct host_seen *s = h->skip[0] ? NULL : records(h);
+    if (!s || s->guard_count == 0)
+        return 0;
+    grade_host_guards_text(ex, s, out, size);
+    return s->guard_count;
 }
 
 void grade_host_launches_hygiene(struct host_launches *h, char *out, size_t size) {

@@ -39,6 +39,12 @@ struct seen_local {
     unsigned long long needs, has;
 };
 
+/* A guard zone of the layer's found changed after a launch: a write past a buffer's end. */
+struct seen_guard {
+    int buffer, side, kernel; /* side 0 before the buffer's start, 1 after its end */
+    size_t floats;
+};
+
 /* What the layer told, its records parsed. */
 struct host_seen {
     int hello, foreign;
@@ -46,7 +52,8 @@ struct host_seen {
     struct seen_kernel kernels[MAX_SEEN];
     struct seen_launch launches[MAX_SEEN];
     struct seen_local locals[MAX_SEEN]; /* launches the layer failed: local memory past the limit */
-    int program_count, kernel_count, launch_count, local_count;
+    struct seen_guard guards[MAX_SEEN]; /* writes past a buffer's end */
+    int program_count, kernel_count, launch_count, local_count, guard_count;
     int last_kept;                                   /* the last E record was kept */
     int exited;                                      /* the exit record came */
     long held, created, held_programs, held_kernels; /* what the program held at its exit */
@@ -68,5 +75,10 @@ void grade_host_plan_args_text(const struct grader_exercise *ex, struct grader_s
  * recorded arguments differ from the exercise's at size at (nothing where they agree). */
 void grade_host_args_differ(const struct grader_exercise *ex, struct grader_size at,
                             const struct seen_launch *l, char *out, size_t size);
+
+/* "\nthe kernel wrote past the end of C: ..." after out, for each guard zone the layer found
+ * changed, the buffer named by the argument it was at a launch (nothing where none was). */
+void grade_host_guards_text(const struct grader_exercise *ex, const struct host_seen *s, char *out,
+                            size_t size);
 
 #endif

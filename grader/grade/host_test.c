@@ -13,6 +13,7 @@
 #define BUILD_TIMEOUT    120  /* seconds for compiling a student's main.c */
 #define NOTE_SIZE        8000 /* bytes of the run under oclgrind's part of the report */
 #define LAUNCH_NOTE_SIZE 2000 /* bytes of what the grader's OpenCL layer saw */
+#define GUARD_NOTE_SIZE  1500 /* bytes of the writes past a buffer's end it found */
 
 void grade_push_host_size(struct grader_argv *argv, const struct grader_exercise *ex,
                           struct grader_size s, int check) {
@@ -188,15 +189,18 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
     char failed_seen[LAUNCH_NOTE_SIZE] = "";
     if (run.how != RUN_EXITED || !c)
         grade_host_launches_seen(ex, size, &launches, failed_seen, sizeof failed_seen);
+    /* a write past a buffer's end, seen in the layer's guard zones: lost even with C right */
+    char past[GUARD_NOTE_SIZE];
+    int wrote_past = grade_host_launches_guards(ex, &launches, past, sizeof past);
     if (run.how != RUN_EXITED) {
-        grader_add_test(r, name, 0, pts, "`%s` %s; %s%s%s", command, what, said, output,
+        grader_add_test(r, name, 0, pts, "`%s` %s; %s%s%s%s", command, what, said, output, past,
                         failed_seen);
     } else if (!c) {
         grader_add_test(r, name, 0, pts,
                         "`%s` %s but saved no result matrix with --output (%s). The "
                         "grader checks the numbers your program computes, never what it "
-                        "prints; %s%s%s",
-                        command, what, why, said, output, failed_seen);
+                        "prints; %s%s%s%s",
+                        command, what, why, said, output, past, failed_seen);
     } else if (grader_reference(ex, size, seed, &expected, &tol) != 0) {
         grader_add_test(r, name, 0, pts, "grader out of memory");
     } else {
@@ -212,6 +216,10 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
                                                                 &r->too_busy, seen, sizeof seen)) {
             /* no launch of the kernel: nothing for oclgrind to judge */
             grader_add_test(r, name, 0, pts, "`%s` saved a right result%s", command, seen);
+        } else if (d.m.wrong == 0 && wrote_past) {
+            grader_add_test(r, name, 0, pts,
+                            "`%s` saved a right result, but its kernel wrote outside a buffer%s%s",
+                            command, past, seen);
         } else if (d.m.wrong == 0) {
             int lost = grade_host_oclgrind(cfg, &og, main_text ? main_text : "", note, NOTE_SIZE,
                                            &r->too_busy);
@@ -246,8 +254,8 @@ static void host_program(const struct grader_config *cfg, const struct grader_ex
             grade_picture(cfg, ex, "host-C", size, c, expected, tol,
                           d.unwritten < grader_output_count(ex, size), wrong, sizeof wrong);
             grade_host_launches_seen(ex, size, &launches, seen, sizeof seen);
-            grader_add_test(r, name, 0, pts, "`%s` saved a wrong result: %s%s", command, wrong,
-                            seen);
+            grader_add_test(r, name, 0, pts, "`%s` saved a wrong result: %s%s%s", command, wrong,
+                            past, seen);
         }
         free(note);
     }

@@ -197,6 +197,10 @@ int grade_host_launches_judge(const struct grader_config *cfg, const struct grad
  * exercise's at size `at` ("" where the layer was not in the run). */
 void grade_host_launches_seen(const struct grader_exercise *ex, struct grader_size at,
                               struct host_launches *h, char *out, size_t size);
+/* After the run: the writes past a buffer's end the layer found in its guard zones (their count;
+ * what they were in out, "" where none). */
+int grade_host_launches_guards(const struct grader_exercise *ex, struct host_launches *h, char *out,
+                               size_t size);
 /* After the run: what the program still held at its normal exit (buffers, programs, kernels), a
  * note for the report ("" where it released everything, or the layer saw no exit). */
 void grade_host_launches_hygiene(struct host_launches *h, char *out, size_t size);

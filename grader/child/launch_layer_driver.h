@@ -1,0 +1,54 @@
+/* launch_layer_driver.h - what the grader's OpenCL layer (launch_layer.c) asks of the driver
+ * itself, through its dispatch table: the guard zones around a host program's buffers
+ * (launch_layer_guards.c) and a launch's local memory against the device's
+ * (launch_layer_local.c). Within the layer's module only (its symbols are hidden). */
+#ifndef CHILD_LAUNCH_LAYER_DRIVER_H
+#define CHILD_LAUNCH_LAYER_DRIVER_H
+
+#include "clu.h" /* CLU_PAST_END_BITS, and CL/cl.h at the lecture's level */
+
+#include <CL/cl_icd.h>
+#include <stddef.h>
+
+/* A buffer of the program's that is a sub-buffer of the layer's, with guard zones of guard bytes
+ * before and after its bytes (LAYER_GUARD_BYTES in protocol.h); sides already reported. */
+struct guarded {
+    cl_mem parent; /* NULL: no guard zones (its own host memory, or the layer could not) */
+    size_t guard, bytes;
+    int reported[2];
+};
+
+typedef cl_mem(CL_API_CALL *create_buffer_fn)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
+
+/* The driver's dispatch table, which every ICD object begins with (the loader dispatches so):
+ * the layer imports no OpenCL function of its own. NULL for NULL. */
+const struct _cl_icd_dispatch *layer_dispatch(const void *object);
+
+/* The program's buffer of bytes, made with real (the driver's clCreateBuffer), as a sub-buffer
+ * of a larger one inside guard zones, its guards into *g; NULL where the layer cannot (the
+ * caller then makes the buffer as asked). */
+cl_mem layer_guarded_buffer(create_buffer_fn real, cl_context context, cl_mem_flags flags,
+                            size_t bytes, void *host, struct guarded *g);
+
+/* Whether a launch with this wait list can be waited for: none of its events is a user event
+ * still unset (which only the program can set, later: a blocking read would hang it). */
+int layer_can_wait(cl_uint wait_count, const cl_event *wait);
+
+/* Floats of g's guard before (side 0) or after (1) its buffer that are no longer the pattern,
+ * read back with a blocking read on queue after done (NULL: none); 0 where intact, or where it
+ * cannot be read. */
+size_t layer_guard_read(cl_command_queue queue, cl_event done, const struct guarded *g, int side);
+
+/* The program's region of g's buffer as a region of the layer's around it; -1 where it reaches
+ * past the buffer's end. */
+int layer_sub_region(const struct guarded *g, const cl_buffer_region *in, cl_buffer_region *out);
+
+/* Whether a launch of kernel on queue's device needs more local memory than the device has, on a
+ * device that is no GPU (some GPU drivers run past the figure they report: the launch decides
+ * there); into *needs and *has. POCL's CPU device asserts in such a launch (SIGABRT in
+ * pthread_utils.c), which reads as a crash of anything but the kernel: the layer fails the launch
+ * as OpenCL says it fails (CL_OUT_OF_RESOURCES) and tells the grader why. kernel is one the layer
+ * saw created. */
+int layer_local_over(cl_command_queue queue, cl_kernel kernel, cl_ulong *needs, cl_ulong *has);
+
+#endif
