@@ -14,7 +14,8 @@ for deb in "$root"/build/debs/*.deb; do
     [ -e "$deb" ] && dpkg -x "$deb" /tmp/debs-root
 done
 LD_LIBRARY_PATH=/tmp/debs-root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export LD_LIBRARY_PATH CLU_SKIP_DEPS=1
+PATH=$PATH:/tmp/debs-root/usr/bin # (jq, which tests/planted.sh reads the results with)
+export LD_LIBRARY_PATH PATH CLU_SKIP_DEPS=1
 step "build"
 B=$root/build
 make -s -C "$root" -j"$(nproc)" "$B/grader/grader" "$B/grader/launch_layer.so" programs \
