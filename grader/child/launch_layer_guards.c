@@ -56,17 +56,19 @@ static size_t guard_bytes(cl_context context) {
 /* The program's buffer of bytes as a sub-buffer of a larger one of the layer's, the guards around
  * it filled (the whole made from one host copy: no queue is at hand here). NULL where the layer
  * cannot (the caller then makes the buffer as asked): its own host memory (CL_MEM_USE_HOST_PTR),
- * a call OpenCL fails anyway, more than GUARDED_MAX bytes (the copy doubles them for a moment),
- * or the driver refuses. */
+ * a call OpenCL fails anyway (a host pointer that does not fit the flags, host access flags that
+ * exclude each other, which a driver's clCreateSubBuffer might not check), more than GUARDED_MAX
+ * bytes (the copy doubles them for a moment), or the driver refuses. */
 #define GUARDED_MAX ((size_t)256 << 20)
+#define HOST_ACCESS (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)
 cl_mem layer_guarded_buffer(create_buffer_fn real, cl_context context, cl_mem_flags flags,
                             size_t bytes, void *host, struct guarded *g) {
     const struct _cl_icd_dispatch *d = layer_dispatch(context);
     int copy = (flags & CL_MEM_COPY_HOST_PTR) != 0;
     size_t guard = 0;
     if ((flags & CL_MEM_USE_HOST_PTR) || copy != (host != NULL) || bytes == 0 ||
-        bytes > GUARDED_MAX || !d || !d->clCreateSubBuffer || !d->clReleaseMemObject ||
-        (guard = guard_bytes(context)) == 0)
+        __builtin_popcountll(flags & HOST_ACCESS) > 1 || bytes > GUARDED_MAX || !d ||
+        !d->clCreateSubBuffer || !d->clReleaseMemObject || (guard = guard_bytes(context)) == 0)
         return NULL;
     unsigned char *whole = malloc(guard + bytes + guard);
     if (!whole)
@@ -78,13 +80,18 @@ cl_mem layer_guarded_buffer(create_buffer_fn real, cl_context context, cl_mem_fl
         memset(whole + guard, 0, bytes);
     fill_guard(whole + guard + bytes, guard);
     cl_int err = CL_SUCCESS;
-    cl_mem parent = real(context, flags | CL_MEM_COPY_HOST_PTR, guard + bytes + guard, whole, &err);
+    /* the program's host access on its sub-buffer alone: the layer reads the guards of its own,
+     * whatever the program may */
+    cl_mem parent = real(context, (flags & ~HOST_ACCESS) | CL_MEM_COPY_HOST_PTR,
+                         guard + bytes + guard, whole, &err);
     free(whole);
     if (!parent)
         return NULL;
-    /* flags 0: the sub-buffer takes the parent's access (the spec's inheritance) */
+    /* the device's access (CL_MEM_READ_ONLY, ...) the parent's, which the sub-buffer takes where
+     * its flags name none (the spec's inheritance) */
     cl_buffer_region region = {guard, bytes};
-    cl_mem sub = d->clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    cl_mem sub = d->clCreateSubBuffer(parent, flags & HOST_ACCESS, CL_BUFFER_CREATE_TYPE_REGION,
+                                      &region, &err);
     if (!sub) {
         d->clReleaseMemObject(parent);
         return NULL;

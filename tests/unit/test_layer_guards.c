@@ -123,12 +123,20 @@ static void writes_past_either_end_seen(void **state) {
     (void)state;
     NEED_DEVICE();
     struct rng r = rng_for("past either end");
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < 6; t++) {
         int n = (int)rng_range(&r, 1, 5000);
+        /* the program's host access is its sub-buffer's: the layer reads its guards all the same */
+        static const cl_mem_flags host[] = {0, CL_MEM_HOST_NO_ACCESS, CL_MEM_HOST_WRITE_ONLY};
+        cl_mem_flags flags = CL_MEM_READ_WRITE | host[t % 3];
         struct guarded g = {0};
-        cl_mem b = layer_guarded_buffer(clCreateBuffer, g_env.context, CL_MEM_READ_WRITE,
+        cl_mem b = layer_guarded_buffer(clCreateBuffer, g_env.context, flags,
                                         (size_t)n * sizeof(float), NULL, &g);
-        CHECK(b != NULL, "no guarded buffer of %d floats", n);
+        CHECK(b != NULL, "no guarded buffer of %d floats (flags %#llx)", n,
+              (unsigned long long)flags);
+        cl_mem_flags got = 0;
+        clGetMemObjectInfo(b, CL_MEM_FLAGS, sizeof got, &got, NULL);
+        CHECK((got & host[t % 3]) == host[t % 3], "the program's host access %#llx lost (%#llx)",
+              (unsigned long long)host[t % 3], (unsigned long long)got);
         int inside = (int)rng_range(&r, 0, n - 1);
         float past = poke(b, inside, n);
         uint32_t bits;
@@ -151,7 +159,8 @@ static void writes_past_either_end_seen(void **state) {
 }
 
 /* The buffers the layer leaves as the program asked: its own host memory, a host pointer OpenCL
- * refuses (with COPY_HOST_PTR and none, or one without it), no bytes. */
+ * refuses (with COPY_HOST_PTR and none, or one without it), no bytes, host access flags that
+ * exclude each other. */
 static void left_as_asked(void **state) {
     (void)state;
     NEED_DEVICE();
@@ -168,6 +177,10 @@ static void left_as_asked(void **state) {
           "a pointer without COPY_HOST_PTR was guarded (OpenCL refuses it)");
     CHECK(!layer_guarded_buffer(clCreateBuffer, g_env.context, CL_MEM_READ_WRITE, 0, NULL, &g),
           "a buffer of no bytes was guarded");
+    CHECK(!layer_guarded_buffer(clCreateBuffer, g_env.context,
+                                CL_MEM_READ_WRITE | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS,
+                                sizeof host, NULL, &g),
+          "host access flags OpenCL refuses together were guarded");
     CHECK(g.parent == NULL, "a refusal left guards behind");
 }
 
