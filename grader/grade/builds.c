@@ -15,11 +15,13 @@
  * size (grader_memcheck_small, a quarter to half of memcheck_n), last in the list so that the
  * memory check runs it first: a read or a write out of bounds written for the sizes outside the
  * window around memcheck_n shows there, and so small a run costs oclgrind a quarter of a second.
+ * Where the row counts its technique (03 to 05) it runs a third time at the technique's draw
+ * above the window (grader_technique_large): every size the technique is counted at is checked
+ * for bounds and races too, and an access out of bounds only above the window shows.
  * A row with tuning values already runs two sizes, the graded values' and the smaller values',
  * each rounded to its tiles; a third at one tile cost 07 and 08 1.3 s a grading. (The technique
- * is counted at the window's draw and above it, grader_technique_large, never below: its bounds
- * per multiply-add were set for sizes there, and a small N moves a right kernel's ratios past
- * them.)
+ * is counted at the window's draw and above it, never below: its bounds per multiply-add were set
+ * for sizes there, and a small N moves a right kernel's ratios past them.)
  */
 #include "grade/internal.h"
 
@@ -63,17 +65,18 @@ static void add_build(struct grade_builds *out, const struct grader_exercise *ex
     b->row.memcheck_n = s.n;
 }
 
-/* The one build again at the row's second, smaller size, where it has one below the first. */
-static void add_small_build(struct grade_builds *out, const struct grader_exercise *ex,
-                            const struct clu_define *values, const char *text, const char *which) {
-    if (ex->memcheck_small <= 0)
+/* The one build again at another drawn size n (0: none), where one is valid apart from the
+ * first's. */
+static void add_build_at(struct grade_builds *out, const struct grader_exercise *ex, int n,
+                         const char *text) {
+    if (n <= 0)
         return;
-    struct grader_exercise small = *ex;
-    small.memcheck_shape = grader_square(ex->memcheck_small);
-    small.memcheck_n = ex->memcheck_small;
-    add_build(out, &small, values, text, which);
-    if (out->b[out->count - 1].row.memcheck_n >= out->b[0].row.memcheck_n)
-        out->count--; /* (no smaller size valid at those values: the first run covers it) */
+    struct grader_exercise at = *ex;
+    at.memcheck_shape = grader_square(n);
+    at.memcheck_n = n;
+    add_build(out, &at, NULL, text, "");
+    if (out->b[out->count - 1].row.memcheck_n == out->b[0].row.memcheck_n)
+        out->count--; /* (no other size valid: the first run covers it) */
 }
 
 void grade_oclgrind_builds(const struct grader_exercise *ex, const char *canonical,
@@ -82,7 +85,8 @@ void grade_oclgrind_builds(const struct grader_exercise *ex, const char *canonic
     memset(out, 0, sizeof *out);
     if (!ex->tuning[0].name) { /* one value (BLOCK): the graded build is the checked one */
         add_build(out, ex, NULL, canonical, "");
-        add_small_build(out, ex, NULL, canonical, "");
+        add_build_at(out, ex, ex->technique_large, canonical);
+        add_build_at(out, ex, ex->memcheck_small, canonical);
         return;
     }
     add_build(out, ex, ex->tuning, canonical, "the graded values");

@@ -78,8 +78,9 @@ struct grade_build {
  *     smallest size they allow from the drawn size up (the timed build);
  *   - where the row has smaller values for oclgrind, those at the drawn size: more work-groups
  *     and more tile edges for the same time, and every value the kernel's rules allow must work.
- * Rows without tuning values have one build at the drawn size, and the same again at the second,
- * smaller drawn size (memcheck_small), last. */
+ * Rows without tuning values have one build at the drawn size, the same again at the technique's
+ * draw above it (technique_large, 03 to 05), and at the second, smaller drawn size
+ * (memcheck_small), last. */
 #define GRADE_BUILDS 3
 struct grade_builds {
     struct grade_build b[GRADE_BUILDS];

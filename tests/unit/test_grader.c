@@ -365,12 +365,17 @@ static void test_memcheck_second_size(void **state) {
             drawn.memcheck_n = grader_memcheck_size(ex, 7);
             drawn.memcheck_shape = grader_square(drawn.memcheck_n);
             drawn.memcheck_small = grader_memcheck_small(ex, 8);
+            drawn.technique_large = grader_technique_large(ex, 9);
             struct grade_builds builds;
             grade_oclgrind_builds(&drawn, "k.cl", "k.cl", NULL, &builds);
-            CHECK(builds.count == 2 && builds.b[1].row.memcheck_n == drawn.memcheck_small &&
-                      builds.b[0].row.memcheck_n == drawn.memcheck_n,
-                  "%s: %d builds, the last at N = %d (the second size %d)", ex->id, builds.count,
-                  builds.b[builds.count - 1].row.memcheck_n, drawn.memcheck_small);
+            int third = drawn.technique_large > 0; /* every size the technique is counted at */
+            CHECK(builds.count == 2 + third &&
+                      builds.b[builds.count - 1].row.memcheck_n == drawn.memcheck_small &&
+                      builds.b[0].row.memcheck_n == drawn.memcheck_n &&
+                      (!third || builds.b[1].row.memcheck_n == drawn.technique_large),
+                  "%s: %d builds, the last at N = %d (the second size %d, the technique's %d)",
+                  ex->id, builds.count, builds.b[builds.count - 1].row.memcheck_n,
+                  drawn.memcheck_small, drawn.technique_large);
         }
     }
     CHECK(rows >= 4, "%d square rows without tuning values have a second size", rows);
