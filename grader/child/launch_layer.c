@@ -31,9 +31,8 @@
  *     kernel.cl, created the kernel from it and enqueued it at a geometry; not that C came from
  *     that launch (a program that launches its kernel right and then writes C itself is not told
  *     apart).
- * Guard zones (launch_layer_guards.c): each buffer the program creates is a sub-buffer of a larger
- * one of the layer's; after each launch the guards of the buffers it took are read back, and a
- * changed side is a G record, a write past that end.
+ * Guard zones (launch_layer_guards.c): each buffer the program creates lies inside one of the
+ * layer's; the guards a launch took are read back after it, a changed side a G record.
  * One static struct holds the layer's state: the loader and the program call in with no context
  * to hand it.
  */
@@ -319,7 +318,7 @@ static void check_guards(cl_command_queue queue, cl_event done, const struct lau
         for (int b = 0; b < a; b++)
             seen_before |= l->args[b].kind == 'm' && l->args[b].buffer == l->args[a].buffer;
         struct guarded g = {0};
-        lock();
+        lock(); /* (the parent retained: a release in another thread leaves it to this check) */
         for (int i = 0; !seen_before && i < MAX_BUFFERS; i++)
             if (layer.buffers[i].handle && layer.buffers[i].id == l->args[a].buffer &&
                 layer.guards[i].parent &&
@@ -330,11 +329,9 @@ static void check_guards(cl_command_queue queue, cl_event done, const struct lau
             continue;
         for (int side = 0; side < 2; side++) {
             size_t changed = g.reported[side] ? 0 : layer_guard_read(queue, done, &g, side);
-            if (!changed)
-                continue;
             lock();
             int first = 0;
-            for (int i = 0; i < MAX_BUFFERS; i++)
+            for (int i = 0; changed && i < MAX_BUFFERS; i++)
                 if (layer.guards[i].parent == g.parent && layer.buffers[i].handle &&
                     !layer.guards[i].reported[side])
                     first = layer.guards[i].reported[side] = 1;
@@ -371,18 +368,14 @@ static cl_int CL_API_CALL wrap_enqueue(cl_command_queue queue, cl_kernel kernel,
             emit("L %d %llu %llu", l.kernel, (unsigned long long)needs, (unsigned long long)has);
         unlock();
     } else { /* the real launch gets the copies that are recorded (where there are any) */
-        cl_event own = NULL; /* the launch's event, where the program asks for none */
-        int check = l.kernel >= 0 && layer_can_wait(wait_count, wait);
+        cl_event own = NULL, *done = event ? event : &own; /* (the layer's, where none is asked) */
         l.status =
             REAL(W_ENQUEUE, enqueue_fn)(queue, kernel, dims, copied && offset ? l.offset : offset,
                                         copied && global ? l.global : global,
-                                        copied && local ? l.local : local, wait_count, wait,
-                                        event   ? event
-                                        : check ? &own
-                                                : NULL);
-        if (check && l.status == CL_SUCCESS)
-            check_guards(queue, event ? *event : own, &l);
-        if (own && layer_dispatch(own) && layer_dispatch(own)->clReleaseEvent)
+                                        copied && local ? l.local : local, wait_count, wait, done);
+        if (l.kernel >= 0 && l.status == CL_SUCCESS && layer_can_wait(wait_count, wait))
+            check_guards(queue, *done, &l);
+        if (own && layer_dispatch(own)->clReleaseEvent)
             layer_dispatch(own)->clReleaseEvent(own);
     }
     lock();
@@ -402,9 +395,9 @@ static cl_int CL_API_CALL wrap_enqueue(cl_command_queue queue, cl_kernel kernel,
     return l.status;
 }
 
-/* Buffers are counted, not tracked one by one: what the program still holds at its exit is the
- * difference (a sub-buffer or an image it releases makes it smaller, never larger: no false
- * report of a leak). A call counts where it succeeded. */
+/* Buffers are counted: what the program still holds at its exit is the difference (a sub-buffer
+ * or an image it releases makes it smaller, never larger: no false report of a leak). A call
+ * counts where it succeeded. */
 static void count(long *counter, int succeeded) {
     if (!succeeded)
         return;
@@ -413,29 +406,37 @@ static void count(long *counter, int succeeded) {
     unlock();
 }
 
-/* The buffer inside guard zones where the layer can (guarded_buffer), as asked where not; known
- * by handle, so that an argument can be told a buffer, its bytes and its guards. */
+/* buffer known by handle, so that an argument can be told a buffer, its bytes and its guards g;
+ * 0 where the table is full. */
+static int follow(cl_mem buffer, size_t size, struct guarded g) {
+    lock();
+    int id = track(layer.buffers, MAX_BUFFERS, buffer, &layer.next_buffer,
+                   size > (size_t)INT_MAX ? INT_MAX : (int)size);
+    struct tracked *slot = id >= 0 ? find(layer.buffers, MAX_BUFFERS, buffer) : NULL;
+    if (slot)
+        layer.guards[slot - layer.buffers] = g;
+    unlock();
+    return slot != NULL;
+}
+
+/* The buffer inside guard zones where the layer can follow it (layer_guarded_buffer), as asked
+ * where not. */
 static cl_mem CL_API_CALL wrap_create_buffer(cl_context context, cl_mem_flags flags, size_t size,
                                              void *host, cl_int *err) {
     struct guarded g = {0};
     cl_mem buffer = layer_guarded_buffer(REAL(W_CREATE_BUFFER, create_buffer_fn), context, flags,
                                          size, host, &g);
-    if (buffer && err)
+    if (buffer && !follow(buffer, size, g)) {
+        layer_dispatch(buffer)->clReleaseMemObject(buffer);
+        layer_dispatch(g.parent)->clReleaseMemObject(g.parent);
+        buffer = NULL;
+    } else if (buffer && err) {
         *err = CL_SUCCESS;
-    if (!buffer)
-        buffer = REAL(W_CREATE_BUFFER, create_buffer_fn)(context, flags, size, host, err);
-    count(&layer.buffers_created, buffer != NULL);
-    if (buffer) {
-        lock();
-        int id = track(layer.buffers, MAX_BUFFERS, buffer, &layer.next_buffer,
-                       size > (size_t)INT_MAX ? INT_MAX : (int)size);
-        struct tracked *slot = id >= 0 ? find(layer.buffers, MAX_BUFFERS, buffer) : NULL;
-        if (slot)
-            layer.guards[slot - layer.buffers] = g;
-        unlock();
-        if (g.parent && !slot) /* (untracked: its layer's buffer would never be released) */
-            layer_dispatch(g.parent)->clReleaseMemObject(g.parent);
     }
+    if (!buffer &&
+        (buffer = REAL(W_CREATE_BUFFER, create_buffer_fn)(context, flags, size, host, err)) != NULL)
+        follow(buffer, size, (struct guarded){0});
+    count(&layer.buffers_created, buffer != NULL);
     return buffer;
 }
 
@@ -479,14 +480,17 @@ static cl_mem CL_API_CALL wrap_create_sub_buffer(cl_mem buffer, cl_mem_flags fla
     unlock();
     create_sub_fn real = REAL(W_CREATE_SUB_BUFFER, create_sub_fn);
     cl_buffer_region region;
-    if (!g.parent || type != CL_BUFFER_CREATE_TYPE_REGION || !info)
+    cl_mem_flags sub_flags;
+    if (!g.parent)
         return real(buffer, flags, type, info, err);
-    if (layer_sub_region(&g, info, &region) != 0) {
-        if (err) /* (the spec's answer for a region past the buffer's end) */
+    if (type != CL_BUFFER_CREATE_TYPE_REGION || !info) /* (the driver's to refuse) */
+        return real(g.parent, flags, type, info, err);
+    if (layer_sub_region(&g, flags, info, &sub_flags, &region) != 0) {
+        if (err)
             *err = CL_INVALID_VALUE;
         return NULL;
     }
-    return real(g.parent, flags, type, &region, err);
+    return real(g.parent, sub_flags, type, &region, err);
 }
 
 typedef cl_int(CL_API_CALL *set_arg_fn)(cl_kernel, cl_uint, size_t, const void *);

@@ -15,6 +15,7 @@
 struct guarded {
     cl_mem parent; /* NULL: no guard zones (its own host memory, or the layer could not) */
     size_t guard, bytes;
+    cl_mem_flags host; /* the program's host access (CL_MEM_HOST_*), its buffer's alone */
     int reported[2];
 };
 
@@ -39,9 +40,12 @@ int layer_can_wait(cl_uint wait_count, const cl_event *wait);
  * cannot be read. */
 size_t layer_guard_read(cl_command_queue queue, cl_event done, const struct guarded *g, int side);
 
-/* The program's region of g's buffer as a region of the layer's around it; -1 where it reaches
- * past the buffer's end. */
-int layer_sub_region(const struct guarded *g, const cl_buffer_region *in, cl_buffer_region *out);
+/* The program's sub-buffer of g's buffer (flags, region in) as one of the layer's buffer around
+ * it (*out_flags, *out): the host access the program's buffer has where flags name none; -1 where
+ * OpenCL refuses it (CL_INVALID_VALUE): a region past the buffer's end, or host access the
+ * buffer's excludes. */
+int layer_sub_region(const struct guarded *g, cl_mem_flags flags, const cl_buffer_region *in,
+                     cl_mem_flags *out_flags, cl_buffer_region *out);
 
 /* Whether a launch of kernel on queue's device needs more local memory than the device has, on a
  * device that is no GPU (some GPU drivers run past the figure they report: the launch decides

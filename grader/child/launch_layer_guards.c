@@ -96,7 +96,8 @@ cl_mem layer_guarded_buffer(create_buffer_fn real, cl_context context, cl_mem_fl
         d->clReleaseMemObject(parent);
         return NULL;
     }
-    *g = (struct guarded){.parent = parent, .guard = guard, .bytes = bytes};
+    *g = (struct guarded){
+        .parent = parent, .guard = guard, .bytes = bytes, .host = flags & HOST_ACCESS};
     return sub;
 }
 
@@ -127,9 +128,16 @@ size_t layer_guard_read(cl_command_queue queue, cl_event done, const struct guar
     return changed;
 }
 
-int layer_sub_region(const struct guarded *g, const cl_buffer_region *in, cl_buffer_region *out) {
-    if (in->origin > g->bytes || in->size > g->bytes - in->origin)
+int layer_sub_region(const struct guarded *g, cl_mem_flags flags, const cl_buffer_region *in,
+                     cl_mem_flags *out_flags, cl_buffer_region *out) {
+    cl_mem_flags asked = flags & HOST_ACCESS;
+    if (in->origin > g->bytes || in->size > g->bytes - in->origin ||
+        (g->host == CL_MEM_HOST_WRITE_ONLY && (asked & CL_MEM_HOST_READ_ONLY)) ||
+        (g->host == CL_MEM_HOST_READ_ONLY && (asked & CL_MEM_HOST_WRITE_ONLY)) ||
+        (g->host == CL_MEM_HOST_NO_ACCESS &&
+         (asked & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY))))
         return -1;
+    *out_flags = asked ? flags : flags | g->host;
     *out = (cl_buffer_region){in->origin + g->guard, in->size};
     return 0;
 }

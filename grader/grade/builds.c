@@ -12,11 +12,11 @@
  * oclgrind at the drawn size, and a check can only take the point away, never give it.
  *
  * A row without tuning values (01 to 05) runs its one build a second time at a smaller drawn
- * size (grader_memcheck_small, a quarter to half of memcheck_n), last in the list so that the
- * memory check runs it first: a read or a write out of bounds written for the sizes outside the
- * window around memcheck_n shows there, and so small a run costs oclgrind a quarter of a second.
- * Where the row counts its technique (03 to 05) it runs a third time at the technique's draw
- * above the window (grader_technique_large): every size the technique is counted at is checked
+ * size (grader_memcheck_small, a quarter to half of memcheck_n), which the memory check runs
+ * first (it runs them from the smallest up): a read or a write out of bounds written for the sizes
+ * outside the window around memcheck_n shows there, and so small a run costs oclgrind a quarter of
+ * a second. Where the row counts its technique (03 to 05) it runs a third time at the technique's
+ * draw above the window (grader_technique_large): every size the technique is counted at is checked
  * for bounds and races too, and an access out of bounds only above the window shows.
  * A row with tuning values already runs two sizes, the graded values' and the smaller values',
  * each rounded to its tiles; a third at one tile cost 07 and 08 1.3 s a grading. (The technique
@@ -94,6 +94,24 @@ void grade_oclgrind_builds(const struct grader_exercise *ex, const char *canonic
         add_build(out, ex, timed->mine.tuning, timed->kernel, "the tuning file's timed values");
     if (ex->check_tuning[0].name)
         add_build(out, ex, ex->check_tuning, checked, "the smaller oclgrind values");
+}
+
+/* The work of a build's run: M x N x K at its size. */
+static double build_volume(const struct grade_build *b) {
+    struct grader_size s = grader_memcheck_at(&b->row);
+    return (double)s.m * (double)s.n * (double)s.k;
+}
+
+void grade_builds_by_size(const struct grade_builds *b, int order[GRADE_BUILDS]) {
+    for (int i = 0; i < b->count; i++) /* (later builds first where two are as large) */
+        order[i] = b->count - 1 - i;
+    for (int i = 1; i < b->count; i++)
+        for (int j = i; j > 0 && build_volume(&b->b[order[j]]) < build_volume(&b->b[order[j - 1]]);
+             j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
 }
 
 void grade_build_text(const struct grade_build *b, char *buf, size_t size) {

@@ -7,10 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The argument buffer was at the first launch that took it (-1: none recorded). */
-static int argument_of(const struct host_seen *s, int buffer) {
+/* The argument buffer was at the first launch of kernel that took it (-1: none recorded): a
+ * helper kernel's arguments are not the exercise's. */
+static int argument_of(const struct host_seen *s, int buffer, int kernel) {
     for (int i = 0; i < s->launch_count; i++)
-        for (int a = 0; a < MAX_ARGS; a++)
+        for (int a = 0; s->launches[i].kernel == kernel && a < MAX_ARGS; a++)
             if (s->launches[i].args[a].kind == 'm' && s->launches[i].args[a].buffer == buffer)
                 return a;
     return -1;
@@ -28,11 +29,14 @@ void grade_host_guards_text(const struct grader_exercise *ex, const struct host_
                             size_t size) {
     for (int i = 0; i < s->guard_count; i++) {
         const struct seen_guard *g = &s->guards[i];
-        int arg = argument_of(s, g->buffer);
+        const char *kernel = kernel_name(s, g->kernel);
+        /* named by the exercise's parameters only where the kernel is the exercise's */
+        int arg = ex->kernel && strcmp(kernel, ex->kernel) == 0
+                      ? argument_of(s, g->buffer, g->kernel)
+                      : -1;
         char name[32] = "";
         if (arg >= 0)
             grader_arg_name(ex, arg, name, sizeof name);
-        const char *kernel = kernel_name(s, g->kernel);
         grade_appendf(out, size, "\nthe kernel wrote %s the %s of ", g->side ? "past" : "before",
                       g->side ? "end" : "start");
         if (name[0])
@@ -41,7 +45,7 @@ void grade_host_guards_text(const struct grader_exercise *ex, const struct host_
             grade_appendf(out, size, "buffer #%d", g->buffer + 1);
         grade_appendf(out, size,
                       ": the grader's OpenCL layer, which keeps a guard zone %s every buffer, "
-                      "found %zu float%s of it changed by a launch%s%s. Each work-item's index "
+                      "found %zu float%s of it changed after a launch%s%s. Each work-item's index "
                       "must stay inside the buffer at this size (a bound on the row, the column "
                       "or the count, or a global size the kernel does not guard against)",
                       g->side ? "after" : "before", g->floats, g->floats == 1 ? "" : "s",

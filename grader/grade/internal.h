@@ -95,6 +95,10 @@ struct grade_timed; /* (tuned.c, below) */
 void grade_oclgrind_builds(const struct grader_exercise *ex, const char *canonical,
                            const char *checked, const struct grade_timed *timed,
                            struct grade_builds *out);
+/* The builds' indices from the smallest run up (M x N x K at its size; of two as large, the later
+ * first): the memory check runs them so, so that a kernel that fails at a small size costs no
+ * larger run, and a hang is explained at the smallest. */
+void grade_builds_by_size(const struct grade_builds *b, int order[GRADE_BUILDS]);
 /* "N = 128 with the graded values TSM=128 TSN=128 ..." for the report. */
 void grade_build_text(const struct grade_build *b, char *buf, size_t size);
 

@@ -68,7 +68,9 @@ static int explain_hang(const struct grader_config *cfg, const struct grade_buil
         return 0;
     struct grader_config budget = *cfg;
     budget.timeout = cfg->timeout < HANG_BUDGET ? cfg->timeout : HANG_BUDGET;
-    const struct grade_build *b = &builds->b[builds->count - 1];
+    int order[GRADE_BUILDS];
+    grade_builds_by_size(builds, order);
+    const struct grade_build *b = &builds->b[order[0]]; /* the smallest */
     char at[300], what[300], *text = malloc(SUMMARY_SIZE), *found = malloc(SUMMARY_SIZE);
     if (!text || !found) {
         free(text);
@@ -131,11 +133,13 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
         free(summary);
         return;
     }
-    /* the smallest build first (the last): a kernel that fails there costs no larger run */
+    /* the smallest build first: a kernel that fails there costs no larger run */
     size_t used = (size_t)snprintf(text, SUMMARY_SIZE, "clean at");
-    int clean = 1;
+    int clean = 1, order[GRADE_BUILDS];
+    grade_builds_by_size(builds, order);
     char stopped[100] = ""; /* what stopped oclgrind in an optimised build that was clean */
-    for (int i = builds->count - 1; i >= 0 && clean; i--) {
+    for (int k = 0; k < builds->count && clean; k++) {
+        int i = order[k];
         const struct grade_build *b = &builds->b[i];
         char at[300], tag[32], what[300];
         struct oclgrind_kernel_run o;
@@ -148,7 +152,7 @@ void grade_test_memcheck(const struct grader_config *cfg, const struct grader_ex
         if (clean) {
             if (used < SUMMARY_SIZE)
                 used += (size_t)snprintf(text + used, SUMMARY_SIZE - used, "%s %s%s",
-                                         i == builds->count - 1 ? "" : " and", at,
+                                         k == 0 ? "" : " and", at,
                                          o.unoptimised ? ", built without optimisations" : "");
             if (o.unoptimised)
                 snprintf(stopped, sizeof stopped, "%s", o.not_interpreted);

@@ -376,6 +376,15 @@ static void test_memcheck_second_size(void **state) {
                   "%s: %d builds, the last at N = %d (the second size %d, the technique's %d)",
                   ex->id, builds.count, builds.b[builds.count - 1].row.memcheck_n,
                   drawn.memcheck_small, drawn.technique_large);
+            /* the memory check's order: the smallest first, the technique's draw last */
+            int order[GRADE_BUILDS];
+            grade_builds_by_size(&builds, order);
+            CHECK(builds.b[order[0]].row.memcheck_n == drawn.memcheck_small &&
+                      builds.b[order[builds.count - 1]].row.memcheck_n ==
+                          (third ? drawn.technique_large : drawn.memcheck_n),
+                  "%s: the memory check's order starts at N = %d, ends at N = %d", ex->id,
+                  builds.b[order[0]].row.memcheck_n,
+                  builds.b[order[builds.count - 1]].row.memcheck_n);
         }
     }
     CHECK(rows >= 4, "%d square rows without tuning values have a second size", rows);

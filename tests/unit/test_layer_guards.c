@@ -184,7 +184,8 @@ static void left_as_asked(void **state) {
     CHECK(g.parent == NULL, "a refusal left guards behind");
 }
 
-/* A program's region of its buffer: the same bytes, past the guard; none past its end. */
+/* A program's region of its buffer: the same bytes, past the guard; none past its end; its host
+ * access kept. */
 static void sub_region_mapped(void **state) {
     (void)state;
     struct rng r = rng_for("sub region");
@@ -193,12 +194,29 @@ static void sub_region_mapped(void **state) {
                             .bytes = (size_t)rng_range(&r, 1, 100000)};
         cl_buffer_region in = {(size_t)rng_range(&r, 0, (long)g.bytes), 0}, out;
         in.size = (size_t)rng_range(&r, 0, (long)(g.bytes - in.origin));
-        CHECK(layer_sub_region(&g, &in, &out) == 0 && out.origin == in.origin + g.guard &&
-                  out.size == in.size,
+        cl_mem_flags flags;
+        CHECK(layer_sub_region(&g, CL_MEM_READ_ONLY, &in, &flags, &out) == 0 &&
+                  out.origin == in.origin + g.guard && out.size == in.size &&
+                  flags == CL_MEM_READ_ONLY,
               "region %zu+%zu of %zu", in.origin, in.size, g.bytes);
         cl_buffer_region over = {in.origin, g.bytes - in.origin + 1 + (size_t)rng_range(&r, 0, 9)};
-        CHECK(layer_sub_region(&g, &over, &out) != 0, "region %zu+%zu past %zu taken", over.origin,
-              over.size, g.bytes);
+        CHECK(layer_sub_region(&g, 0, &over, &flags, &out) != 0, "region %zu+%zu past %zu taken",
+              over.origin, over.size, g.bytes);
+        /* the program's host access: inherited where the sub-buffer names none, refused where
+         * the buffer's excludes it (the spec's clCreateSubBuffer) */
+        static const cl_mem_flags host[] = {CL_MEM_HOST_WRITE_ONLY, CL_MEM_HOST_READ_ONLY,
+                                            CL_MEM_HOST_NO_ACCESS};
+        g.host = host[t % 3];
+        CHECK(layer_sub_region(&g, 0, &in, &flags, &out) == 0 && flags == g.host,
+              "host access %#llx not inherited (%#llx)", (unsigned long long)g.host,
+              (unsigned long long)flags);
+        cl_mem_flags other =
+            g.host == CL_MEM_HOST_READ_ONLY ? CL_MEM_HOST_WRITE_ONLY : CL_MEM_HOST_READ_ONLY;
+        CHECK(layer_sub_region(&g, other, &in, &flags, &out) != 0,
+              "host access %#llx taken on a buffer of %#llx", (unsigned long long)other,
+              (unsigned long long)g.host);
+        CHECK(layer_sub_region(&g, g.host, &in, &flags, &out) == 0 && flags == g.host,
+              "the buffer's own host access %#llx refused", (unsigned long long)g.host);
     }
 }
 
