@@ -32,7 +32,11 @@ cl_mem layer_guarded_buffer(create_buffer_fn real, cl_context context, cl_mem_fl
                             size_t bytes, void *host, struct guarded *g);
 
 /* Whether a launch with this wait list can be waited for: none of its events is a user event
- * still unset (which only the program can set, later: a blocking read would hang it). */
+ * still unset (which only the program can set, later: a blocking read would hang it). What it
+ * cannot see: a command the launch waits on some other way (one before it on an in-order queue,
+ * or an event in the list) that itself waits on such a user event, set by the program only after
+ * the launch; that program hangs in the layer's read. No exercise's host program uses user
+ * events; a read that waits on the launch with a callback instead would close it. */
 int layer_can_wait(cl_uint wait_count, const cl_event *wait);
 
 /* Floats of g's guard before (side 0) or after (1) its buffer that are no longer the pattern,
