@@ -177,12 +177,19 @@ static void retained(struct tracked *table, int size, const void *handle) {
 }
 
 /* Before the real release: the entry goes with the program's last reference, so that a new
- * object at the same address is never taken for the old one. */
-static void releasing(struct tracked *table, int size, const void *handle) {
+ * object at the same address is never taken for the old one; so do its guard zones (guards, the
+ * table's; NULL: none) into *gone. */
+static void releasing(struct tracked *table, int size, const void *handle, struct guarded *guards,
+                      struct guarded *gone) {
     lock();
     struct tracked *t = find(table, size, handle);
-    if (t && --t->refs <= 0)
+    if (t && --t->refs <= 0) {
         t->handle = NULL;
+        if (guards) {
+            *gone = guards[t - table];
+            guards[t - table] = (struct guarded){0};
+        }
+    }
     unlock();
 }
 
@@ -266,7 +273,7 @@ static cl_int CL_API_CALL wrap_retain_program(cl_program program) {
 }
 
 static cl_int CL_API_CALL wrap_release_program(cl_program program) {
-    releasing(layer.programs, MAX_PROGRAMS, program);
+    releasing(layer.programs, MAX_PROGRAMS, program, NULL, NULL);
     return REAL(W_RELEASE_PROGRAM, program_fn)(program);
 }
 
@@ -300,7 +307,7 @@ static cl_int CL_API_CALL wrap_retain_kernel(cl_kernel kernel) {
 }
 
 static cl_int CL_API_CALL wrap_release_kernel(cl_kernel kernel) {
-    releasing(layer.kernels, MAX_KERNELS, kernel);
+    releasing(layer.kernels, MAX_KERNELS, kernel, NULL, NULL);
     return REAL(W_RELEASE_KERNEL, kernel_fn)(kernel);
 }
 
@@ -451,19 +458,12 @@ static cl_int CL_API_CALL wrap_retain_mem(cl_mem buffer) {
 /* With the program's last reference, the layer's buffer around it goes too (after it: a
  * sub-buffer holds its parent). */
 static cl_int CL_API_CALL wrap_release_mem(cl_mem buffer) {
-    cl_mem parent = NULL;
-    lock();
-    struct tracked *t = find(layer.buffers, MAX_BUFFERS, buffer);
-    if (t && --t->refs <= 0) {
-        t->handle = NULL;
-        parent = layer.guards[t - layer.buffers].parent;
-        layer.guards[t - layer.buffers] = (struct guarded){0};
-    }
-    unlock();
+    struct guarded gone = {0};
+    releasing(layer.buffers, MAX_BUFFERS, buffer, layer.guards, &gone);
     cl_int status = REAL(W_RELEASE_MEM, mem_fn)(buffer);
     count(&layer.buffers_released, status == CL_SUCCESS);
-    if (parent)
-        layer_dispatch(parent)->clReleaseMemObject(parent);
+    if (gone.parent)
+        layer_dispatch(gone.parent)->clReleaseMemObject(gone.parent);
     return status;
 }
 

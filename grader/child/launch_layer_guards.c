@@ -13,7 +13,9 @@ const struct _cl_icd_dispatch *layer_dispatch(const void *object) {
     return object ? *(const struct _cl_icd_dispatch *const *)object : NULL;
 }
 
-/* n bytes of the guard's pattern, CLU_PAST_END_BITS from the first byte on. */
+/* n bytes of the guard's pattern, CLU_PAST_END_BITS from the first byte on. (Not clu.h's
+ * clu_fill_past_end nor check.c's grader_input_guard_damage: the layer's module links libc
+ * alone, and the guard after a buffer of an odd byte count starts off a float's alignment.) */
 static void fill_guard(unsigned char *at, size_t n) {
     const uint32_t bits = CLU_PAST_END_BITS;
     for (size_t i = 0; i < n; i++)
