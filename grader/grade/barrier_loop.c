@@ -1,6 +1,9 @@
 /* barrier_loop.c - a kernel with a barrier and a loop outside every if (barrier_loop.h): a scan
  * of the text's blocks, each with what encloses it; a single statement after if, for or while (no
- * braces) takes its head's kind until its `;`. */
+ * braces) takes its head's kind until its `;`. Only a kernel function's loops count: a helper's
+ * are inlined where it is called (10's reference calls its tile loads inside its if), and
+ * following the calls is more than an advisory hint needs (a helper's loop called outside every
+ * if goes unnamed). */
 #include "grade/barrier_loop.h"
 
 #include <ctype.h>
@@ -11,8 +14,10 @@
 #define MAX_DEPTH 256        /* blocks deeper than this are scanned as the deepest */
 #define MAX_BYTES (1u << 20) /* of a file read */
 
-/* what encloses a place: an if (or else) somewhere, a loop that no if encloses */
+/* what encloses a place: a kernel function's body, an if (or else) somewhere, a loop that no if
+ * encloses */
 struct scope {
+    int in_kernel;
     int in_if;
     int loop_free;
 };
@@ -87,8 +92,9 @@ int grade_barrier_loop_unwrapped(const char *text, size_t len) {
     char *t = grade_plain_text(text, len);
     if (!t)
         return 0;
-    struct scope stack[MAX_DEPTH] = {{0, 0}};
+    struct scope stack[MAX_DEPTH] = {{0, 0, 0}};
     int depth = 0, barrier = 0, loop_free = 0;
+    int kernel_declared = 0; /* `kernel` or `__kernel` since the last top-level `;` or `}` */
     struct scope statement = stack[0]; /* the statement being read: its block's, and its heads' */
     for (size_t i = 0; i < len && !(barrier && loop_free);) {
         char c = t[i];
@@ -101,20 +107,25 @@ int grade_barrier_loop_unwrapped(const char *text, size_t len) {
             if ((n == 2 && !memcmp(w, "if", 2)) || (n == 3 && !memcmp(w, "for", 3)) ||
                 (n == 5 && !memcmp(w, "while", 5))) {
                 statement = enter(statement, w[0] != 'i');
-                loop_free |= statement.loop_free;
+                loop_free |= statement.loop_free && statement.in_kernel;
                 i = skip_parens(t, len, i);
             } else if (n == 4 && !memcmp(w, "else", 4)) {
                 statement = enter(statement, 0);
             } else if (n == 2 && !memcmp(w, "do", 2)) {
                 statement = enter(statement, 1);
-                loop_free |= statement.loop_free;
+                loop_free |= statement.loop_free && statement.in_kernel;
             } else if ((n == 7 && !memcmp(w, "barrier", 7)) ||
                        (n == 18 && !memcmp(w, "work_group_barrier", 18))) {
                 barrier = 1;
+            } else if ((n == 6 && !memcmp(w, "kernel", 6)) ||
+                       (n == 8 && !memcmp(w, "__kernel", 8))) {
+                kernel_declared |= depth == 0;
             }
             continue;
         }
         if (c == '{') {
+            if (depth == 0)
+                statement.in_kernel = kernel_declared;
             if (depth + 1 < MAX_DEPTH)
                 depth++;
             stack[depth] = statement;
@@ -122,8 +133,10 @@ int grade_barrier_loop_unwrapped(const char *text, size_t len) {
             if (depth > 0)
                 depth--;
             statement = stack[depth];
+            kernel_declared &= depth > 0;
         } else if (c == ';') {
             statement = stack[depth];
+            kernel_declared &= depth > 0;
         }
         i++;
     }

@@ -3,8 +3,8 @@
  * runs alike are what its implicit-loop-barrier pass turns into loops over the work-items, each
  * one's variables kept in memory: 2 to 3 times slower than the same loop inside an always-true
  * `if (i < N)`, which the references of 04 and 05 have for that reason (04's README). The timed
- * comparison names the cause and the fix when a kernel like that loses the performance point on
- * a CPU device (perf_test.c); it changes no score. */
+ * comparison names the cause and the fix when it times a kernel like that on a CPU device
+ * (perf_test.c), whatever its ratio; it changes no score. */
 #ifndef GRADER_GRADE_BARRIER_LOOP_H
 #define GRADER_GRADE_BARRIER_LOOP_H
 

@@ -247,14 +247,14 @@ void grade_test_perf(const struct grader_config *cfg, const struct grader_exerci
     r->too_busy |= too_busy;
     if (earned && !ex->is_vector)
         grade_traffic_rows(cfg, ex, mine, reference, traffic, sizeof traffic);
-    /* slower than the reference on a CPU device (a lost point among them) in a way POCL's
-     * implicit-loop-barrier pass may explain: its cause and one-line fix named, the score as it
-     * is (a wrong technique loses the point all the same). Slower is the ratio shown everywhere,
-     * the median of the rounds' own ratios: beside load the medians of each side's launches may
-     * disagree with it (CI: 0.76 where the median GFLOP/s read 2.17 against 2.08) */
+    /* a kernel text POCL's implicit-loop-barrier pass slows on a CPU device: its cause and
+     * one-line fix named, the score as it is (a wrong technique loses the point all the same).
+     * Named from the text and the device alone, not from the ratio: the lecture's 05 without its
+     * if runs at 0.84x the reference alone on the 2-core VM, 1.01x beside make test's other lane
+     * (both sides starved alike), and a hint that comes and goes with outside load tells a
+     * student nothing */
     const char *pocl = "";
-    if ((!earned || r->ratio < 1.0) && !too_busy && cfg->device_cpu && r->gflops > 0 &&
-        grade_barrier_loop_unwrapped_file(kernel))
+    if (!too_busy && cfg->device_cpu && r->gflops > 0 && grade_barrier_loop_unwrapped_file(kernel))
         pocl = "\nOn a CPU device (POCL) a kernel with barriers can run its loops up to 3 times "
                "slower when no if encloses them: POCL's implicit-loop-barrier pass makes such a "
                "loop one over the work-items and keeps each one's variables in memory. The "

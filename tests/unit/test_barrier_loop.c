@@ -35,6 +35,10 @@ static void lecture_kernel_found(void **state) {
     assert_int_equal(found("__kernel void f() { do { work_group_barrier(1); } while (b); }"), 1);
     /* 04's shape: a barrier, then the dot product's loop at the top level */
     assert_int_equal(found("__kernel void f() { a[l] = 1; barrier(1); for (;;) x += a[0]; }"), 1);
+    /* the kernel's own loop, after a helper's; `kernel` without its underscores */
+    assert_int_equal(found("void load() { if (a) x = 1; }\n"
+                           "kernel void f() { for (;;) { load(); barrier(1); } }"),
+                     1);
 }
 
 static void wrapped_or_loopless_not_found(void **state) {
@@ -47,6 +51,11 @@ static void wrapped_or_loopless_not_found(void **state) {
     assert_int_equal(found("__kernel void f() { for (;;) { /* barrier(1) */ my_barrier(); } }"), 0);
     assert_int_equal(
         found("#define S barrier(1)\n__kernel void f() { for (;;) { x = \"barrier\"; } }"), 0);
+    /* a helper's loop is inlined where it is called: inside the kernel's if (10's reference) */
+    assert_int_equal(found("void load(int n) { for (;;) x = 1; }\n"
+                           "__kernel void f() { if (i < N) { load(1); barrier(1); } }"),
+                     0);
+    assert_int_equal(found("float g() { for (;;) x = 1; } kernel void f() { barrier(1); }"), 0);
     assert_int_equal(found(""), 0);
     assert_int_equal(found("for (;;) { { { ( ( ("), 0); /* unbalanced: ends, finds nothing */
 }
