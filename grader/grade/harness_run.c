@@ -89,7 +89,12 @@ static void run_harness(const struct grader_config *cfg, const struct grader_exe
     double limit = under == UNDER_OCLGRIND_UNOPTIMISED ? OCLGRIND_UNOPTIMISED_PACE * cfg->timeout
                    : under == UNDER_OCLGRIND           ? OCLGRIND_PACE * cfg->timeout
                                                        : cfg->timeout;
-    grader_run_jailed(&cfg->jail, argv.argv, h->dir, log, limit, &h->run);
+    /* under oclgrind the run's product is its log, complete once oclgrind stops reporting */
+    struct grader_jail_settings js = cfg->jail;
+    struct grader_jail_done_when capped = {wrapper_log, FINDINGS_CAPPED_TAIL};
+    if (under != UNDER_DEVICE)
+        js.done_when = &capped;
+    grader_run_jailed(&js, argv.argv, h->dir, log, limit, &h->run);
     grader_argv_clear(&argv);
     h->log = grader_read_capped(log, LOG_CAP);
 }

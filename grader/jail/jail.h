@@ -25,6 +25,8 @@ enum grader_run_how {
                        LIMIT_OUTPUT */
     RUN_TOO_BUSY,   /* stopped at its time limit, twice, having got under a quarter of a CPU
                        while it wanted one: the machine was too busy (not the program's fault) */
+    RUN_DONE,       /* stopped once the file it reports into said it would report nothing more
+                       (grader_jail_settings.done_when) */
 };
 #define LIMIT_DISK   1
 #define LIMIT_MEMORY 2
@@ -48,6 +50,16 @@ struct grader_limits {
 };
 
 struct grader_cgroup_student;
+
+/* A run whose only product is a report file is over once that file ends with a line that says
+ * nothing more will come: oclgrind at its --max-errors goes on interpreting the kernel (a missing
+ * barrier in 09 at its graded tiles: 1.6 s to reach 5000 errors, then 80 s more) but writes
+ * nothing. The watch reads the file's last JAIL_DONE_BYTES whenever its size changed. */
+#define JAIL_DONE_BYTES 256
+struct grader_jail_done_when {
+    const char *path; /* the report file */
+    const char *tail; /* text its last JAIL_DONE_BYTES hold then */
+};
 
 /* A channel a jailed run gets as its fd GRADER_CHANNEL_FD: open(ctx) is called before each start
  * of the run (a run starved is started once more) and returns the child's end, which the jail
@@ -79,6 +91,8 @@ struct grader_jail_settings {
     struct grader_cgroup_student *cgroups;
     /* a channel for each run (grader_run_jailed), or NULL */
     const struct grader_jail_channel *channel;
+    /* when the run is over before it ends (grader_run_jailed: RUN_DONE), or NULL */
+    const struct grader_jail_done_when *done_when;
 };
 
 /* The grader's defaults: 600 s of CPU, 256 tasks, 1024 files, 4 GiB of memory, 512 MiB of disk;
@@ -90,7 +104,7 @@ struct grader_jail_settings {
                    .open_files = 1024,                                                             \
                    .memory_bytes = 4LL << 30,                                                      \
                    .disk_bytes = 512LL << 20},                                                     \
-        .kernel_cache = NULL, .niceness = 0, .cgroups = NULL, .channel = NULL,                     \
+        .kernel_cache = NULL, .niceness = 0, .cgroups = NULL, .channel = NULL, .done_when = NULL,  \
     }
 
 /* Run argv[0] with argv in its own process group, stdin from /dev/null, stdout and stderr

@@ -56,6 +56,10 @@ static void wait_for(struct run_state *st, double timeout, struct grader_run_res
                 stop_run(st, RUN_OVER_LIMIT, code, result, &status);
                 return;
             }
+            if (jail_report_done(st)) {
+                stop_run(st, RUN_DONE, 0, result, &status);
+                return;
+            }
         }
         struct timespec nap = {0, 5 * 1000 * 1000};
         nanosleep(&nap, NULL);
@@ -205,6 +209,12 @@ void grader_describe_run(const struct grader_run_result *r, char *buf, size_t si
         snprintf(buf, size,
                  "was not graded: the machine was too busy (twice stopped at its time limit "
                  "after getting under a quarter of a CPU while it wanted one)");
+        break;
+    case RUN_DONE:
+        snprintf(buf, size,
+                 "was stopped after %.1f s, its report complete (it said it would add "
+                 "nothing more)",
+                 r->seconds);
         break;
     case RUN_OVER_LIMIT:
         snprintf(buf, size, "was stopped after %.1f s: %s", r->seconds,

@@ -46,6 +46,8 @@ struct run_state {
     int exec_errno;                  /* why exec failed (0: it did not) */
     struct jail_starve starve;       /* whether a busy machine starved it */
     struct grader_cgroup_run cgroup; /* its groups, when cgroups are in force (mode NONE: not) */
+    const struct grader_jail_done_when *done_when; /* (jail.h; NULL: none) */
+    long long done_size;                           /* the report's size when last read */
 };
 
 /* Monotonic seconds. */
@@ -97,5 +99,8 @@ int jail_starved(struct run_state *st);
 /* 0, or LIMIT_DISK, LIMIT_OUTPUT or LIMIT_MEMORY when the run passed a limit rlimits cannot hold.
  */
 int jail_over_limit(const struct run_state *st);
+/* 1 when the run's report (st->done_when) ends with its tail (in its last JAIL_DONE_BYTES), read
+ * where its size changed since the last look; a report that is no plain file says nothing. */
+int jail_report_done(struct run_state *st);
 
 #endif

@@ -164,6 +164,8 @@ int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const 
     fflush(NULL); /* nothing buffered may be written twice by the child */
     st->jail_dir = jail_dir;
     st->out_path = out_path;
+    st->done_when = jail_dir && !control ? js->done_when : NULL;
+    st->done_size = -1;
     struct jail_plan *jail = &st->jail;
     /* the grader's channel, made anew for this start (-1: none), before the control groups'
      * descriptors: its ends take the lowest numbers, so its dup2 onto fd 3 in the child never

@@ -12,7 +12,10 @@
  * oclgrind reports only at the barrier or the end of the work-group; at about 450 bytes an entry
  * the log stays near 2 MB */
 #define FINDINGS_MAX_ERRORS "5000"
-#define FINDINGS_MAX_BYTES  (8u << 20) /* of a log read: --max-errors keeps a true one smaller */
+/* ... and what oclgrind writes to its log on reaching it, after which it writes nothing more:
+ * where a run under it is stopped (jail.h's done_when), its findings complete */
+#define FINDINGS_CAPPED_TAIL "errors generated - suppressing further errors"
+#define FINDINGS_MAX_BYTES   (8u << 20) /* of a log read: --max-errors keeps a true one smaller */
 
 /* oclgrind's checks, as every run of a student's code under it takes them (argv entries), but
  * the one for uninitialised values (OCLGRIND_UNINITIALIZED). Its simulated device offers 32 KiB

@@ -416,6 +416,50 @@ static void test_timeout_kills_the_group(void **state) {
         check_none_left(g_uid, "a timeout");
 }
 
+/* A run whose report says it is complete (done_when) is stopped then, RUN_DONE, wherever the
+ * line falls in the report's last bytes; a report without it, with more written after it, or that
+ * is a link or a FIFO in the student's folder runs to its own end or limit (never followed, never
+ * waited on). */
+static void test_done_when(void **state) {
+    (void)state;
+    struct rng rg = rng_for("done_when");
+    char report[300], script[512];
+    snprintf(report, sizeof report, "%s/report.txt", g_dir);
+    struct grader_jail_done_when done = {report, "nothing more to say"};
+    struct grader_jail_settings own = g_js;
+    own.done_when = &done;
+    char *argv[] = {"/bin/sh", "-c", script, NULL};
+    struct grader_run_result r;
+    /* the line after a random amount of text, and at most 200 bytes before the report's end */
+    long before = rng_range(&rg, 0, 100000), after = rng_range(&rg, 0, 200 - 20);
+    snprintf(script, sizeof script,
+             "head -c %ld /dev/zero | tr '\\0' x > report.txt; sleep 0.3; "
+             "printf 'nothing more to say' >> report.txt; head -c %ld /dev/zero | tr '\\0' y "
+             ">> report.txt; sleep 30",
+             before, after);
+    double start = now();
+    grader_run_jailed(&own, argv, g_dir, g_out, 20, &r);
+    CHECK(r.how == RUN_DONE && now() - start < 3, "a complete report (%ld bytes, then %ld): %s",
+          before, after, describe(&r));
+    /* the same line further back than the watch reads: the run goes on */
+    snprintf(script, sizeof script,
+             "printf 'nothing more to say' > report.txt; head -c %d /dev/zero >> report.txt; "
+             "sleep 1.5",
+             JAIL_DONE_BYTES + (int)rng_range(&rg, 1, 1000));
+    grader_run_jailed(&own, argv, g_dir, g_out, 20, &r);
+    CHECK(r.how == RUN_EXITED && r.code == 0, "a report that went on: %s", describe(&r));
+    /* a link to a complete report, a FIFO: the run's limit ends it */
+    snprintf(script, sizeof script,
+             "rm -f report.txt; printf 'nothing more to say' > real.txt; "
+             "ln -s real.txt report.txt; sleep 30");
+    grader_run_jailed(&own, argv, g_dir, g_out, 1.0, &r);
+    CHECK(r.how == RUN_TIMEOUT, "a report that is a link: %s", describe(&r));
+    snprintf(script, sizeof script, "rm -f report.txt; mkfifo report.txt; sleep 30");
+    start = now();
+    grader_run_jailed(&own, argv, g_dir, g_out, 1.0, &r);
+    CHECK(r.how == RUN_TIMEOUT && now() - start < 3, "a report that is a FIFO: %s", describe(&r));
+}
+
 static void test_cpu_limit(void **state) {
     (void)state;
     g_js.limits.cpu_seconds = 1; /* test_setup gives the next test tight limits again */
@@ -1268,6 +1312,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_normal_program, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_outcomes, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_timeout_kills_the_group, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_done_when, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_cpu_limit, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_disk_filler, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_memory_one_process, test_setup, test_teardown),
