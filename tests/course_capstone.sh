@@ -7,7 +7,8 @@
 # first grading timed and kept in the class's cache folder (grader/grade/anchor.c), so the load
 # moves no maximum. A grading the load makes unfair is not published (exit 3) and a second run,
 # without the load, grades it: then every student has a row, and every row one maximum.
-# tests/course.sh runs it (make test-course); about two minutes on two cores.
+# tests/course.sh runs it (make test-course), .ci/run on its own after its lanes; about two
+# minutes on two cores.
 . "$(dirname "$0")/course_setup.sh"
 check_label=capstone
 ex=13_fastest_sgemm

@@ -7,7 +7,7 @@
 # OpenBLAS; its quiz (06) is the instructor's too; make batch and make gradescope refuse there;
 # its make test passes. make handout fails, writing nothing, where a file gives a solution away:
 # an exercise's TODO(student) block filled by mistake, or a solution's line in a note.
-# tests/course.sh runs it (make test-course).
+# tests/course.sh runs it (make test-course), .ci/run on its own after its lanes.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
