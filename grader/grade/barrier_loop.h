@@ -16,7 +16,8 @@
 char *grade_plain_text(const char *text, size_t len);
 
 /* 1 when text (len bytes, OpenCL C, comments and strings ignored) calls barrier() or
- * work_group_barrier() and has a for, while or do loop that no if or else encloses, else 0. */
+ * work_group_barrier() and has a for, while or do loop in a kernel function's body (`kernel` or
+ * `__kernel` in its declaration, not through a macro) that no if or else encloses, else 0. */
 int grade_barrier_loop_unwrapped(const char *text, size_t len);
 
 /* The same for the file at path (its first megabyte); 0 where it cannot be read. */

@@ -100,7 +100,8 @@ int jail_starved(struct run_state *st);
  */
 int jail_over_limit(const struct run_state *st);
 /* 1 when the run's report (st->done_when) ends with its tail (in its last JAIL_DONE_BYTES), read
- * where its size changed since the last look; a report that is no plain file says nothing. */
+ * where its size changed since the last look; a report that is no plain file of one link says
+ * nothing. jail_spawn removes the report before each start. */
 int jail_report_done(struct run_state *st);
 
 #endif

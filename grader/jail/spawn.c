@@ -166,6 +166,9 @@ int jail_spawn(const struct grader_jail_settings *js, char *const argv[], const 
     st->out_path = out_path;
     st->done_when = jail_dir && !control ? js->done_when : NULL;
     st->done_size = -1;
+    /* a run started again (a starved one) must not find the last start's complete report */
+    if (st->done_when && st->done_when->path)
+        unlink(st->done_when->path);
     struct jail_plan *jail = &st->jail;
     /* the grader's channel, made anew for this start (-1: none), before the control groups'
      * descriptors: its ends take the lowest numbers, so its dup2 onto fd 3 in the child never

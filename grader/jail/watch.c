@@ -495,7 +495,8 @@ int jail_report_done(struct run_state *st) {
     struct stat report;
     char last[JAIL_DONE_BYTES];
     int done = 0;
-    if (fstat(fd, &report) == 0 && S_ISREG(report.st_mode) && report.st_size != st->done_size) {
+    if (fstat(fd, &report) == 0 && S_ISREG(report.st_mode) && report.st_nlink == 1 &&
+        report.st_size != st->done_size) { /* (a hard link: the findings' reader refuses it too) */
         st->done_size = report.st_size;
         off_t from = report.st_size > (off_t)sizeof last ? report.st_size - (off_t)sizeof last : 0;
         ssize_t got = pread(fd, last, sizeof last, from);

@@ -417,9 +417,9 @@ static void test_timeout_kills_the_group(void **state) {
 }
 
 /* A run whose report says it is complete (done_when) is stopped then, RUN_DONE, wherever the
- * line falls in the report's last bytes; a report without it, with more written after it, or that
- * is a link or a FIFO in the student's folder runs to its own end or limit (never followed, never
- * waited on). */
+ * line falls in the report's last bytes; a report without it, with more written after it, left
+ * complete by the run before (each start removes it), or that is a link or a FIFO in the
+ * student's folder runs to its own end or limit (never followed, never waited on). */
 static void test_done_when(void **state) {
     (void)state;
     struct rng rg = rng_for("done_when");
@@ -442,12 +442,19 @@ static void test_done_when(void **state) {
     CHECK(r.how == RUN_DONE && now() - start < 3, "a complete report (%ld bytes, then %ld): %s",
           before, after, describe(&r));
     /* the same line further back than the watch reads: the run goes on */
-    snprintf(script, sizeof script,
-             "printf 'nothing more to say' > report.txt; head -c %d /dev/zero >> report.txt; "
-             "sleep 1.5",
-             JAIL_DONE_BYTES + (int)rng_range(&rg, 1, 1000));
+    snprintf(
+        script, sizeof script,
+        "{ printf 'nothing more to say'; head -c %d /dev/zero; } > r.tmp; mv r.tmp report.txt; "
+        "sleep 1.5",
+        JAIL_DONE_BYTES + (int)rng_range(&rg, 1, 1000));
     grader_run_jailed(&own, argv, g_dir, g_out, 20, &r);
     CHECK(r.how == RUN_EXITED && r.code == 0, "a report that went on: %s", describe(&r));
+    /* the last run's complete report, left in the folder: this run starts without it */
+    snprintf(script, sizeof script, "printf 'nothing more to say' > report.txt");
+    grader_run_jailed(&own, argv, g_dir, g_out, 20, &r);
+    snprintf(script, sizeof script, "sleep 1.5");
+    grader_run_jailed(&own, argv, g_dir, g_out, 20, &r);
+    CHECK(r.how == RUN_EXITED && r.code == 0, "a report left by the run before: %s", describe(&r));
     /* a link to a complete report, a FIFO: the run's limit ends it */
     snprintf(script, sizeof script,
              "rm -f report.txt; printf 'nothing more to say' > real.txt; "
