@@ -7,11 +7,21 @@
  *
  * What the verdict can rely on. The host program runs inside oclgrind's process (oclgrind loads
  * its runtime into the program), so the student's code can write anything oclgrind's --log file
- * holds: delete it, empty it, or fill it with forged findings, wherever it lies. So:
+ * holds: delete it, empty it, or fill it with forged findings, wherever it lies; and it can tell
+ * that it runs under oclgrind (LD_PRELOAD names it) and do nothing there. So:
  *   - the check only ever removes points: the host test's points are earned by the first run's
- *     result, which the grader itself checks against its reference; a clean log (true or forged)
- *     or a run that breaks under oclgrind leaves that verdict as it was, never grants anything a
- *     correct program would not get;
+ *     result, which the grader itself checks against its reference;
+ *   - a log without findings is clean only beside a right C that this run saved (the grader
+ *     checks it against its reference, at this size and seed): a run that skips its work under
+ *     oclgrind, ends early, crashes, runs out its time or claims that oclgrind cannot interpret
+ *     the kernel has no verdict of its own. The grader's own launch of the same kernel at the
+ *     same size and values under oclgrind (its harness: the student's code is interpreted there)
+ *     then decides whose that is: where it runs to its end, and oclgrind interpreted the
+ *     optimised build, the program's, and the points go; otherwise the kernel's, which the
+ *     memory check judges, and nothing is lost here. Left possible, on purpose only: a program
+ *     that tells it runs under oclgrind and computes C on the CPU there (the first run's layer
+ *     would see that; this run has none), or one that erases or rewrites the log and still
+ *     saves a right C (a finding that leaves C right then goes unseen);
  *   - findings are believed only against the student: a forged one costs its forger the points;
  *   - findings in the kernel's memory are the host program's fault only where the grader's own
  *     harness, launching the same kernel at the same size and values under oclgrind, finds none
@@ -20,12 +30,12 @@
  *     for anything the kernel does, and cost nothing here. An API error is always the host
  *     program's;
  *   - where oclgrind cannot interpret the kernel (its log says so: forged, that costs the program
- *     only a second run) the program runs once more without the check that stopped (for
- *     uninitialised values), in a second folder readied beside the first;
+ *     a second run and then the witness above) the program runs once more without the check
+ *     that stopped (for uninitialised values), in a second folder readied beside the first;
  *   - the log is read as a plain file of one link, never followed or blocked on (findings.c), in
  *     a folder of its own that the grader filled (copies of the program, built moments before,
  *     and of the grader's kernel.cl) before any of the student's code ran.
- * The program's own output is never read, and how it ended only words a note that grants nothing.
+ * The program's own output is never read.
  */
 #define _GNU_SOURCE /* memmem */
 #include "grade/internal.h"
@@ -177,6 +187,40 @@ static void host_hints(const struct grader_exercise *ex, const struct grader_fin
     }
 }
 
+/* The seed of the program's runs under oclgrind at size at. */
+static uint64_t run_seed(const struct grader_config *cfg, const struct grader_exercise *ex,
+                         struct grader_size at) {
+    return grader_derive_seed(grader_seed_for(cfg->seed, ex, at), "host-oclgrind", 0);
+}
+
+/* Whether the run in dir saved a right C at size at (the grader's reference from the run's
+ * seed): 1, or 0 with why ("saved no result matrix: ...", "saved a wrong result: ..."). */
+static int saved_right(const struct grader_config *cfg, const struct grader_exercise *ex,
+                       const char *dir, struct grader_size at, char *why, size_t why_size) {
+    char missing[200];
+    uint64_t seed = run_seed(cfg, ex, at);
+    float *c =
+        grader_load_result(dir, "result.bin", grader_output_count(ex, at), missing, sizeof missing);
+    double *expected = NULL, *tol = NULL;
+    int right = 0;
+    if (!c) {
+        snprintf(why, why_size, "saved no result matrix (%s)", missing);
+    } else if (grader_reference(ex, at, seed, &expected, &tol) != 0) {
+        snprintf(why, why_size, "could not be checked (the grader is out of memory)");
+    } else {
+        struct grader_diagnosis d;
+        grader_diagnose(ex, at, seed, c, expected, tol, &d);
+        right = d.m.wrong == 0;
+        if (!right)
+            snprintf(why, why_size, "saved a wrong result (%zu of %zu elements wrong)", d.m.wrong,
+                     grader_output_count(ex, at));
+    }
+    free(expected);
+    free(tol);
+    free(c);
+    return right;
+}
+
 /* The program under oclgrind in dir, its log read into f; without_uninitialized: without the
  * check for uninitialised values, the one that cannot interpret every optimised kernel. 0, or -1
  * with why when the log is no plain file. */
@@ -192,9 +236,7 @@ static int run_program(const struct grader_config *cfg, const struct grader_exer
              without_uninitialized ? "-again" : "");
     char oclgrind[PATH_MAX], seed_text[32];
     grader_find_program("oclgrind", oclgrind, sizeof oclgrind);
-    snprintf(seed_text, sizeof seed_text, "%llu",
-             (unsigned long long)grader_derive_seed(grader_seed_for(cfg->seed, ex, at),
-                                                    "host-oclgrind", 0));
+    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)run_seed(cfg, ex, at));
     /* jailed like the host test's first run (its settings, the sandbox, a folder of its own);
      * no --device: under oclgrind its simulator is the only one */
     struct grader_argv argv = GRADER_ARGV_INIT;
@@ -214,6 +256,58 @@ static int run_program(const struct grader_config *cfg, const struct grader_exer
     grader_run_jailed(&js, argv.argv, dir, run_log, OCLGRIND_PACE * cfg->timeout, run);
     grader_argv_clear(&argv);
     return grader_read_findings(log, f, why, why_size);
+}
+
+/* A run under oclgrind that found nothing and gives no verdict of its own (no right C saved, a
+ * run that did not end well, oclgrind said not to interpret the kernel, a log that is no plain
+ * file: all of it the program's to provoke). The grader's own launch of the kernel at the same
+ * size and values under oclgrind decides: where that runs to its end, oclgrind interpreting the
+ * optimised build, the program is the cause and loses the points (1); otherwise nothing is lost
+ * (0): not judged, the kernel the memory check's. fatal: what oclgrind said it stopped on, or
+ * NULL; what: what the run did instead of saving a right C. */
+static int no_verdict(const struct grader_config *cfg, const struct host_oclgrind *o,
+                      const struct grader_run_result *run, const char *fatal, const char *what,
+                      const char *at_text, char *out, size_t size, int *too_busy) {
+    if (run->how == RUN_TOO_BUSY) {
+        grade_appendf(out, size, "\nnot judged under oclgrind at %s: the run %s", at_text, what);
+        return 0;
+    }
+    struct oclgrind_kernel_run k;
+    grade_oclgrind_kernel(cfg, o->build, "host-oclgrind-witness", &k);
+    *too_busy |= k.h.run.how == RUN_TOO_BUSY;
+    int interpreted = !k.not_interpreted[0] && !k.unreadable && !k.found.fatal;
+    int ran = interpreted && (k.h.run.how == RUN_EXITED || k.h.run.how == RUN_DONE);
+    /* a run stopped at its limit is the program's where the grader's own took under half of it
+     * (beyond that, a slow kernel under oclgrind, not a program that waits there on purpose) */
+    double limit = OCLGRIND_PACE * cfg->timeout, witness = k.h.run.seconds;
+    int close = ran && run->how == RUN_TIMEOUT && witness >= 0.5 * limit;
+    grade_oclgrind_done(&k);
+    if (close)
+        grade_appendf(
+            out, size,
+            "\nnot judged under oclgrind at %s: the run %s, and the grader's own launch "
+            "of your kernel there takes %.0f s of the %.0f s under oclgrind, too close to "
+            "tell",
+            at_text, what, witness, limit);
+    else if (!ran && fatal)
+        grade_appendf(out, size,
+                      "\nnot judged under oclgrind at %s: oclgrind cannot interpret the kernel "
+                      "(\"%s\"; the memory check says more)",
+                      at_text, fatal);
+    else if (!ran)
+        grade_appendf(out, size,
+                      "\nnot judged under oclgrind at %s: the run %s, and the grader's own launch "
+                      "of your kernel there does not run to its end under oclgrind either (the "
+                      "memory check says more)",
+                      at_text, what);
+    else
+        grade_appendf(out, size,
+                      ", but run again under oclgrind at %s it %s%s, while the grader's own launch "
+                      "of your kernel there runs to its end under oclgrind: under oclgrind "
+                      "main.c must do what it does on the device, and save its result",
+                      at_text, fatal ? "said oclgrind cannot interpret the kernel, and " : "",
+                      what);
+    return ran && !close;
 }
 
 int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o,
@@ -246,30 +340,26 @@ int grade_host_oclgrind(const struct grader_config *cfg, struct host_oclgrind *o
         *too_busy |= run.how == RUN_TOO_BUSY;
     }
     grader_describe_run(&run, what, sizeof what);
-    if (read != 0) {
-        grade_appendf(out, size, "\nnot judged under oclgrind at %s: %s", at_text, why);
-        return 0;
-    }
     /* only what oclgrind is known to report counts: not text of other kinds in its log */
-    size_t api = f.counts[FINDING_API], memory = f.total - api - f.counts[FINDING_OTHER];
+    size_t api = read == 0 ? f.counts[FINDING_API] : 0;
+    size_t memory = read == 0 ? f.total - api - f.counts[FINDING_OTHER] : 0;
     if (api + memory == 0) {
-        if (f.fatal)
-            grade_appendf(
-                out, size,
-                "\nnot judged under oclgrind at %s: oclgrind cannot interpret the kernel (\"%s\"; "
-                "the memory check says more)",
-                at_text, f.fatal_what);
-        else if (run.how == RUN_EXITED && run.code == 0)
+        char wrong[300] = "";
+        const char *dir = stopped[0] ? o->again : o->dir;
+        if (read == 0 && !f.fatal && run.how == RUN_EXITED && run.code == 0 &&
+            saved_right(cfg, ex, dir, at, wrong, sizeof wrong)) {
             grade_appendf(out, size,
                           "; run again under oclgrind at %s%s, it made no API or memory errors",
                           at_text,
                           stopped[0] ? ", without its check for uninitialised values (which cannot "
                                        "interpret the kernel)"
                                      : "");
-        else
-            grade_appendf(out, size, "\nnot judged under oclgrind at %s: the run %s", at_text,
-                          what);
-        return 0;
+            return 0;
+        }
+        if (read != 0)
+            snprintf(wrong, sizeof wrong, "left a log that oclgrind did not write (%s)", why);
+        return no_verdict(cfg, o, &run, read == 0 && f.fatal ? f.fatal_what : NULL,
+                          wrong[0] ? wrong : what, at_text, out, size, too_busy);
     }
     int memory_counts = 0;
     if (memory) {
