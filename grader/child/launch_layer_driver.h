@@ -39,6 +39,16 @@ cl_mem layer_guarded_buffer(create_buffer_fn real, cl_context context, cl_mem_fl
  * events; a read that waits on the launch with a callback instead would close it. */
 int layer_can_wait(cl_uint wait_count, const cl_event *wait);
 
+/* Whether a launch's event done has ended, asked without waiting: 1 complete, -1 ended in an
+ * error (or its state cannot be told: it cannot be waited on either), 0 not yet. A launch that
+ * layer_can_wait refused is read back once this says it ended. */
+int layer_event_ended(cl_event done);
+
+/* A queue of the layer's own on context's device, for a launch's guards read back after it ended
+ * (NULL where the driver refuses one): a read on the program's queue would wait behind whatever
+ * the program enqueued since, which may wait on a user event the program has not set. */
+cl_command_queue layer_queue_apart(cl_context context, cl_device_id device);
+
 /* Floats of g's guard before (side 0) or after (1) its buffer that are no longer the pattern,
  * read back with a blocking read on queue after done (NULL: none); 0 where intact, or where it
  * cannot be read. */

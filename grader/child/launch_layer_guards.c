@@ -119,6 +119,23 @@ int layer_can_wait(cl_uint wait_count, const cl_event *wait) {
     return 1;
 }
 
+int layer_event_ended(cl_event done) {
+    const struct _cl_icd_dispatch *d = layer_dispatch(done);
+    cl_int status = CL_COMPLETE;
+    if (!d || !d->clGetEventInfo ||
+        d->clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL) !=
+            CL_SUCCESS)
+        return -1;
+    return status == CL_COMPLETE ? 1 : status < 0 ? -1 : 0;
+}
+
+cl_command_queue layer_queue_apart(cl_context context, cl_device_id device) {
+    const struct _cl_icd_dispatch *d = layer_dispatch(context);
+    cl_int err = CL_SUCCESS;
+    /* (OpenCL 1.2's call, which every driver's table has; in order, no profiling) */
+    return d && d->clCreateCommandQueue ? d->clCreateCommandQueue(context, device, 0, &err) : NULL;
+}
+
 size_t layer_guard_read(cl_command_queue queue, cl_event done, const struct guarded *g, int side) {
     const struct _cl_icd_dispatch *d = layer_dispatch(queue);
     unsigned char *got = d && d->clEnqueueReadBuffer ? malloc(g->guard) : NULL;

@@ -3,7 +3,8 @@
  * byte counts among them), read back where it was written, its guards intact after a launch that
  * stays inside it, changed on the right side by one that writes one element past either end, and
  * read as CLU_PAST_END_BITS past its end; a program's sub-buffer region mapped into the layer's;
- * the buffers the layer leaves as asked; a wait list that holds an unset user event.
+ * the buffers the layer leaves as asked; a wait list that holds an unset user event, and the
+ * launch behind it read back once it ended, on a queue of the layer's own.
  *
  * The layer's module is no library the tests link (it is built alone, as an LD_AUDIT module), so
  * its guards' file is compiled in here whole: its functions take the driver's clCreateBuffer as
@@ -220,8 +221,8 @@ static void sub_region_mapped(void **state) {
     }
 }
 
-/* A launch waiting on a user event not yet set cannot be waited for (its guards are read later or
- * never: a blocking read would hang the program); once set, it can. */
+/* A launch waiting on a user event not yet set cannot be waited for (its guards are read once it
+ * ended: a blocking read now would hang the program); once set, it can. */
 static void unset_user_event_not_waited(void **state) {
     (void)state;
     NEED_DEVICE();
@@ -235,6 +236,56 @@ static void unset_user_event_not_waited(void **state) {
     clReleaseEvent(user);
 }
 
+/* A launch that waits on an unset user event, read back once it ended: not ended (asked without
+ * waiting) before its event is set, ended after the program's wait; its write past the end found
+ * on the layer's own queue while the program's queue still holds a command behind another unset
+ * user event (a read on that queue would wait for it: a hang). */
+static void read_after_it_ended(void **state) {
+    (void)state;
+    NEED_DEVICE();
+    struct rng r = rng_for("after it ended");
+    int n = (int)rng_range(&r, 1, 5000);
+    struct guarded g = {0};
+    cl_int err;
+    cl_mem b = layer_guarded_buffer(clCreateBuffer, g_env.context, CL_MEM_READ_WRITE,
+                                    (size_t)n * sizeof(float), NULL, &g);
+    cl_mem out = clCreateBuffer(g_env.context, CL_MEM_READ_WRITE, sizeof(float), NULL, &err);
+    cl_event gate = clCreateUserEvent(g_env.context, &err);
+    cl_event later = clCreateUserEvent(g_env.context, &err);
+    CHECK(b && out && gate && later, "setup: %s", clu_error_name(err));
+    int at = n + (int)rng_range(&r, 0, (long)(g.guard / sizeof(float)) - 1), from = 0;
+    clSetKernelArg(g_poke, 0, sizeof b, &b);
+    clSetKernelArg(g_poke, 1, sizeof at, &at);
+    clSetKernelArg(g_poke, 2, sizeof from, &from);
+    clSetKernelArg(g_poke, 3, sizeof out, &out);
+    size_t one = 1;
+    cl_event done = NULL;
+    err = clEnqueueNDRangeKernel(g_env.queue, g_poke, 1, NULL, &one, &one, 1, &gate, &done);
+    CHECK(err == CL_SUCCESS, "launch: %s", clu_error_name(err));
+    clFlush(g_env.queue);
+    CHECK(!layer_can_wait(1, &gate) && layer_event_ended(done) == 0,
+          "a launch behind an unset user event taken as ended");
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    clWaitForEvents(1, &done);
+    CHECK(layer_event_ended(done) == 1, "a launch waited for not taken as ended");
+    float got = 0.0f; /* (the program's queue now blocked behind `later`) */
+    clEnqueueReadBuffer(g_env.queue, out, CL_FALSE, 0, sizeof got, &got, 1, &later, NULL);
+    clFlush(g_env.queue);
+    cl_command_queue apart = layer_queue_apart(g_env.context, g_env.device);
+    CHECK(apart != NULL, "no queue of the layer's own");
+    CHECK(layer_guard_read(apart, done, &g, 1) == 1 && layer_guard_read(apart, done, &g, 0) == 0,
+          "c[%d] of %d not seen after, on the layer's queue", at, n);
+    clReleaseCommandQueue(apart);
+    clSetUserEventStatus(later, CL_COMPLETE);
+    clFinish(g_env.queue);
+    clReleaseEvent(done);
+    clReleaseEvent(gate);
+    clReleaseEvent(later);
+    clReleaseMemObject(out);
+    clReleaseMemObject(b);
+    clReleaseMemObject(g.parent);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(guarded_round_trip),
@@ -242,6 +293,7 @@ int main(void) {
         cmocka_unit_test(left_as_asked),
         cmocka_unit_test(sub_region_mapped),
         cmocka_unit_test(unset_user_event_not_waited),
+        cmocka_unit_test(read_after_it_ended),
     };
     return cmocka_run_group_tests_name("test_layer_guards", tests, setup, teardown);
 }
