@@ -68,6 +68,11 @@ const char *intake_platform_word(enum intake_platform platform);
  * `stem.ext`, when that is an editable file name; NULL otherwise. */
 const char *intake_editable_name(const char *name);
 
+/* NAME fit for a message or a status line, in OUT of SIZE bytes: valid UTF-8 whatever NAME
+ * holds (a control byte as ?, a byte that is no part of a UTF-8 character as \xHH), cut at a
+ * character and ended by "..." where more than SIZE - 4 bytes would be needed. Returns OUT. */
+const char *intake_shown(const char *name, char *out, size_t size);
+
 /* ---------------------------------------------------------------- unpacking */
 /* What one upload's archives may still use: shared by every archive of a student, so a nested
  * archive counts against the same caps as its parent. */
@@ -86,6 +91,23 @@ enum { INTAKE_OK = 0, INTAKE_REFUSED = 1, INTAKE_ERROR = 2 };
  * believed). Returns INTAKE_OK, or INTAKE_REFUSED / INTAKE_ERROR with the reason in WHY. */
 int intake_unpack(const char *archive, const char *dir, struct intake_budget *budget, char *why,
                   size_t why_size);
+
+/* A platform's class download unpacked into DIR as intake_unpack does, but each top entry is
+ * one participant's part (`Full Name_N_assignsubmission_file_/...`), and the caps of one upload
+ * on a member's path (depth, name and path length) apply inside it, the participant's folder not
+ * counted. A member past them refuses that participant only: the rest of its part is not written,
+ * and REFUSED (an existing folder outside DIR) gets a folder named as the part (cut to 255
+ * bytes) holding INTAKE_REFUSED_REASON, the reason, for intake_class and intake_stage. What is
+ * unsafe (an absolute path, .., a link, a control character, an encrypted member) and the class
+ * caps still refuse the whole download. */
+int intake_unpack_class(const char *archive, const char *dir, const char *refused,
+                        struct intake_budget *budget, char *why, size_t why_size);
+
+/* The folder, beside the unpacked class download, of its refused participants; an upload whose
+ * parent folder has this name is one (intake_stage refuses it): no student names it, as every
+ * upload is a top entry of the class folder. */
+#define INTAKE_REFUSED_FOLDER ".intake-refused"
+#define INTAKE_REFUSED_REASON "reason"
 
 /* Whether NAME is an archive the intake opens (.zip, .tar, .tar.gz, .tgz). */
 int intake_is_archive(const char *name);
@@ -110,15 +132,16 @@ int intake_stage(const struct intake_stage_options *options, const char *const *
                  size_t count, FILE *out);
 
 /* ---------------------------------------------------------------- a class */
-/* Walk the class folder SUBS (a platform's zip is unpacked into SCRATCH first, by the caller)
- * and print one record a student on OUT:
+/* Walk the class folder SUBS (a platform's zip is unpacked into SCRATCH first, by the caller),
+ * and REFUSED (the refused participants of that zip, or NULL) as if its entries were SUBS's, and
+ * print one record a student on OUT:
  *   KEY<tab>PLATFORM<tab>NUMBER<tab>PERSON<tab>LATE<tab>EPOCH<tab>SOURCE<tab>UPLOAD...
  * KEY the platform number prefixed (moodle:1234, canvas:555) or the plain id; UPLOAD the
  * absolute paths of the student's entries; EPOCH the newest time the instructor's disk gives
  * them (never a time inside an upload) and SOURCE what it was. Entries that belong to nobody
  * (a name that parses two ways, a bad id, a line break) are listed on ERR as `skipped NAME: WHY`.
  * Returns INTAKE_OK or INTAKE_ERROR. */
-int intake_class(const char *subs, FILE *out, FILE *err);
+int intake_class(const char *subs, const char *refused, FILE *out, FILE *err);
 
 /* ---------------------------------------------------------------- Moodle's worksheet */
 /* The next RFC 4180 field at *at into FIELD (cut to SIZE); *end_of_record when it ended a line.

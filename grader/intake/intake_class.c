@@ -125,11 +125,9 @@ static int class_entry(const char *subs, const char *entry, struct class_student
     else if (!why)
         snprintf(key, sizeof key, "%s:%s", intake_platform_word(name.platform), name.number);
     if (why) {
-        /* the name as text on one line: control characters as ? */
-        fprintf(err, "skipped ");
-        for (const unsigned char *p = (const unsigned char *)entry; *p; p++)
-            fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, err);
-        fprintf(err, ": %s\n", why);
+        /* the name as text on one line (valid UTF-8, control characters as ?) */
+        char shown[1100];
+        fprintf(err, "skipped %s: %s\n", intake_shown(entry, shown, sizeof shown), why);
         return 1;
     }
     struct class_student *s = class_find(all, count, key);
@@ -157,22 +155,31 @@ static int class_entry(const char *subs, const char *entry, struct class_student
     return 0;
 }
 
-int intake_class(const char *subs, FILE *out, FILE *err) {
+/* Every visible entry of the folder DIR into its student; INTAKE_ERROR when one could not be. */
+static int class_folder(const char *dir, struct class_student **all, size_t *count, FILE *err) {
     struct dirent **entries;
-    int n = scandir(subs, &entries, class_visible, class_order);
+    int n = scandir(dir, &entries, class_visible, class_order);
     if (n < 0) {
-        fprintf(err, "cannot read the class folder %s\n", subs);
+        fprintf(err, "cannot read the class folder %s\n", dir);
         return INTAKE_ERROR;
     }
-    struct class_student *all = NULL;
-    size_t count = 0;
     int code = INTAKE_OK;
     for (int i = 0; i < n; i++) {
-        if (code == INTAKE_OK && class_entry(subs, entries[i]->d_name, &all, &count, err) < 0)
+        if (code == INTAKE_OK && class_entry(dir, entries[i]->d_name, all, count, err) < 0)
             code = INTAKE_ERROR;
         free(entries[i]);
     }
     free(entries);
+    return code;
+}
+
+int intake_class(const char *subs, const char *refused, FILE *out, FILE *err) {
+    struct class_student *all = NULL;
+    size_t count = 0;
+    int code = class_folder(subs, &all, &count, err);
+    /* a refused participant is a student like the others: intake_stage says why */
+    if (code == INTAKE_OK && refused)
+        code = class_folder(refused, &all, &count, err);
     for (size_t i = 0; i < count; i++) {
         struct class_student *s = &all[i];
         if (code == INTAKE_OK) {

@@ -1,7 +1,8 @@
 /* intake_main.c - build/grader/intake, the one intake of make batch, Slurm and Gradescope:
  *
  *   intake class SUBS SCRATCH    the class's students, one record a line (intake_class); SUBS a
- *                                folder, or a platform's zip unpacked into SCRATCH first
+ *                                folder, or a platform's zip unpacked into SCRATCH first (its
+ *                                refused participants in SCRATCH/.intake-refused)
  *   intake stage --into DIR --scratch DIR --exercises "00_vadd ..." [--single EX]
  *                [--max-bytes N] UPLOAD...   one student's uploads staged (intake_stage)
  *   intake unpack ARCHIVE DIR [--max-bytes N] [--max-entries N]   one archive (intake_unpack)
@@ -150,18 +151,22 @@ static int intake_class_command(int argc, char **argv) {
         fprintf(stderr, "intake: no class at %s\n", subs);
         return INTAKE_ERROR;
     }
-    char folder[4096];
+    char folder[4096], refused[4096] = "";
     if (S_ISREG(st.st_mode)) {
         /* the platform's zip of every upload: its member times are the platform's */
         struct intake_budget budget;
         intake_budget_class(&budget);
         char why[600];
         snprintf(folder, sizeof folder, "%s/download", argv[2]);
-        if (mkdir(folder, 0755) != 0) {
-            fprintf(stderr, "intake: cannot create %s: %s\n", folder, strerror(errno));
+        snprintf(refused, sizeof refused, "%s/%s", argv[2], INTAKE_REFUSED_FOLDER);
+        const char *failed = mkdir(folder, 0755) != 0    ? folder
+                             : mkdir(refused, 0755) != 0 ? refused
+                                                         : NULL;
+        if (failed) {
+            fprintf(stderr, "intake: cannot create %s: %s\n", failed, strerror(errno));
             return INTAKE_ERROR;
         }
-        int code = intake_unpack(subs, folder, &budget, why, sizeof why);
+        int code = intake_unpack_class(subs, folder, refused, &budget, why, sizeof why);
         if (code != INTAKE_OK) {
             fprintf(code == INTAKE_REFUSED ? stdout : stderr, "%s: %s\n",
                     code == INTAKE_REFUSED ? "class download refused" : "intake", why);
@@ -169,7 +174,7 @@ static int intake_class_command(int argc, char **argv) {
         }
         subs = folder;
     }
-    return intake_class(subs, stdout, stderr);
+    return intake_class(subs, *refused ? refused : NULL, stdout, stderr);
 }
 
 /* A worksheet or a list of grades read whole (a class of thousands is a few hundred kilobytes;

@@ -149,3 +149,63 @@ const char *intake_editable_name(const char *name) {
     }
     return NULL;
 }
+
+/* The length of the valid UTF-8 character at P (1 to 4), or 0 when P starts none (an overlong
+ * form, a surrogate, past U+10FFFF, a stray continuation byte). P is NUL-terminated: a NUL is no
+ * continuation byte, so nothing past it is read. */
+static size_t intake_utf8_length(const unsigned char *p) {
+    unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+    size_t n;
+    if (p[0] < 0x80)
+        return 1;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        n = 2;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        n = 3;
+        lo = p[0] == 0xe0 ? 0xa0 : 0x80;
+        hi = p[0] == 0xed ? 0x9f : 0xbf;
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        n = 4;
+        lo = p[0] == 0xf0 ? 0x90 : 0x80;
+        hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+    } else
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+const char *intake_shown(const char *name, char *out, size_t size) {
+    static const char hex[] = "0123456789ABCDEF";
+    if (size < 4) {
+        if (size)
+            out[0] = '\0';
+        return out;
+    }
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p;) {
+        char piece[4];
+        size_t length = intake_utf8_length(p), step = length;
+        if (length == 0) {
+            piece[0] = '\\', piece[1] = 'x', piece[2] = hex[*p >> 4], piece[3] = hex[*p & 15];
+            length = 4, step = 1;
+        } else if (length == 1 && (*p < 0x20 || *p == 0x7f))
+            piece[0] = '?';
+        else
+            memcpy(piece, p, length);
+        /* room kept for "..." and the NUL: a cut is never inside a character or an escape */
+        if (n + length > size - 4) {
+            memcpy(out + n, "...", 3);
+            n += 3;
+            break;
+        }
+        memcpy(out + n, piece, length);
+        n += length;
+        p += step;
+    }
+    out[n] = '\0';
+    return out;
+}

@@ -11,7 +11,9 @@
  *   3. for an assignment of one exercise, loose editable files (at the top of an upload, of an
  *      upload folder or of the archive taken), the newest of each name.
  * Only plain files up to INTAKE_MAX_FILE bytes with an editable name are copied; nothing is
- * followed through a link. "empty" lists what the upload held, so the instructor sees why.
+ * followed through a link. "empty" lists what the upload held, so the instructor sees why. A
+ * participant the class download's unpacking refused (INTAKE_REFUSED_FOLDER) is refused here
+ * with its reason, nothing of it read.
  */
 #define _GNU_SOURCE
 #include "intake.h"
@@ -50,22 +52,29 @@ struct stage {
     size_t loose_count;
 };
 
-/* Append a name (control characters as ?) to the list of what the upload held. */
+/* Append a name (valid UTF-8, control characters as ?) to the list of what the upload held. */
 static void stage_held(struct stage *s, const char *name, int folder) {
     if (s->held_count++ == STAGE_SHOWN)
         name = "...", folder = 0;
     else if (s->held_count > STAGE_SHOWN)
         return;
     size_t n = strlen(s->held);
-    if (n + 4 >= sizeof s->held)
+    if (n + 8 >= sizeof s->held)
         return;
     if (n && s->held[n - 1] != ' ')
         n += (size_t)snprintf(s->held + n, sizeof s->held - n, ", ");
-    for (const unsigned char *p = (const unsigned char *)name; *p && n + 3 < sizeof s->held; p++)
-        s->held[n++] = (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p;
-    if (folder && n + 2 < sizeof s->held)
+    /* (a byte kept for the folder's slash) */
+    intake_shown(name, s->held + n, sizeof s->held - n - 1);
+    n += strlen(s->held + n);
+    if (folder)
         s->held[n++] = '/';
     s->held[n] = '\0';
+}
+
+/* The file name of PATH as stage_held shows a name. */
+static const char *stage_base(const char *path, char *out, size_t size) {
+    const char *base = strrchr(path, '/');
+    return intake_shown(base ? base + 1 : path, out, size);
 }
 
 static void stage_say_took(struct stage *s, const char *format, const char *a, const char *b) {
@@ -228,11 +237,10 @@ static const struct stage_file *stage_newest_archive(struct stage *s, struct sta
             best = i;
     *chosen = s->archives[best];
     if (s->archive_count > 1) {
-        char count[32];
+        char count[32], base[300];
         snprintf(count, sizeof count, "%zu", s->archive_count);
-        const char *base = strrchr(chosen->path, '/');
         stage_say_took(s, "took: the newest of %s archives by its file time, %s\n", count,
-                       base ? base + 1 : chosen->path);
+                       stage_base(chosen->path, base, sizeof base));
     }
     s->archive_count = 0;
     return chosen;
@@ -267,10 +275,10 @@ static int stage_archives(struct stage *s) {
             return -1;
         /* what it held (its top), and loose files there or in its one folder (a zip of a
          * folder of files) */
-        const char *base = strrchr(chosen.path, '/');
+        char base[300];
         size_t n = strlen(s->held);
         snprintf(s->held + n, sizeof s->held - n, "%s%s holding ", n ? "; " : "",
-                 base ? base + 1 : chosen.path);
+                 stage_base(chosen.path, base, sizeof base));
         s->held_count = 0;
         s->loose_count = 0;
         stage_scan_top(s, dir, 1);
@@ -319,14 +327,37 @@ static int stage_loose(struct stage *s) {
             }
         if (!best || stage_copy(best->path, to, intake_editable[i]) != 0)
             continue;
-        const char *base = strrchr(best->path, '/');
-        stage_say_took(s, "took: %s as %s", base ? base + 1 : best->path, intake_editable[i]);
+        char base[300];
+        stage_say_took(s, "took: %s as %s", stage_base(best->path, base, sizeof base),
+                       intake_editable[i]);
         if (same > 1)
             stage_say_took(s, " (the newest of %s%s)", same == 2 ? "2" : "several", "");
         stage_say_took(s, " for %s%s\n", s->options->single, "");
     }
     close(to);
     return 0;
+}
+
+/* Whether UPLOAD is a participant intake_unpack_class refused (a folder in
+ * INTAKE_REFUSED_FOLDER): then its reason is the status. */
+static int stage_refused_part(struct stage *s, const char *upload) {
+    const char *base = strrchr(upload, '/');
+    size_t folder = strlen(INTAKE_REFUSED_FOLDER), at = base ? (size_t)(base - upload) : 0;
+    /* UPLOAD is .../.intake-refused/PART */
+    if (at < folder || strncmp(upload + at - folder, INTAKE_REFUSED_FOLDER, folder) != 0 ||
+        (at > folder && upload[at - folder - 1] != '/'))
+        return 0;
+    char path[PATH_MAX], reason[600] = "", shown[600];
+    snprintf(path, sizeof path, "%s/%s", upload, INTAKE_REFUSED_REASON);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    ssize_t n = fd < 0 ? -1 : read(fd, reason, sizeof reason - 1);
+    if (fd >= 0)
+        close(fd);
+    reason[n > 0 ? n : 0] = '\0';
+    reason[strcspn(reason, "\n")] = '\0';
+    snprintf(s->status, sizeof s->status, "refused: upload refused: %s",
+             *reason ? intake_shown(reason, shown, sizeof shown) : "(its reason is lost)");
+    return 1;
 }
 
 /* Whether INTO holds at least one editable file. */
@@ -351,8 +382,11 @@ int intake_stage(const struct intake_stage_options *options, const char *const *
     s->options = options;
     intake_budget_upload(&s->budget, options->max_bytes);
     int code = mkdir(options->into, 0755) == 0 || errno == EEXIST ? 0 : -1;
+    /* a part of the class download refused: nothing of the student's is read */
+    for (size_t i = 0; code == 0 && !*s->status && i < count; i++)
+        (void)stage_refused_part(s, uploads[i]);
     /* step 1, and what each upload holds at its top */
-    for (size_t i = 0; code == 0 && i < count; i++) {
+    for (size_t i = 0; code == 0 && !*s->status && i < count; i++) {
         struct stat st;
         const char *base = strrchr(uploads[i], '/');
         base = base ? base + 1 : uploads[i];
@@ -372,7 +406,7 @@ int intake_stage(const struct intake_stage_options *options, const char *const *
             stage_top_file(s, uploads[i], own, &st);
         }
     }
-    if (code == 0 && !stage_gave_any(s))
+    if (code == 0 && !*s->status && !stage_gave_any(s))
         code = stage_archives(s);
     else
         s->archive_count = 0;

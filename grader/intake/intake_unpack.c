@@ -8,7 +8,8 @@
  * download). The caps (intake.h) count what is actually written and made: bytes, members, the
  * folders a path makes (a 450-byte tar of paths a/b/c/... makes thousands), each path's depth and
  * length; the unpacking stops the moment one is passed. What was written before a refusal stays
- * in DIR: the caller discards it.
+ * in DIR: the caller discards it. A platform's class download is every participant's upload in
+ * one zip: a path past one upload's caps refuses only its participant (intake_unpack_class).
  */
 #define _GNU_SOURCE
 #include "intake.h"
@@ -34,6 +35,7 @@ struct unpack {
     struct archive *archive;      /* the reader, NULL once freed */
     int root;                     /* DIR, opened as a folder; every path starts from it */
     struct intake_budget *budget; /* the upload's caps and what it has used */
+    int refused;                  /* a class download's folder of refused parts, or -1 */
     char reason[512];             /* the refusal or the internal error */
 };
 
@@ -49,23 +51,14 @@ static int unpack_say(struct unpack *u, int code, const char *format, ...) {
     return code;
 }
 
-/* A member name fit for a one-line reason: control characters as ?, long names cut. */
+/* A member name fit for a one-line reason: valid UTF-8, control characters as ?, long names cut
+ * (intake_shown). */
 static const char *unpack_shown(const char *name, char *out, size_t size) {
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)name; *p && n + 4 < size; p++, n++) {
-        if (n == UNPACK_NAME_SHOWN) {
-            memcpy(out + n, "...", 3);
-            n += 3;
-            break;
-        }
-        out[n] = (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p;
-    }
-    out[n] = '\0';
-    return out;
+    return intake_shown(name, out, size < UNPACK_NAME_SHOWN + 4 ? size : UNPACK_NAME_SHOWN + 4);
 }
 
 /* Refuse names that could leave DIR or break the caller's one-line records. */
-static int unpack_check_name(struct unpack *u, const char *name) {
+static int unpack_check_safe(struct unpack *u, const char *name) {
     char shown[UNPACK_NAME_SHOWN + 8];
     if (!name || !*name)
         return unpack_say(u, UNPACK_REFUSED, "a member has no readable name");
@@ -84,6 +77,12 @@ static int unpack_check_name(struct unpack *u, const char *name) {
     if (name[0] == '/' || dotdot)
         return unpack_say(u, UNPACK_REFUSED, "a member has an absolute path or .. (%s)",
                           unpack_shown(name, shown, sizeof shown));
+    return UNPACK_OK;
+}
+
+/* Refuse a path past one upload's caps: its length, its depth, the length of each name. */
+static int unpack_check_limits(struct unpack *u, const char *name) {
+    char shown[UNPACK_NAME_SHOWN + 8];
     if (strlen(name) > INTAKE_MAX_PATH)
         return unpack_say(u, UNPACK_REFUSED, "a member's path is longer than %d bytes (%s)",
                           INTAKE_MAX_PATH, unpack_shown(name, shown, sizeof shown));
@@ -253,6 +252,81 @@ static int unpack_member(struct unpack *u, const char *original, int is_dir,
     return code;
 }
 
+/* The participant's part of a class download's member NAME (normalised): its first name into
+ * PART, cut at a character to INTAKE_MAX_NAME bytes (the refusal's folder is named by it); the
+ * rest of NAME returned ("" for a member that is the part itself). */
+static const char *unpack_part(const char *name, char *part, size_t size) {
+    const char *slash = strchr(name, '/');
+    size_t length = slash ? (size_t)(slash - name) : strlen(name), cut = length;
+    if (cut > size - 1)
+        for (cut = size - 1; cut > 0 && ((unsigned char)name[cut] & 0xc0) == 0x80;)
+            cut--;
+    memcpy(part, name, cut);
+    part[cut] = '\0';
+    return slash ? slash + 1 : name + length;
+}
+
+/* Refuse the participant PART of a class download for u->reason: its folder in u->refused,
+ * holding the reason, at the member's time (the platform's). */
+static int unpack_refuse_part(struct unpack *u, const char *part, const struct timespec *mtime) {
+    char shown[UNPACK_NAME_SHOWN + 8];
+    if (mkdirat(u->refused, part, 0755) != 0)
+        return unpack_say(u, UNPACK_ERROR, "cannot record the refusal of %s: %s",
+                          unpack_shown(part, shown, sizeof shown), strerror(errno));
+    if (++u->budget->folders > u->budget->max_folders)
+        return unpack_say(u, UNPACK_REFUSED, "it makes more than %llu folders",
+                          u->budget->max_folders);
+    int dir = openat(u->refused, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = dir < 0 ? -1
+                     : openat(dir, INTAKE_REFUSED_REASON,
+                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int wrote = fd >= 0 && dprintf(fd, "%s\n", u->reason) > 0;
+    if (wrote && mtime) {
+        const struct timespec times[2] = {*mtime, *mtime};
+        (void)futimens(fd, times);
+    }
+    if (fd >= 0 && close(fd) != 0)
+        wrote = 0;
+    if (dir >= 0)
+        close(dir);
+    if (!wrote)
+        return unpack_say(u, UNPACK_ERROR, "cannot record the refusal of %s: %s",
+                          unpack_shown(part, shown, sizeof shown), strerror(errno));
+    u->reason[0] = '\0';
+    return UNPACK_OK;
+}
+
+/* A member of a class download: one upload's caps on its path apply inside its participant's
+ * part (the participant's folder is one level more than an upload has); past them, the part is
+ * refused and nothing more of it written. */
+static int unpack_class_member(struct unpack *u, const char *original, int is_dir,
+                               const struct timespec *mtime) {
+    char shown[UNPACK_NAME_SHOWN + 8];
+    char *name = strdup(original);
+    if (!name)
+        return unpack_say(u, UNPACK_ERROR, "out of memory");
+    unpack_normalise(name);
+    char part[INTAKE_MAX_NAME + 1];
+    const char *rest = unpack_part(name, part, sizeof part);
+    size_t part_length = (size_t)(rest - name) - (*rest ? 1 : 0);
+    struct stat st;
+    int code;
+    if (!*part)
+        code = unpack_member(u, original, is_dir, mtime);
+    else if (fstatat(u->refused, part, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        code = UNPACK_OK; /* refused already */
+    else if (part_length > INTAKE_MAX_NAME) {
+        unpack_say(u, UNPACK_REFUSED, "a member's name is longer than %d bytes (%s)",
+                   INTAKE_MAX_NAME, unpack_shown(name, shown, sizeof shown));
+        code = unpack_refuse_part(u, part, mtime);
+    } else if (unpack_check_limits(u, rest) != UNPACK_OK)
+        code = unpack_refuse_part(u, part, mtime);
+    else
+        code = unpack_member(u, original, is_dir, mtime);
+    free(name);
+    return code;
+}
+
 /* Check one member header, then unpack it. */
 static int unpack_entry(struct unpack *u, struct archive_entry *entry) {
     char shown[UNPACK_NAME_SHOWN + 8];
@@ -264,7 +338,10 @@ static int unpack_entry(struct unpack *u, struct archive_entry *entry) {
         return unpack_say(u, UNPACK_REFUSED, "it holds more than %llu members",
                           u->budget->max_members);
     const char *name = archive_entry_pathname(entry);
-    int code = unpack_check_name(u, name);
+    int code = unpack_check_safe(u, name);
+    /* a class download's caps on a path are its participants' (unpack_class_member) */
+    if (code == UNPACK_OK && u->refused < 0)
+        code = unpack_check_limits(u, name);
     if (code != UNPACK_OK)
         return code;
     mode_t type = archive_entry_filetype(entry);
@@ -278,6 +355,8 @@ static int unpack_entry(struct unpack *u, struct archive_entry *entry) {
     struct timespec mtime = {archive_entry_mtime(entry), archive_entry_mtime_nsec(entry)};
     int has_time = archive_entry_mtime_is_set(entry) && mtime.tv_sec >= 0 && mtime.tv_nsec >= 0 &&
                    mtime.tv_nsec < 1000000000L;
+    if (u->refused >= 0)
+        return unpack_class_member(u, name, type == AE_IFDIR, has_time ? &mtime : NULL);
     return unpack_member(u, name, type == AE_IFDIR, has_time ? &mtime : NULL);
 }
 
@@ -336,19 +415,35 @@ int intake_is_archive(const char *name) {
     return 0;
 }
 
-int intake_unpack(const char *archive, const char *dir, struct intake_budget *budget, char *why,
-                  size_t why_size) {
-    struct unpack u = {.root = -1, .budget = budget};
+/* intake_unpack, and intake_unpack_class where REFUSED is not NULL. */
+static int unpack_into(const char *archive, const char *dir, const char *refused,
+                       struct intake_budget *budget, char *why, size_t why_size) {
+    struct unpack u = {.root = -1, .refused = -1, .budget = budget};
     /* UTF-8 member names must read as names whatever the caller's locale (intake_main.c sets
      * C.UTF-8 once) */
     u.root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int code = u.root < 0 ? unpack_say(&u, UNPACK_ERROR, "cannot open the folder %s: %s", dir,
-                                       strerror(errno))
-                          : unpack_run(&u, archive);
+    if (refused)
+        u.refused = open(refused, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int code = u.root < 0 || (refused && u.refused < 0)
+                   ? unpack_say(&u, UNPACK_ERROR, "cannot open the folder %s: %s",
+                                u.root < 0 ? dir : refused, strerror(errno))
+                   : unpack_run(&u, archive);
     if (u.archive)
         archive_read_free(u.archive);
     if (u.root >= 0)
         close(u.root);
+    if (u.refused >= 0)
+        close(u.refused);
     snprintf(why, why_size, "%s", code == UNPACK_OK ? "" : u.reason);
     return code;
+}
+
+int intake_unpack(const char *archive, const char *dir, struct intake_budget *budget, char *why,
+                  size_t why_size) {
+    return unpack_into(archive, dir, NULL, budget, why, why_size);
+}
+
+int intake_unpack_class(const char *archive, const char *dir, const char *refused,
+                        struct intake_budget *budget, char *why, size_t why_size) {
+    return unpack_into(archive, dir, refused, budget, why, why_size);
 }

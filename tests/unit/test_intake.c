@@ -4,7 +4,8 @@
  * Canvas user's several files one student, a name read two ways skipped, the time from the
  * instructor's disk and never from an archive's members); one student's uploads staged (the
  * newest of several archives, an archive inside an archive, loose files for one exercise, too
- * deep a nesting refused, an empty upload listing what it held, an oversized file left out).
+ * deep a nesting refused, an empty upload listing what it held, an oversized file left out);
+ * names shown as valid UTF-8 (intake_shown: escaped, cut at a character).
  * Archives are made here with zip and tar. Random inputs come from a seed printed at the start;
  * TEST_INTAKE_SEED=<seed> repeats a run.
  */
@@ -274,7 +275,7 @@ static void test_class(void **state) {
     char *text = NULL, *errors = NULL;
     size_t length = 0, error_length = 0;
     FILE *out = open_memstream(&text, &length), *err = open_memstream(&errors, &error_length);
-    CHECK(intake_class(dir, out, err) == INTAKE_OK, "intake_class");
+    CHECK(intake_class(dir, NULL, out, err) == INTAKE_OK, "intake_class");
     fclose(out);
     fclose(err);
     char want[900];
@@ -302,6 +303,54 @@ static void test_class(void **state) {
     CHECK(lines == 4, "4 students, not %d:\n%s", lines, text);
     free(text);
     free(errors);
+}
+
+/* Every name the intake shows is valid UTF-8: a byte of another encoding escaped, a control
+ * byte as ?, a long name cut at a character (never inside one, never inside an escape). */
+static void test_shown_names(void **state) {
+    (void)state;
+    struct rng r = rng_for("shown");
+    char out[64];
+    CHECK(strcmp(intake_shown("caf\351.txt", out, sizeof out), "caf\\xE9.txt") == 0, "Latin-1: %s",
+          out);
+    CHECK(strcmp(intake_shown("a\nb\x7f\xc3\xa9\xed\xa0\x80\xc0\xaf", out, sizeof out),
+                 "a?b?\xc3\xa9\\xED\\xA0\\x80\\xC0\\xAF") == 0,
+          "controls, a surrogate, an overlong form: %s", out);
+    char han[301] = "";
+    for (int i = 0; i < 100; i++)
+        strcat(han, "\xe6\xbc\xa2");
+    for (size_t size = 4; size < sizeof out; size++) {
+        intake_shown(han, out, size);
+        size_t n = strlen(out), kept = (size - 4) / 3 * 3;
+        CHECK(n == kept + 3 && strncmp(out, han, kept) == 0 && strcmp(out + kept, "...") == 0,
+              "cut at a character in %zu bytes: %s", size, out);
+    }
+    /* random bytes: the result always decodes (each byte kept, escaped or ?) */
+    for (int round = 0; round < 200; round++) {
+        char name[40], shown[200];
+        size_t n = (size_t)rng_range(&r, 1, (long)sizeof name - 1);
+        for (size_t i = 0; i < n; i++)
+            name[i] = (char)rng_range(&r, 1, 255);
+        name[n] = '\0';
+        intake_shown(name, shown, (size_t)rng_range(&r, 4, (long)sizeof shown));
+        for (const unsigned char *p = (const unsigned char *)shown; *p;) {
+            size_t k = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : 4;
+            CHECK(*p >= 0x20 && *p != 0x7f && (*p < 0x80 || *p >= 0xc2) && *p <= 0xf4,
+                  "byte %02x in %s", *p, shown);
+            for (size_t i = 1; i < k; i++)
+                CHECK((p[i] & 0xc0) == 0x80, "a cut character in %s", shown);
+            p += k;
+        }
+    }
+    /* an upload holding a Latin-1 name (Info-ZIP's zip keeps the bytes) says it escaped */
+    char dir[300], up[400], path[700], said[2048];
+    make_case("shown", dir, sizeof dir);
+    folder(dir, "upload", up, sizeof up);
+    snprintf(path, sizeof path, "%s/caf\351.txt", up);
+    write_text(path, "x");
+    stage(dir, NULL, (const char *const[]){up}, 1, said, sizeof said);
+    CHECK(strcmp(said, "empty: no exercise folder (the upload held: caf\\xE9.txt)\n") == 0,
+          "said: %s", said);
 }
 
 /* ---------------------------------------------------------------- staging */
@@ -702,6 +751,7 @@ int main(void) {
         cmocka_unit_test(test_canvas_names_and_ambiguity),
         cmocka_unit_test(test_plain_refused_and_editable_names),
         cmocka_unit_test(test_class),
+        cmocka_unit_test(test_shown_names),
         cmocka_unit_test(test_stage_newest_archive),
         cmocka_unit_test(test_stage_nested_archives),
         cmocka_unit_test(test_stage_loose_files),

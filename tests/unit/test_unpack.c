@@ -5,7 +5,9 @@
  * twice, not a zip or tar) is refused with its reason and writes nothing outside DIR; the caps
  * count real bytes and members (one byte or member over is refused, exactly at the cap is not),
  * also for a zip whose headers understate its sizes; the folders a few members' paths make, a
- * path's depth and a name's length have caps too (intake.h); malformed numbers are usage errors.
+ * path's depth and a name's length have caps too (intake.h); a class download (`intake class`)
+ * refuses only the participant whose folder passes those caps, counted inside it, and still the
+ * whole download for a link; malformed numbers are usage errors.
  *
  * Contained: when root, unpack runs as nobody, always under rlimits, on archives whose escapes
  * would land in this test's own temporary folder. Random inputs come from a seed chosen at run
@@ -634,6 +636,168 @@ static void test_folder_depth_and_name_caps(void **state) {
     expect_refused(&u, "a name of 256 bytes", "name is longer than 255 bytes");
 }
 
+/* ---------------------------------------------------------------- a class download */
+
+/* Whether TEXT is valid UTF-8 (no overlong form, surrogate or byte past U+10FFFF). */
+static int valid_utf8(const char *text) {
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        unsigned c = *p;
+        size_t n = c < 0x80                 ? 1
+                   : c >= 0xc2 && c <= 0xdf ? 2
+                   : c >= 0xe0 && c <= 0xef ? 3
+                   : c >= 0xf0 && c <= 0xf4 ? 4
+                                            : 0;
+        if (!n)
+            return 0;
+        unsigned long code = n == 1 ? c : c & (0x7f >> n);
+        for (size_t i = 1; i < n; i++) {
+            if ((p[i] & 0xc0) != 0x80)
+                return 0;
+            code = code << 6 | (p[i] & 0x3f);
+        }
+        if ((n == 3 && (code < 0x800 || (code >= 0xd800 && code <= 0xdfff))) ||
+            (n == 4 && (code < 0x10000 || code > 0x10ffff)))
+            return 0;
+        p += n;
+    }
+    return 1;
+}
+
+static int starts(const char *text, const char *prefix) {
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+/* The uploads (tab-separated) of the record of KEY in `intake class` output RECORDS; "" if none. */
+static const char *class_uploads(const char *records, const char *key, char *out, size_t size) {
+    size_t k = strlen(key);
+    *out = '\0';
+    for (const char *line = records; *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+        if (strncmp(line, key, k) != 0 || line[k] != '\t')
+            continue;
+        const char *p = line;
+        for (int tabs = 0; p && tabs < 7; tabs++)
+            p = strchr(p, '\t') ? strchr(p, '\t') + 1 : NULL;
+        size_t n = p ? strcspn(p, "\n") : 0;
+        snprintf(out, size, "%.*s", (int)n, p ? p : "");
+        break;
+    }
+    return out;
+}
+
+/* `intake stage` of one student's UPLOADS (tab-separated) in DIR into DIR/staged_TAG: what it said.
+ */
+static struct ran class_stage(const char *dir, const char *tag, const char *uploads) {
+    char into[64], scratch[400], list[1024];
+    snprintf(into, sizeof into, "out/staged_%s", tag);
+    snprintf(scratch, sizeof scratch, "%s/out/scratch_%s", dir, tag);
+    CHECK(mkdir(scratch, 0777) == 0 && chmod(scratch, 0777) == 0, "mkdir %s", scratch);
+    snprintf(list, sizeof list, "%s", uploads);
+    struct grader_argv argv = GRADER_ARGV_INIT;
+    grader_argv_push_all(&argv,
+                         (const char *const[]){g_unpack, "stage", "--into", into, "--scratch",
+                                               scratch, "--exercises", "04_local_B", NULL});
+    for (char *save = NULL, *u = strtok_r(list, "\t", &save); u; u = strtok_r(NULL, "\t", &save))
+        grader_argv_push(&argv, u);
+    struct ran r = run_in(dir, (const char *const *)argv.argv, 1, 0);
+    grader_argv_clear(&argv);
+    return r;
+}
+
+/* DIR/src/NAME/a/a/.../f.txt, a path of DEPTH components inside NAME; its path in PATH. */
+static void deep_file(const char *dir, const char *name, int depth, char *path, size_t size) {
+    int n = snprintf(path, size, "%s/src/%s", dir, name);
+    for (int d = 1; d < depth; d++)
+        n += snprintf(path + n, size - (size_t)n, "/a");
+    tool(dir, (const char *const[]){"mkdir", "-p", path, NULL});
+    snprintf(path + n, size - (size_t)n, "/f.txt");
+    write_file(path, "x", 1);
+}
+
+/* A Moodle download holding a participant's member past one upload's caps: that participant is
+ * refused (its row says why) and the class is graded; the depth counts inside the participant's
+ * folder (one deeper than an upload: at the cap it is taken); names are cut at a character. */
+static void test_class_download_refuses_one_participant(void **state) {
+    (void)state;
+    static const char ada[] = "Ada Lovelace_1234_assignsubmission_file_",
+                      mallory[] = "Mallory Evil_4321_assignsubmission_file_",
+                      carol[] = "Carol Deep_5555_assignsubmission_file_",
+                      dan[] = "Dan Long_6666_assignsubmission_file_",
+                      eve[] = "Eve Flat_7777_assignsubmission_file_";
+    char dir[256], path[4096], uploads[1024], han[INTAKE_MAX_NAME + 46] = "";
+    make_case("class_download", dir, sizeof dir);
+    for (int i = 0; i < 100; i++) /* 100 x U+6F22, 300 bytes */
+        strcat(han, "\xe6\xbc\xa2");
+    snprintf(path, sizeof path, "src/%s/04_local_B", ada);
+    tool(dir, (const char *const[]){"mkdir", "-p", path, NULL});
+    snprintf(path, sizeof path, "%s/src/%s/04_local_B/kernel.cl", dir, ada);
+    write_file(path, "// ada\n", 7);
+    char deep[4096], at_cap[4096];
+    deep_file(dir, mallory, INTAKE_MAX_DEPTH + 1, deep, sizeof deep);
+    deep_file(dir, carol, INTAKE_MAX_DEPTH, at_cap, sizeof at_cap);
+    snprintf(path, sizeof path, "%s/src/%s/long", dir, dan);
+    tool(dir, (const char *const[]){"mkdir", "-p", path, NULL});
+    snprintf(path, sizeof path, "%s/src/%s/long/f", dir, dan);
+    write_file(path, "x", 1);
+    /* Dan's folder `long` renamed to 300 bytes (no file on disk can have that name) */
+    char transform[900];
+    /* and Eve's flat file (Moodle's download without folders) to a name of 300 bytes and more */
+    snprintf(path, sizeof path, "%s/src/%sx.c", dir, eve);
+    write_file(path, "x", 1);
+    snprintf(transform, sizeof transform, "s,/long/,/%s/,;s,_x\\.c$,_%s.c,", han, han);
+    tool(dir, (const char *const[]){"sh", "-c", "cd src && zip -qr ../class.zip *", NULL});
+    tool(dir,
+         (const char *const[]){"tar", "-czf", "class.tar.gz", "-C", "src", "--transform", transform,
+                               ada, dan, "Eve Flat_7777_assignsubmission_file_x.c", NULL});
+    for (int i = 1; i <= 3; i++) {
+        snprintf(path, sizeof path, "%s/out/s%d", dir, i);
+        CHECK(mkdir(path, 0777) == 0 && chmod(path, 0777) == 0, "mkdir %s", path);
+    }
+    struct ran r =
+        run_in(dir, (const char *const[]){g_unpack, "class", "class.zip", "out/s1", NULL}, 1, 0);
+    CHECK(r.status == 0 && r.out[0], "the class download: exit %d, said: %s", r.status, r.out);
+    struct ran st =
+        class_stage(dir, "ada", class_uploads(r.out, "moodle:1234", uploads, sizeof uploads));
+    CHECK(strncmp(st.out, "graded\n", 7) == 0, "Ada's good upload beside Mallory's: %s", st.out);
+    class_uploads(r.out, "moodle:4321", uploads, sizeof uploads);
+    CHECK(strstr(uploads, "/" INTAKE_REFUSED_FOLDER "/Mallory Evil_4321"), "Mallory's record: %s",
+          r.out);
+    st = class_stage(dir, "mallory", uploads);
+    CHECK(starts(st.out, "refused: upload refused: a member is more than 16 folders deep (a/a/"),
+          "Mallory refused alone, the path inside her folder said: %s", st.out);
+    /* nothing past the cap was written */
+    snprintf(path, sizeof path, "%s/out/s1/download/%s", dir, deep + strlen(dir) + 5);
+    CHECK(lstat(path, &(struct stat){0}) != 0, "%s was written", path);
+    class_uploads(r.out, "moodle:5555", uploads, sizeof uploads);
+    CHECK(*uploads && !strstr(uploads, INTAKE_REFUSED_FOLDER),
+          "16 deep inside the participant's folder is within the cap: %s", r.out);
+    snprintf(path, sizeof path, "%s/out/s1/download/%s", dir, at_cap + strlen(dir) + 5);
+    CHECK(lstat(path, &(struct stat){0}) == 0, "%s was not unpacked", path);
+    /* a name of 300 bytes: Dan refused, the reason cut at a character */
+    r = run_in(dir, (const char *const[]){g_unpack, "class", "class.tar.gz", "out/s2", NULL}, 1, 0);
+    CHECK(r.status == 0, "the class with a long name: exit %d, said: %s", r.status, r.out);
+    st = class_stage(dir, "dan", class_uploads(r.out, "moodle:6666", uploads, sizeof uploads));
+    CHECK(starts(st.out, "refused: upload refused: a member's name is longer than 255 bytes (") &&
+              strstr(st.out, "\xe6\xbc\xa2...)\n") && valid_utf8(st.out),
+          "Dan refused, his name cut at a character: %s", st.out);
+    st = class_stage(dir, "ada2", class_uploads(r.out, "moodle:1234", uploads, sizeof uploads));
+    CHECK(strncmp(st.out, "graded\n", 7) == 0, "Ada beside Dan: %s", st.out);
+    /* a participant's own entry of 300 bytes: refused by its name cut to a file name's length */
+    st = class_stage(dir, "eve", class_uploads(r.out, "moodle:7777", uploads, sizeof uploads));
+    CHECK(
+        starts(st.out, "refused: upload refused: a member's name is longer than 255 bytes (Eve") &&
+            valid_utf8(st.out),
+        "Eve refused: %s (records:\n%s)", st.out, r.out);
+    /* what is unsafe anywhere still refuses the whole download */
+    snprintf(path, sizeof path, "%s/src/%s/link", dir, ada);
+    CHECK(symlink("/etc/passwd", path) == 0, "symlink %s", path);
+    tool(dir, (const char *const[]){"sh", "-c", "cd src && zip -qry ../links.zip *", NULL});
+    r = run_in(dir, (const char *const[]){g_unpack, "class", "links.zip", "out/s3", NULL}, 1, 0);
+    CHECK(r.status == 1 &&
+              strstr(r.out, "class download refused: a member is a link or special file"),
+          "a link in the class download: exit %d, said: %s", r.status, r.out);
+}
+
 static void test_malformed_numbers_are_usage_errors(void **state) {
     (void)state;
     char dir[256];
@@ -667,6 +831,7 @@ int main(void) {
         cmocka_unit_test(test_understated_zip),
         cmocka_unit_test(test_refused_kinds),
         cmocka_unit_test(test_folder_depth_and_name_caps),
+        cmocka_unit_test(test_class_download_refuses_one_participant),
         cmocka_unit_test(test_malformed_numbers_are_usage_errors),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
