@@ -37,7 +37,7 @@ sed 's/\bacc\b/total_sum/g; s/\btile\b/blk/g' "$src/$ex/kernel.cl" >"$tmp/alan/$
 touch -d "2026-01-10 12:10" "$class/turingalan_12345_67890_work.zip" # within the grace
 tar -czf "$class/hoppergrace_LATE_555_777_handin.tar.gz" -C "$src" "$ex"
 touch -d "2026-01-12 13:00" "$class/hoppergrace_LATE_555_777_handin.tar.gz" # 3 days late: 30 %
-mkdir -p "$class/carl/$ex" "$class/eve"
+mkdir -p "$class/carl/$ex"
 cp "$src/$ex/main.c" "$class/carl/$ex/"
 cat >"$class/carl/$ex/kernel.cl" <<'EOF'
 // carl's own: one work-item per element, a plain loop over k
@@ -52,7 +52,13 @@ __kernel void mm(const int N, __global const float *A, __global const float *B, 
 }
 EOF
 touch -d "2026-01-01 00:00" "$class/carl/$ex/kernel.cl" "$class/carl/$ex/main.c"
-echo "nothing here yet" >"$class/eve/notes.txt"
+# the empty upload: its id the name of the batch's own folder of staged files (OUT/work/staged),
+# and a member named with literal backslashes that echo under dash would turn into escapes
+weird='notes\033[2J\033[31mALL GRADED\n=1+1\c.txt'
+mkdir -p "$tmp/eve"
+echo "nothing here yet" >"$tmp/eve/notes.txt"
+echo "nor here" >"$tmp/eve/$weird"
+tar -czf "$class/staged.tar.gz" -C "$tmp/eve" .
 # hostile names (issue 31): Mallory's own file name holds Ada's Moodle number, and a Canvas
 # upload's own name holds Moodle's marker with Dan's number (read two ways: listed, not graded)
 (cd "$src" && zip -qr "$class/Mallory Evil_4321_assignsubmission_file_x_1234_assignsubmission_file_.zip" "$ex")
@@ -70,8 +76,10 @@ cp -r "$src/$ex" "$tmp/bart-$ex" && mkdir -p "$tmp/bart" && mv "$tmp/bart-$ex" "
 touch -d "2026-01-01 00:00" "$tmp/bart/$ex/main.c" "$tmp/bart/$ex/kernel.cl" "$tmp/bart/$ex"
 tar -czf "$class/bart.tar.gz" -C "$tmp/bart" "$ex"
 touch -d "2026-01-12 13:00" "$class/bart.tar.gz"
-# (alan: an adjustment of -1.5 points, the roster's fifth column)
-printf 'id,name,lms\nada,"Lovelace, Ada",1234\nalan,Alan Turing,12345,,-1.5\ngrace,Grace Hopper,555\ncarl,Carl,\neve,Eve,\ndan,Dan Absent,999\nmallory,Mallory Evil,4321\nlin,Lin Lin,777\nbart,Bart,\n' \
+# (alan: an adjustment of -1.5 points, the roster's fifth column; 07 and 7, who handed in
+# nothing, are two students, whom awk would read as one number; saved as Excel's "CSV UTF-8",
+# with a byte order mark first)
+printf '\357\273\277id,name,lms\nada,"Lovelace, Ada",1234\nalan,Alan Turing,12345,,-1.5\ngrace,Grace Hopper,555\ncarl,Carl,\nstaged,Eve Staged,\ndan,Dan Absent,999\n07,Oh Seven,,2,1\n7,Seven,\nmallory,Mallory Evil,4321\nlin,Lin Lin,777\nbart,Bart,\n' \
     >"$tmp/roster.csv"
 
 batch() { # batch ENV...: one make batch run over the class
@@ -81,18 +89,29 @@ batch() { # batch ENV...: one make batch run over the class
 column_of() { head -n 1 "$out/gradebook.csv" | tr ',' '\n' | grep -n "^$1\$" | cut -d: -f1; }
 # a cell of ID's row by its column's name (names without commas here, but ada's is quoted)
 cell() { # cell ID COLUMN
-    sed 's/"[^"]*"/name/' "$out/gradebook.csv" | awk -F, -v id="$1" -v c="$(column_of "$2")" '$1 == id { print $c }'
+    sed 's/"[^"]*"/name/' "$out/gradebook.csv" | awk -F, -v id="$1" -v c="$(column_of "$2")" '$1 "" == id "" { print $c }'
 }
 
 # ---------------------------------------------------------------- 1. the class
 batch >"$tmp/run1.txt" 2>&1
 check "the first run grades the class" [ $? -eq 0 ]
-check "9 roster rows in the gradebook" [ "$(tail -n +2 "$out/gradebook.csv" | wc -l)" -eq 9 ]
+check "11 roster rows in the gradebook" [ "$(tail -n +2 "$out/gradebook.csv" | wc -l)" -eq 11 ]
+check "a roster with Excel's byte order mark is read (its header a header, ada's row)" \
+    sh -c "grep -q '^ada,' '$out/gradebook.csv' && ! grep -q 'letters, digits' '$tmp/run1.txt'"
 check "Moodle's and Canvas's names map to the roster's ids" \
     sh -c "for id in ada alan grace; do grep -q \"^\$id,\" '$out/gradebook.csv' || exit 1; done"
-check "the missing student's row says so" [ "$(cell dan status)" = "missing: nothing submitted" ]
-check "the empty upload says what it held: $(cell eve status)" \
-    [ "$(cell eve status)" = "empty: no exercise folder (the upload held: notes.txt)" ]
+check "the missing student's row says so" [ "$(cell 7 status)" = "missing: nothing submitted" ]
+check "ids 07 and 7 are two students: 07's extension and adjustment are not 7's" \
+    sh -c "[ '$(cell 07 extension)/$(cell 07 adjustment)' = 2/1 ] && [ '$(cell 7 extension)/$(cell 7 adjustment)' = / ]"
+held="empty: no exercise folder (the upload held: staged.tar.gz; staged.tar.gz holding $weird, notes.txt)"
+check "the empty upload's status says what it held, byte for byte (backslashes literal)" \
+    sh -c 'printf "%s\n" "$1" | cmp -s - "$2"' - "$held" "$out/students/staged/status"
+no_escape() { # the member's name as written in the gradebook, and no ESC byte there or on the terminal
+    grep -qF 'notes\033[2J' "$out/gradebook.csv" && ! grep -q "$(printf '\033')" "$out/gradebook.csv" "$tmp/run1.txt"
+}
+check "no escape byte from the member's name in the gradebook or on the terminal" no_escape
+check "a student whose id is the batch's own folder (staged) removes none of it" \
+    [ -f "$out/work/staged/ada/status" ]
 check "the progress line counts this run's students from the first ([1/8])" \
     grep -q '^batch: \[1/8\] ' "$tmp/run1.txt"
 check "a classmate's number in Mallory's own file name: Ada keeps her row, Mallory has hers" \
@@ -100,7 +119,10 @@ check "a classmate's number in Mallory's own file name: Ada keeps her row, Mallo
         [ '$(cell mallory total)' = '$(cell ada total)' ] && ! grep -q 'taken by another' '$tmp/run1.txt'"
 check "a name read as Canvas's and Moodle's is skipped and listed, Dan still missing" \
     sh -c "grep -q 'skipped trudy_LATE_556_778_x_999_assignsubmission_file_.tar.gz: the name reads as Canvas' '$tmp/run1.txt' &&
-        grep -q 'trudy_LATE' '$out/skipped.txt' && grep -q '^dan,.*missing: nothing submitted' '$out/gradebook.csv'"
+        grep -q 'trudy_LATE' '$out/skipped.txt' && grep -q '^dan,.*,missing: nothing graded' '$out/gradebook.csv'"
+check "Dan's row says an upload naming his number was skipped, not that he handed in nothing" \
+    grep -q '^dan,.*missing: nothing graded: an upload that names them was skipped (trudy_LATE_556_778_x_999_assignsubmission_file_.tar.gz: the name reads as Canvas' \
+        "$out/gradebook.csv"
 check "a Canvas user's loose files are one submission, the newer kernel taken: lin $(cell lin total)" \
     [ "$(cell lin total)" = "$(cell ada total)" ]
 check "the backdated archive is 3 days late by its upload's time, not its members'" \
@@ -170,17 +192,49 @@ check "similarity: the independent kernel not" sh -c "! grep -q 'kernel.cl	.*car
 check "similarity: a copy of the reference solution flagged against (solutions)" \
     grep -q "^$ex	kernel.cl	(solutions)	ada	" "$out/similarity.tsv"
 
+# a platform number names one student: a roster where it could be two is refused, in one line,
+# before anything is read or graded (the review's: Alice's Canvas number is Bob's id)
+refuses_roster() { # refuses_roster ROWS WHAT: a batch on a roster of ROWS stops, saying WHAT
+    printf 'id,name,lms\n%s\n' "$1" >"$tmp/roster-bad.csv"
+    env SUBMISSIONS="$class" OUT="$tmp/out-bad" CONFIG="$conf" ROSTER="$tmp/roster-bad.csv" \
+        GRADER_SECRET=course-secret SANDBOX=none sh "$root/grader/batch/batch.sh" >"$tmp/bad.txt" 2>&1 && return 1
+    [ "$(grep -c ROSTER= "$tmp/bad.txt")" -eq 1 ] && grep -q "^batch: ROSTER=.*: $2" "$tmp/bad.txt" &&
+        ! grep -q -e 'to grade' -e skipped "$tmp/bad.txt"
+}
+check "a roster whose lms number is another row's id is refused" \
+    refuses_roster "$(printf '1001,Bob Builder,2002\nalice,Alice Smith,1001')" \
+    "alice's lms number 1001 is also the id of another row: correct that lms, or give the row 1001"
+check "a roster with one lms number on two rows is refused" \
+    refuses_roster "$(printf 'ada,Ada,1234\nbob,Bob,01234\nbea,Bea,1234')" "lms number 1234 is on two rows (ada, bea)"
+# the mapping itself: the lms column first, then the id column, each compared as a string
+roster_id() { # roster_id NUMBER: batch_roster_id over Bob's row and then Alice's, as the review had them
+    mkdir -p "$tmp/roster-id/work" &&
+        printf '1001\tBob Builder\t2002\t\t\nalice\tAlice Smith\t1001\t\t\n' >"$tmp/roster-id/work/.roster" &&
+        out=$tmp/roster-id sh -c 'who=course && . "$(dirname "$0")/lib.sh" && batch_roster_id "$1"' \
+            "$root/grader/batch/lib.sh" "$1"
+}
+check "an lms number maps by the lms column first (1001: alice), then by id, as a string (01001: none)" \
+    sh -c "[ '$(roster_id 1001)' = 'alice	Alice Smith' ] && [ '$(roster_id 2002)' = '1001	Bob Builder' ] &&
+        [ '$(roster_id 01001)' = '01001	' ]"
+
 # ---------------------------------------------------------------- 2. a resubmission, ONLY=
 fingerprint() { grep -o 'fingerprint [0-9a-f]*' "$out/students/$1/grade.log" | head -n 1; }
 carl_before=$(fingerprint carl) ada_before=$(fingerprint ada)
 echo "// resubmitted" >>"$class/carl/$ex/kernel.cl"
+# (a status planted with a real ESC and a literal \033: STATUS=1 prints neither as an escape)
+cp "$out/students/staged/status" "$tmp/staged.status"
+printf 'error: planted \\033[31m \033[2J\n' >"$out/students/staged/status"
 batch STATUS=1 >"$tmp/status1.txt" 2>&1
+cp "$tmp/staged.status" "$out/students/staged/status"
+check "STATUS=1 shows a status's control bytes as ?, its backslashes as written" \
+    grep -qxF 'batch: again staged: error: planted \033[31m ?[2J' "$tmp/status1.txt"
 check "STATUS=1 lists the resubmission as stale, nobody else" \
     sh -c "grep -q '^batch: stale carl: the upload changed' '$tmp/status1.txt' &&
         [ \$(grep -c '^batch: stale' '$tmp/status1.txt') -eq 1 ]"
-check "STATUS=1 lists the roster's student who handed in nothing" \
-    sh -c "grep -q '^batch: missing dan (Dan Absent): nothing submitted$' '$tmp/status1.txt' &&
-        grep -q ', 1 on the roster with nothing submitted' '$tmp/status1.txt'"
+check "STATUS=1 lists the roster's students who handed in nothing, and why" \
+    sh -c "grep -q '^batch: missing 7 (Seven): nothing submitted$' '$tmp/status1.txt' &&
+        grep -q '^batch: missing dan (Dan Absent): nothing graded: an upload that names them was skipped (trudy' '$tmp/status1.txt' &&
+        grep -q ', 3 on the roster with no upload taken' '$tmp/status1.txt'"
 batch ONLY=carl >"$tmp/run2.txt" 2>&1
 check "ONLY=carl grades carl only" \
     sh -c "grep -q '1 to grade (1 of them stale)' '$tmp/run2.txt' && [ \$(grep -c '^batch: \[' '$tmp/run2.txt') -eq 1 ]"

@@ -34,7 +34,7 @@ stop_batch() {
     inflight=""
     for _ in $(seq 1 300); do
         for id in $ids; do
-            pgrep -f -- "--submission $out/work/$id/sub" >/dev/null && inflight=$id
+            pgrep -f -- "--submission $out/work/students/$id/sub" >/dev/null && inflight=$id
         done
         [ -n "$inflight" ] && break
         sleep 0.1

@@ -48,13 +48,13 @@ if [ "${STATUS:-0}" = 1 ]; then
         why=$(batch_stale "$id")
         if [ ! -f "$out/students/$id/status" ]; then
             new=$((new + 1))
-            echo "batch: new $id (no result yet)"
+            say "batch: new $id (no result yet)"
         elif [ -n "$why" ]; then
             stale=$((stale + 1))
-            echo "batch: stale $id: $why"
+            say "batch: stale $id: $why"
         elif batch_wanted "$id"; then
             failed=$((failed + 1))
-            echo "batch: again $id: $(head -n 1 "$out/students/$id/status")"
+            say "batch: again $id: $(head -n 1 "$out/students/$id/status")"
         else
             current=$((current + 1))
         fi
@@ -65,10 +65,10 @@ if [ "${STATUS:-0}" = 1 ]; then
         # (awk: read with IFS=tab would take an empty lms's tab with the next field)
         missing=$(wc -l <"$queue.missing")
         awk -F '\t' '{ print "batch: missing " $1 ($2 != "" ? " (" $2 ")" : "") ": " substr($4, 1 + 9 * ($4 ~ /^missing: /)) }' \
-            "$queue.missing"
+            "$queue.missing" | LC_ALL=C tr '\000-\011\013-\037\177' '?'
     fi
     echo "batch: $total students in $subs: $current current, $stale stale, $new new," \
-        "$failed to try again, $missing on the roster with nothing submitted (results in $out)"
+        "$failed to try again, $missing on the roster with no upload taken (results in $out)"
     exit 0
 fi
 batch_lock
@@ -91,7 +91,7 @@ on_signal() { # on_signal NAME NUMBER
 stopped() { # stopped CODE: stop the workers, wait for them, say why, exit with CODE
     for p in $workers; do kill -TERM "$p" 2>/dev/null; done
     wait 2>/dev/null
-    echo "batch: interrupted ($(head -n 1 "$stop" 2>/dev/null || echo "a signal")): nothing was" \
+    say "batch: interrupted ($(head -n 1 "$stop" 2>/dev/null || echo "a signal")): nothing was" \
         "published for the students being graded (their earlier results stand); make batch again" \
         "resumes" >&2
     exit "$1"
@@ -109,7 +109,7 @@ batch_stamps
 # one line per finished student: graded by this run / to grade in it (one file each in
 # $out/work/.done, which the workers share), students that lost points or failed, time left
 progress() { # progress ID
-    status=$(cat "$out/students/$1/status" 2>/dev/null)
+    status=$(head -n 1 "$out/students/$1/status" 2>/dev/null)
     score=$(jq -r '"\(.score)/\(.extra_data.max_score)"' "$out/students/$1/results.json" 2>/dev/null)
     : >"$out/work/.done/$1"
     graded_now=$(ls "$out/work/.done" | wc -l)
@@ -117,8 +117,8 @@ progress() { # progress ID
     lost=$(for f in "$out"/students/*/results.json; do
         [ -s "$f" ] && jq -r 'select(.score < .extra_data.max_score) | 1' "$f" 2>/dev/null; done | wc -l)
     eta=$(( ($(date +%s) - start) * (left - graded_now) / graded_now ))
-    printf 'batch: [%s/%s] %s: %s %s | %s with points lost, %s not graded | about %s s left\n' \
-        "$graded_now" "$left" "$1" "$status" "$score" "$lost" "$short" "$eta"
+    say "$(printf 'batch: [%s/%s] %s: %s %s | %s with points lost, %s not graded | about %s s left' \
+        "$graded_now" "$left" "$1" "$status" "$score" "$lost" "$short" "$eta")"
 }
 
 left=0 stale=0
@@ -177,7 +177,7 @@ while [ $worker -lt "$jobs" ]; do
                 child=""
                 [ $code -eq 0 ] && progress "$id"
                 if [ $code -gt 128 ] || [ -e "$stop" ]; then
-                    [ $code -gt 128 ] && (set -C && echo "signal $((code - 128)) to grade_one.sh of $id" \
+                    [ $code -gt 128 ] && (set -C && printf '%s\n' "signal $((code - 128)) to grade_one.sh of $id" \
                         >"$stop") 2>/dev/null
                     kill -TERM $$ 2>/dev/null
                     exit 1

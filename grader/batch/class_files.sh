@@ -68,20 +68,21 @@ late_penalty() {
 # {id, name, status, stale, late, upload, r}: r its results.json (null without one), stale why
 # its result is stale ("" when current), late the Canvas flag ("canvas" or "")
 class_json=$out/work/.class.jsonl
+# (ids compared as strings here and below: awk would take 07 for 7 and give it 7's row)
 roster_extra() { # roster_extra ID: the roster's EXTENSION<tab>ADJUSTMENT of ID (empty: none)
-    awk -F '\t' -v id="$1" '$1 == id { print $4 "\t" $5; exit }' "$out/work/.roster" 2>/dev/null
+    awk -F '\t' -v id="$1" '$1 "" == id "" { print $4 "\t" $5; exit }' "$out/work/.roster" 2>/dev/null
 }
 BATCH_SETTINGS_STAMP=${BATCH_SETTINGS_STAMP:-$(batch_settings_stamp)}
 {
     while IFS="$(printf '\t')" read -r id entry; do
         dir=$out/students/$id
-        info=$(awk -F '\t' -v id="$id" '$1 == id { print; exit }' "$queue.info" 2>/dev/null)
+        info=$(awk -F '\t' -v id="$id" '$1 "" == id "" { print; exit }' "$queue.info" 2>/dev/null)
         r=null
         jq -e 'type == "object" and (.tests | type == "array")' "$dir/results.json" >/dev/null 2>&1 &&
             r=$(jq -c . "$dir/results.json")
         stale=""
         [ -f "$queue.stamps" ] && stale=$(batch_stale "$id")
-        when=$(awk -F '\t' -v id="$id" '$1 == id { print $2 "\t" $3; exit }' "$queue.times" 2>/dev/null)
+        when=$(awk -F '\t' -v id="$id" '$1 "" == id "" { print $2 "\t" $3; exit }' "$queue.times" 2>/dev/null)
         extra=$(roster_extra "$id")
         jq -nc --arg id "$id" --arg name "$(printf '%s' "$info" | cut -f2)" \
             --arg ext "$(printf '%s' "$extra" | cut -f1)" --arg adj "$(printf '%s' "$extra" | cut -f2)" \
@@ -174,7 +175,7 @@ for to in canvas moodle; do
     # a student the platform's own file has no row for (enrolled after its download) is said
     if [ -f "$out/work/.fill.err" ]; then
         missing=$(sed -n 's/^intake: no row for //p' "$out/work/.fill.err" | tr '\n' ' ')
-        [ -z "$missing" ] || echo "batch: $to.csv: the platform's file has no row for $missing(download it again to include them)" >&2
+        [ -z "$missing" ] || say "batch: $to.csv: the platform's file has no row for $missing(download it again to include them)" >&2
         rm -f "$out/work/.fill.err"
     fi
 done
@@ -200,7 +201,7 @@ if [ -s "$out/moodle.csv" ]; then
 fi
 unplaced=$(jq -rs -f "$root/grader/batch/lms_export.jq" --arg to unplaced --arg platform "${PLATFORM:-}" \
     "$class_json" 2>/dev/null)
-[ -z "$unplaced" ] || echo "batch: in no platform's import (their platform is not known: the class" \
+[ -z "$unplaced" ] || say "batch: in no platform's import (their platform is not known: the class" \
     "mixes Moodle's and Canvas's downloads or is neither's; PLATFORM=moodle or canvas says which): $unplaced" >&2
 
 # ---------------------------------------------------------------- summary and JUnit
@@ -214,7 +215,7 @@ done <"$queue")
 
 printf '%s\n' "$all_json" | jq -rs --arg total "$total" -f "$root/grader/batch/summary.jq" \
     >"$out/summary.md.tmp" 2>"$out/summary.md.err" && mv "$out/summary.md.tmp" "$out/summary.md" ||
-    echo "batch: no summary.md: $(tail -n 1 "$out/summary.md.err")" >&2
+    say "batch: no summary.md: $(tail -n 1 "$out/summary.md.err")" >&2
 rm -f "$out/summary.md.tmp" "$out/summary.md.err"
 
 # JUnit's XML: the grader has made each output safe already, but a results.json may come from an
@@ -251,7 +252,7 @@ if sh "$root/grader/batch/report.sh" "$out" >/dev/null 2>"$out/work/report.err";
     report=", report $out/report.html"
 else
     report=""
-    echo "batch: no report.html: $(tail -n 1 "$out/work/report.err")" >&2
+    say "batch: no report.html: $(tail -n 1 "$out/work/report.err")" >&2
 fi
 rm -f "$out/work/report.err"
 echo "batch: gradebook $csv (imports: $out/canvas.csv, $out/moodle.csv$([ -f "$out/moodle-feedback.zip" ] && echo ", feedback $out/moodle-feedback.zip")), summary $out/summary.md, JUnit $out/junit.xml$report"

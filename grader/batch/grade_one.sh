@@ -94,7 +94,8 @@ grade_one() { # grade_one ID ENTRY
     id=$1 entry=$2
     final=$out/students/$id
     batch_wanted "$id" || return 0
-    w=$out/work/$id
+    # (a folder of the students' own: an id may be any name the batch keeps in work/, "staged")
+    w=$out/work/students/$id
     rm -rf "$w" && mkdir -p "$w/logs" "$cache" || return 1
     # the files the front end staged (lib.sh's batch_stamps): what the stamp says was graded is
     # what is graded, and each upload is unpacked once a run; staged again only where a run by
@@ -117,7 +118,7 @@ grade_one() { # grade_one ID ENTRY
         # the seed the front end wrote (never on a command line: /proc/*/cmdline is the whole
         # machine's to read), moved into the folder the grader reads it from and removes it
         mv "$out/private/seeds/$id" "$w/seed" 2>/dev/null ||
-            { echo "batch: no seed for $id in $out/private/seeds (run make batch again)" >&2; return 1; }
+            { say "batch: no seed for $id in $out/private/seeds (run make batch again)" >&2; return 1; }
         set --
         if [ -n "$sandbox" ]; then
             # The order matters (each mount covers what came before): first whole folders hidden
@@ -180,8 +181,9 @@ grade_one() { # grade_one ID ENTRY
     fi
     rm -f "$out/private/seeds/$id" # (a refused archive never used its seed)
     # publish: everything in place first, then one rename; the staged files beside the result
-    # they gave (files/), and every path into the work folder, which goes, rewritten (unwork)
-    mkdir -p "$w/publish" && echo "$status" >"$w/publish/status" && cp "$w/stamp" "$w/publish/stamp" &&
+    # they gave (files/), and every path into the work folder, which goes, rewritten (unwork); the
+    # status byte for byte (it may hold a student's file names: echo would obey their backslashes)
+    mkdir -p "$w/publish" && printf '%s\n' "$status" >"$w/publish/status" && cp "$w/stamp" "$w/publish/stamp" &&
         cp "$w/grade.log" "$w/publish/" 2>/dev/null
     [ -s "$w/results.json" ] && cp "$w/results.json" "$w/publish/results.json.tmp" &&
         unwork_json "$w/publish/results.json.tmp" && mv "$w/publish/results.json.tmp" "$w/publish/results.json"
@@ -241,7 +243,7 @@ stopped_by() { # stopped_by WHY: record why (the first reason stands) and end un
 on_signal() { # on_signal NAME NUMBER (a trap: handled between commands, and ends a wait at once)
     [ -n "$interrupted" ] || { interrupted="SIG$1 to grade_one.sh of ${id:-?}"; stop_code=$((128 + $2)); }
     [ -n "$grading" ] && kill -TERM "$grading" 2>/dev/null
-    [ -n "$stop_file" ] && (set -C && echo "$interrupted" >"$stop_file") 2>/dev/null
+    [ -n "$stop_file" ] && (set -C && printf '%s\n' "$interrupted" >"$stop_file") 2>/dev/null
 }
 # whether this student is to stop: a signal here, or the batch's marker (another process's)
 stopping() { [ -n "$interrupted" ] || { [ -n "$stop_file" ] && [ -e "$stop_file" ]; }; }
@@ -250,9 +252,9 @@ unpublished() {
     # the grader first, so that nothing writes into the work folder as it goes
     while [ -n "$grading" ] && kill -0 "$grading" 2>/dev/null; do wait "$grading" 2>/dev/null; done
     [ -z "$interrupted" ] && interrupted="the batch was stopped" # (another process's marker)
-    [ -n "$stop_file" ] && (set -C && echo "$interrupted" >"$stop_file") 2>/dev/null
+    [ -n "$stop_file" ] && (set -C && printf '%s\n' "$interrupted" >"$stop_file") 2>/dev/null
     [ -n "${w:-}" ] && rm -rf "$w"
-    [ -n "$stop_file" ] || echo "batch: ${id:-?}: stopped ($interrupted): nothing published, its" \
+    [ -n "$stop_file" ] || say "batch: ${id:-?}: stopped ($interrupted): nothing published, its" \
         "earlier result stands; a run again grades it" >&2
     exit "$stop_code"
 }
@@ -265,7 +267,7 @@ if [ "${1:-}" = --task ]; then
     line=$(sed -n "$((${SLURM_ARRAY_TASK_ID:?not an array task} + 1))p" "$2")
     [ -n "$line" ] || die "no line $((SLURM_ARRAY_TASK_ID + 1)) in $2"
     set -- "${line%%	*}" "${line#*	}"
-    echo "batch: task $SLURM_ARRAY_TASK_ID of job ${SLURM_ARRAY_JOB_ID:-?} grades $1 on $(hostname)"
+    say "batch: task $SLURM_ARRAY_TASK_ID of job ${SLURM_ARRAY_JOB_ID:-?} grades $1 on $(hostname)"
 fi
 [ $# -eq 2 ] || die "usage: grade_one.sh ID ENTRY | --task LIST | --check"
 grade_one "$1" "$2"

@@ -10,8 +10,12 @@ grader=$root/build/grader/grader
 # with Gradescope's run_autograder
 . "$root/grader/batch/stage.sh"
 
+# One line for the terminal. Printed with printf, never echo: dash's echo obeys backslashes, so a
+# student's file named `a\033[2J` would become escape bytes; control characters a name or a
+# status may hold are shown as ?, so that none reaches the terminal.
+say() { printf '%s\n' "$*" | LC_ALL=C tr '\000-\011\013-\037\177' '?'; }
 die() {
-    echo "${who:-batch}: $*" >&2
+    say "${who:-batch}: $*" >&2
     exit 2
 }
 # a handout (make handout) grades nothing but a student's own work: a class is graded against the
@@ -76,7 +80,7 @@ batch_settings() {
 batch_lock() {
     exec 9>"$out/.lock"
     flock -n 9 && return 0
-    echo "batch: $out is locked (its class files being written, or another batch): waiting up to 60 s" >&2
+    printf '%s\n' "batch: $out is locked (its class files being written, or another batch): waiting up to 60 s" >&2
     flock -w 60 9 || die "another batch is running on $out (or wait for it: its lock is $out/.lock)"
 }
 
@@ -104,7 +108,7 @@ batch_tuning() {
 #           Canvas ID, LATE its flag that the upload came after the due date; several files of
 #           one user (kernel.cl beside main.c) are one student's
 # A name that reads both ways is listed and skipped, never guessed. Such a number maps to the
-# ROSTER id whose `lms` field is that number (or which is that number), else it is the id.
+# ROSTER id whose `lms` field is that number (else the one which is that number), else it is the id.
 # $queue.info: `ID<tab>NAME<tab>LMS<tab>LATE<tab>UPLOADS<tab>PLATFORM` per student (LATE: canvas or
 # empty; PLATFORM: the download's, moodle, canvas or plain);
 # $queue.times: `ID<tab>EPOCH<tab>SOURCE`, when the upload came as the instructor's disk says
@@ -119,7 +123,8 @@ batch_roster() {
     if [ -n "${ROSTER:-}" ]; then
         [ -f "$ROSTER" ] || die "ROSTER=$ROSTER is not a file"
         # fields trimmed; a quoted name "Last, First" keeps its comma
-        sed 's/\r$//' "$ROSTER" | awk '
+        # (Excel's "CSV UTF-8" begins with a byte order mark, which would be the first id's)
+        LC_ALL=C sed "1s/^$(printf '\357\273\277')//; s/\r\$//" "$ROSTER" | awk '
             /^[[:space:]]*(#|$)/ { next }
             # CSV fields: a quoted one ("Last, First") keeps its commas
             { n = 0; f = ""; q = 0
@@ -142,14 +147,28 @@ batch_roster() {
         [ -z "$bad" ] || die "ROSTER=$ROSTER: id \"$bad\": letters, digits, . _ - only"
         dup=$(cut -f1 "$roster.$$" | sort | uniq -d | head -n 1)
         [ -z "$dup" ] || die "ROSTER=$ROSTER: id $dup is there twice"
+        # a platform's number names one student: an lms number once in its column, and never
+        # another row's id (a download of it would be either's). Compared as strings: awk would
+        # take 01001 for 1001
+        bad=$(awk -F '\t' 'NR == FNR { ids[$1] = 1
+                if ($3 == "") next
+                if ($3 in by) { print "lms number " $3 " is on two rows (" by[$3] ", " $1 "): each student has their own"; exit }
+                by[$3] = $1; next }
+            $3 != "" && $3 "" != $1 "" && ($3 in ids) {
+                print $1 "'"'"'s lms number " $3 " is also the id of another row: correct that lms, or give the row " $3 " an id that is no platform number"; exit }' \
+            "$roster.$$" "$roster.$$")
+        [ -z "$bad" ] || die "ROSTER=$ROSTER: $bad"
     fi
     mv "$roster.$$" "$roster"
 }
 
-# the roster's id of an LMS number (the number when none), and its name
+# the roster's id of an LMS number, and its name: the row whose lms it is, else the row whose id
+# it is (batch_roster refuses a roster where both are rows, but not each other's), else the number
+# itself. As strings: awk compares numbers as numbers, 01001 equal to 1001
 batch_roster_id() { # batch_roster_id NUMBER -> ID<tab>NAME
-    awk -F '\t' -v n="$1" '$3 == n || $1 == n { print $1 "\t" $2; found = 1; exit }
-        END { if (!found) print n "\t" }' "$out/work/.roster"
+    awk -F '\t' -v n="$1" '$3 "" == n "" { lms = $1 "\t" $2; exit }
+        $1 "" == n "" && own == "" { own = $1 "\t" $2 }
+        END { print (lms != "" ? lms : own != "" ? own : n "\t") }' "$out/work/.roster"
 }
 
 batch_queue() {
@@ -175,7 +194,7 @@ batch_queue() {
     : >"$next.worksheet"
     [ -n "${WORKSHEET:-}" ] && "$intake" worksheet "$WORKSHEET" >"$next.worksheet" 2>/dev/null
     sed -n 's/^skipped //p' "$next.said" | while IFS= read -r line; do
-        echo "$who: skipped $line" >&2
+        say "$who: skipped $line" >&2
         printf '%s\n' "$line" >>"$next.skipped"
     done
     # (read at the unit separator: a tab is blank to read, and empty fields would merge)
@@ -185,11 +204,11 @@ batch_queue() {
         lms="" full=""
         if [ "$platform" = plain ]; then
             id=$key
-            full=$(awk -F '\t' -v id="$id" '$1 == id { print $2; exit }' "$out/work/.roster")
+            full=$(awk -F '\t' -v id="$id" '$1 "" == id "" { print $2; exit }' "$out/work/.roster")
         else
             lms=$number full=$person
             if [ "$platform" = moodle ]; then
-                said=$(awk -F '\t' -v n="$number" '$1 == n { print $2; exit }' "$next.worksheet")
+                said=$(awk -F '\t' -v n="$number" '$1 "" == n "" { print $2; exit }' "$next.worksheet")
                 [ -n "$said" ] && epoch=$said source="Moodle's grading worksheet"
             fi
             mapped=$(batch_roster_id "$lms")
@@ -198,12 +217,12 @@ batch_queue() {
         fi
         names=$(printf '%s\n' "$uploads" | tr '\t' '\n' | sed 's,.*/,,' | paste -sd '|' | sed 's/|/, /g')
         if cut -f1 "$next" | grep -qxF -- "$id"; then
-            echo "$who: skipped $names: student id $id is taken by another entry" >&2
+            say "$who: skipped $names: student id $id is taken by another entry" >&2
             printf '%s: student id %s is taken by another entry\n' "$names" "$id" >>"$next.skipped"
             continue
         fi
         if [ -s "$out/work/.roster" ] && ! cut -f1 "$out/work/.roster" | grep -qxF -- "$id"; then
-            echo "$who: $names: $id is not on the roster (graded all the same)" >&2
+            say "$who: $names: $id is not on the roster (graded all the same)" >&2
         fi
         printf '%s\t%s\n' "$id" "$uploads" >>"$next"
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$full" "$lms" "${late:+canvas}" "$names" "$platform" \
@@ -211,9 +230,22 @@ batch_queue() {
         printf '%s\t%s\t%s\n' "$id" "$epoch" "$source" >>"$next.times"
     done
     rm -f "$next.records" "$next.said" "$next.worksheet"
-    # the roster's students with no entry
-    awk -F '\t' 'NR == FNR { have[$1] = 1; next } !($1 in have) { print $1 "\t" $2 "\t" $3 "\tmissing: nothing submitted" }' \
-        "$next" "$out/work/.roster" >"$next.missing"
+    # the roster's students with no entry; one whose id or lms number is a part of a skipped
+    # upload's name (between _, or before a .: bob.rar, a name read two ways) is not said to have
+    # handed in nothing: that upload may be theirs, and skipped.txt has it
+    awk -F '\t' 'FILENAME == ARGV[1] { i = index($0, ": "); name[FNR] = i ? substr($0, 1, i - 1) : $0; why[FNR] = $0; next }
+        FILENAME == ARGV[2] { have[$1] = 1; next }
+        function named(key, i, k, t, tok) {
+            if (key == "") return 0
+            for (i in name) {
+                k = split(name[i], tok, "_")
+                for (t = 1; t <= k; t++) if (tok[t] "" == key "" || index(tok[t], key ".") == 1) return i
+            }
+            return 0
+        }
+        !($1 in have) { s = named($1); if (!s) s = named($3)
+            print $1 "\t" $2 "\t" $3 "\tmissing: " (s ? "nothing graded: an upload that names them was skipped (" why[s] ")" : "nothing submitted") }' \
+        "$next.skipped" "$next" "$out/work/.roster" >"$next.missing"
     for part in info times skipped missing; do
         mv "$next.$part" "$queue.$part" || die "cannot write $queue.$part"
     done
@@ -281,7 +313,7 @@ batch_config_exercises() {
 batch_stamp_of() { # batch_stamp_of ID
     [ -f "${queue:-$out/work/.queue}.stamps" ] || return 0
     printf 'settings %s\nupload %s\n' "${BATCH_SETTINGS_STAMP:-}" \
-        "$(awk -F '\t' -v id="$1" '$1 == id { print $2; exit }' "${queue:-$out/work/.queue}.stamps")"
+        "$(awk -F '\t' -v id="$1" '$1 "" == id "" { print $2; exit }' "${queue:-$out/work/.queue}.stamps")"
 }
 
 # why the result of ID is stale (nothing when it is current or there is none)
@@ -345,7 +377,7 @@ batch_secret() {
         if [ ! -s "$secret_file" ]; then
             mkdir -p "$(dirname "$secret_file")" && (umask 077 && od -An -tx1 -N32 /dev/urandom |
                 tr -d ' \n' >"$secret_file") || die "cannot create the secret $secret_file"
-            echo "$who: created the seed secret $secret_file (keep it: regrades need it)"
+            printf '%s\n' "$who: created the seed secret $secret_file (keep it: regrades need it)"
         fi
         secret=$(cat "$secret_file")
     fi
@@ -365,7 +397,7 @@ batch_secret() {
 batch_seeds() { # batch_seeds LIST (the queue's format)
     while IFS="$(printf '\t')" read -r id entry; do
         batch_wanted "$id" || continue
-        upload=$(awk -F '\t' -v id="$id" '$1 == id { print $2; exit }' "${queue:-$out/work/.queue}.stamps" 2>/dev/null)
+        upload=$(awk -F '\t' -v id="$id" '$1 "" == id "" { print $2; exit }' "${queue:-$out/work/.queue}.stamps" 2>/dev/null)
         stage_seed "$secret" "$id${upload:+:$upload}" "$out/private/seeds/$id" ||
             die "cannot write a seed into $out/private/seeds"
     done <"$1"

@@ -66,11 +66,12 @@ for dir in "$tmp"/own/*/*/; do
     [ "$(ls "$dir" | wc -l)" -ge 2 ] || continue
     ex=$(basename "$(dirname "$dir")")
     f=$(basename "$dir")
-    # "A consists for N % of B material", for each pair above the threshold
+    # "A consists for N % of B material", for each pair above the threshold (ids compared as
+    # strings: awk would take 07 and 7 for one number)
     (cd "$dir" && ls | LC_ALL=C sort | sim_c -p -e -s -i -t"$threshold" 2>/dev/null) |
         sed -n 's/^\([^ ]*\) consists for \([0-9]*\) % of \([^ ]*\) material$/\1\t\3\t\2/p' |
-        awk -F '\t' -v ex="$ex" -v f="$f" '$1 != $2 && !($1 ~ /^\(/ && $2 ~ /^\(/) {
-            a = $1 < $2 ? $1 : $2; b = $1 < $2 ? $2 : $1; k = a "\t" b
+        awk -F '\t' -v ex="$ex" -v f="$f" '$1 "" != $2 "" && !($1 ~ /^\(/ && $2 ~ /^\(/) {
+            a = $1 "" < $2 "" ? $1 : $2; b = $1 "" < $2 "" ? $2 : $1; k = a "\t" b
             if (!(k in best) || $3 > best[k]) best[k] = $3 }
             END { for (k in best) print ex "\t" f "\t" k "\t" best[k] }'
 done | sort -t "$(printf '\t')" -k5,5nr -k1,1 >>"$out/similarity.tsv.tmp"

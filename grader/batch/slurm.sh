@@ -130,7 +130,7 @@ slurm_active() {
     done <"$jobs_file" >"$submitted_file"
 }
 student_state() { # student_state ID: sets state, and task (JOB_TASK of its last task, or "")
-    task=$(awk -F '\t' -v id="$1" '$1 == id { t = $2 } END { print t }' "$submitted_file")
+    task=$(awk -F '\t' -v id="$1" '$1 "" == id "" { t = $2 } END { print t }' "$submitted_file")
     state=""
     [ -n "$task" ] && state=$(awk -v t="$task" '$1 " " $2 == t { print $3 }' "$active_file")
     task=$(echo "$task" | tr ' ' _)
@@ -164,7 +164,7 @@ if [ "$status_only" = 1 ]; then
     echo "batch: $total students in $subs: $done_n done, $running_n running, $pending_n pending," \
         "$failed_n failed, $new_n not submitted (results in $out)"
     for f in $failed_list; do
-        echo "batch: failed ${f%%:*}: $(why_failed "${f%%:*}" "${f#*:}")"
+        say "batch: failed ${f%%:*}: $(why_failed "${f%%:*}" "${f#*:}")"
     done
     [ -s "$out/gradebook.csv" ] && echo "batch: gradebook $out/gradebook.csv (of $(date -r "$out/gradebook.csv"))"
     exit 0
