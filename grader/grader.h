@@ -48,9 +48,12 @@
  *                   the OpenCL kernel harness (harness_flags.c its command line); cuda_harness.c
  *                   the CUDA harness (cuda_driver.c its driver binding); flags.c their numbers;
  *                   launch_layer.c the OpenCL layer in the student's host program (LD_AUDIT),
- *                   what it asks of the driver in launch_layer_driver.h: launch_layer_guards.c
- *                   the guard zones around the program's buffers, launch_layer_local.c a
- *                   launch's local memory against the device's
+ *                   its own state in launch_layer_state.h: launch_layer_buffers.c the program's
+ *                   buffer calls, launch_layer_pending.c a launch's guards read back and the
+ *                   calls where the program waits; what it asks of the driver in
+ *                   launch_layer_driver.h: launch_layer_guards.c the guard zones around the
+ *                   program's buffers, launch_layer_local.c a launch's local memory against the
+ *                   device's
  * exercise/         what an exercise is and what "right" means (exercise.h): table.c the table,
  *                   one row each; row.c what a row says of sizes, counts and points; config.c
  *                   the instructor's config (config.h); launch.c a row's launch geometry;

@@ -1,7 +1,7 @@
 /* launch_layer_guards.c - the grader's OpenCL layer's guard zones (launch_layer_driver.h): a
  * program's buffer as a sub-buffer of a larger one, the guards filled with the harness's
- * CLU_PAST_END_BITS, and read back. Nothing here touches the layer's tables: launch_layer.c
- * keeps which buffer has which guards. */
+ * CLU_PAST_END_BITS, and read back. Nothing here touches the layer's tables
+ * (launch_layer_state.h): launch_layer_buffers.c keeps which buffer has which guards. */
 #include "child/launch_layer_driver.h"
 #include "exercise/protocol.h"
 
