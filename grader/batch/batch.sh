@@ -65,7 +65,7 @@ if [ "${STATUS:-0}" = 1 ]; then
         # (awk: read with IFS=tab would take an empty lms's tab with the next field)
         missing=$(wc -l <"$queue.missing")
         awk -F '\t' '{ print "batch: missing " $1 ($2 != "" ? " (" $2 ")" : "") ": " substr($4, 1 + 9 * ($4 ~ /^missing: /)) }' \
-            "$queue.missing" | LC_ALL=C tr '\000-\011\013-\037\177' '?'
+            "$queue.missing" | visible
     fi
     echo "batch: $total students in $subs: $current current, $stale stale, $new new," \
         "$failed to try again, $missing on the roster with no upload taken (results in $out)"

@@ -12,8 +12,10 @@ grader=$root/build/grader/grader
 
 # One line for the terminal. Printed with printf, never echo: dash's echo obeys backslashes, so a
 # student's file named `a\033[2J` would become escape bytes; control characters a name or a
-# status may hold are shown as ?, so that none reaches the terminal.
-say() { printf '%s\n' "$*" | LC_ALL=C tr '\000-\011\013-\037\177' '?'; }
+# status may hold are shown as ? (visible: a filter of the same), so that none reaches the
+# terminal.
+visible() { LC_ALL=C tr '\000-\011\013-\037\177' '?'; }
+say() { printf '%s\n' "$*" | visible; }
 die() {
     say "${who:-batch}: $*" >&2
     exit 2
