@@ -34,8 +34,8 @@
  * Guard zones (launch_layer_guards.c): each buffer the program creates lies inside one of the
  * layer's (launch_layer_buffers.c); the guards a launch took are read back after it, a changed
  * side a G record. A launch behind a user event the program has not set yet is read once it has
- * ended (struct pending, launch_layer_pending.c): asked at each wrapped call, the program's waits
- * among them, and at its exit.
+ * ended (struct pending, launch_layer_pending.c): asked after the program's waits, at a
+ * buffer's release, before each launch and at its exit.
  * One struct holds the layer's state (launch_layer_state.h, defined here): the loader and the
  * program call in with no context to hand it. This file keeps the audit entry points, the
  * wrapped names, the programs and kernels tracked, their arguments and the launches.

@@ -1,7 +1,7 @@
 /* launch_layer_pending.c - the grader's OpenCL layer reads back the guards a launch took
  * (launch_layer_state.h): at once after the launch, or, for a launch behind a user event the
- * program has not set yet, once it has ended (struct pending), asked at each wrapped call and
- * after the calls where the program waits, wrapped here. */
+ * program has not set yet, once it has ended (struct pending), asked before each launch, at a
+ * buffer's release and after the calls where the program waits, wrapped here. */
 #include "child/launch_layer_state.h"
 
 #include <stdlib.h>
@@ -33,10 +33,11 @@ static int taken_guards(const struct launch *l, struct guarded g[MAX_ARGS], int 
     return n;
 }
 
-/* Whether side of parent's guards is reported now for the first time (already: so by the
- * caller's copy), marked reported in the table's buffers and the pending launches that have
- * it. With the lock held. */
-static int first_report(cl_mem parent, int side, int already) {
+/* Whether side of parent's guards is reported now for the first time, marked reported in the
+ * table's buffers and the pending launches that have it (the caller's copy is unreported: it
+ * reads only those). With the lock held. */
+static int first_report(cl_mem parent, int side) {
+    int already = 0;
     for (int i = 0; i < MAX_BUFFERS; i++)
         if (layer.guards[i].parent == parent && layer.buffers[i].handle) {
             already |= layer.guards[i].reported[side];
@@ -63,8 +64,7 @@ static void read_guards(cl_command_queue queue, cl_event done, int kernel, int n
             if (!changed)
                 continue;
             layer_lock();
-            if (first_report(g[a].parent, side, g[a].reported[side]) &&
-                layer.record_count++ < MAX_RECORDS)
+            if (first_report(g[a].parent, side) && layer.record_count++ < MAX_RECORDS)
                 layer_emit("G %d %d %zu %d", buffer[a], side, changed, kernel);
             layer_unlock();
         }
@@ -116,9 +116,9 @@ void layer_defer(cl_command_queue queue, cl_event done, const struct launch *l) 
 }
 
 /* The pending launches that have ended, read back (on a queue of the layer's: see
- * layer_queue_apart); asked of each without waiting, so never a hang. At each wrapped call
- * (after the program's waits, before a launch: an earlier launch's finding is its own) and at
- * the program's exit. */
+ * layer_queue_apart); asked of each without waiting, so never a hang. After the program's waits,
+ * at a buffer's release, before a launch (an earlier launch's finding is its own) and at the
+ * program's exit. */
 void layer_settle(void) {
     for (;;) {
         struct pending p = {0};
